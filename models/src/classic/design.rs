@@ -1,0 +1,155 @@
+//! Sizing a classic filter: `(n, p) → (m, k)`, `(m, n) → k`, `(m, k, p) → n`.
+
+use super::{ClassicMetrics, ClassicParams, Layout};
+use crate::error::{check, ModelError};
+use crate::numeric::{first_true, last_true};
+use serde::Serialize;
+
+/// What a classic filter must achieve: FP at most `fp` with `n` distinct items.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct ClassicRequirement {
+    fp: f64,
+    n: u64,
+    layout: Layout,
+    k_max: u32,
+}
+
+impl ClassicRequirement {
+    /// Default largest hash count considered.
+    pub const K_MAX_DEFAULT: u32 = 64;
+
+    /// A requirement: FP at most `fp` (0 < fp < 1) after `n` distinct insertions.
+    ///
+    /// # Errors
+    /// `fp` outside (0, 1); `n` outside [`ClassicParams::N`]; a bad block size.
+    pub fn new(fp: f64, n: u64, layout: Layout) -> Result<Self, ModelError> {
+        check::open_probability("fp", fp)?;
+        check::in_range("n", n, ClassicParams::N)?;
+        let layout = layout.check()?;
+        Ok(Self {
+            fp,
+            n,
+            layout,
+            k_max: Self::K_MAX_DEFAULT,
+        })
+    }
+
+    /// Limits the hash count (fewer memory accesses at the cost of more bits).
+    ///
+    /// # Errors
+    /// `k_max` outside [`ClassicParams::K`].
+    pub fn with_k_max(mut self, k_max: u32) -> Result<Self, ModelError> {
+        self.k_max = check::in_range("k_max", k_max, ClassicParams::K)?;
+        Ok(self)
+    }
+
+    /// The FP target.
+    pub fn fp(&self) -> f64 {
+        self.fp
+    }
+    /// The item count.
+    pub fn n(&self) -> u64 {
+        self.n
+    }
+}
+
+/// A sized classic filter: the parameters, their predicted metrics and what bound them.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct ClassicDesign {
+    /// The chosen parameters.
+    pub params: ClassicParams,
+    /// Their predicted metrics (`metrics.fp ≤` the target).
+    pub metrics: ClassicMetrics,
+    /// The FP target that bound the size.
+    pub fp_target: f64,
+}
+
+/// Bits are allocated in units of this many bits for a layout and `k`.
+fn unit_bits(layout: Layout, k: u32) -> u64 {
+    match layout {
+        Layout::Standard => 1,
+        Layout::Partitioned => u64::from(k),
+        Layout::Blocked { block_bits } => block_bits,
+    }
+}
+
+/// Smallest `m` (a multiple of the layout's unit) with FP ≤ `fp` for this `k`.
+fn min_bits_for_k(fp: f64, n: u64, k: u32, layout: Layout) -> Option<u64> {
+    let unit = unit_bits(layout, k);
+    let max_units = ClassicParams::M.end() / unit;
+    let lo_units = u64::from(k).div_ceil(unit).max(1);
+    let meets =
+        |units: u64| ClassicParams::new(units * unit, k, n, layout).is_ok_and(|p| p.fp() <= fp);
+    first_true(lo_units, max_units, meets).map(|u| u * unit)
+}
+
+/// Sizes a filter: the smallest `m` over integer `k ≤ k_max` whose model FP
+/// ([`ClassicParams::fp`]) is at most the target; ties go to the smaller `k`.
+///
+/// # Example
+/// ```
+/// use bfopt_models::classic::{design, ClassicRequirement, Layout};
+/// let d = design(&ClassicRequirement::new(0.01, 1_000_000, Layout::Standard).unwrap()).unwrap();
+/// assert_eq!(d.params.k(), 7);
+/// assert!(d.metrics.fp <= 0.01);
+/// assert_eq!(d.params.m(), 9_592_956); // (1-e^(-kn/m))^k would give 9 585 059
+/// ```
+/// # Errors
+/// [`ModelError::Infeasible`] when no `m ≤ 2^50` meets the target.
+pub fn design(req: &ClassicRequirement) -> Result<ClassicDesign, ModelError> {
+    let best = (1..=req.k_max)
+        .filter_map(|k| min_bits_for_k(req.fp, req.n, k, req.layout).map(|m| (m, k)))
+        .min_by_key(|&(m, k)| (m, k));
+    let Some((m, k)) = best else {
+        return Err(ModelError::infeasible(
+            format!("fp <= {} with n = {}", req.fp, req.n),
+            format!(
+                "no m <= {} bits with k <= {}",
+                ClassicParams::M.end(),
+                req.k_max
+            ),
+        ));
+    };
+    let params = ClassicParams::new(m, k, req.n, req.layout)?;
+    Ok(ClassicDesign {
+        params,
+        metrics: params.metrics(),
+        fp_target: req.fp,
+    })
+}
+
+/// The `k` that minimises the model FP for `m` bits and `n` items, with that FP.
+///
+/// # Errors
+/// Invalid `m`, `n` or layout (see [`ClassicParams::new`]).
+pub fn best_k(m: u64, n: u64, layout: Layout) -> Result<(u32, f64), ModelError> {
+    ClassicParams::new(m, 1, n, layout)?;
+    let k_hi = (*ClassicParams::K.end()).min(u32::try_from(m).unwrap_or(u32::MAX));
+    (1..=k_hi)
+        .filter_map(|k| {
+            ClassicParams::new(m, k, n, layout)
+                .ok()
+                .map(|p| (k, p.fp()))
+        })
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+        .ok_or_else(|| ModelError::invalid("m", m, "m >= 1"))
+}
+
+/// The largest `n` for which `m` bits and `k` hashes keep the model FP at most `fp`.
+///
+/// # Errors
+/// Invalid parameters; [`ModelError::Infeasible`] when even one item exceeds `fp`.
+pub fn capacity(m: u64, k: u32, fp: f64, layout: Layout) -> Result<u64, ModelError> {
+    check::open_probability("fp", fp)?;
+    ClassicParams::new(m, k, 1, layout)?;
+    let meets = |n: u64| ClassicParams::new(m, k, n, layout).is_ok_and(|p| p.fp() <= fp);
+    last_true(1, *ClassicParams::N.end(), meets).ok_or_else(|| {
+        let one = ClassicParams::new(m, k, 1, layout)
+            .map(|p| p.fp())
+            .unwrap_or(1.0);
+        ModelError::infeasible(
+            format!("fp <= {fp}"),
+            format!("fp = {one:e} with a single item"),
+        )
+    })
+}

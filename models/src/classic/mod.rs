@@ -1,0 +1,249 @@
+//! Classic Bloom filters: standard, partitioned and blocked.
+//!
+//! A Bloom filter stores a set in `m` bits with `k` hash functions (Bloom 1970).
+//! Three layouts are modelled:
+//!
+//! * **standard**: `k` indices into one array of `m` bits; indices of one item may collide;
+//! * **partitioned** (Mullin): `k` slices of `⌊m/k⌋` bits, one index per slice
+//!   (the layout the APBF paper adopts, Section 4 [APBF]);
+//! * **blocked** (Putze, Sanders, Singler): `m/B` blocks of `B` bits; an item picks one
+//!   block and sets `k` bits inside it as a standard filter of `B` bits would.
+//!
+//! | quantity | formula | function |
+//! |---|---|---|
+//! | standard FP, independent-bits model | `(1-(1-1/m)^(kn))^k` | [`fp_standard`] |
+//! | exponential approximation | `(1-e^(-kn/m))^k` | [`fp_approx`] |
+//! | exact standard FP (Bose et al. 2008; Christensen et al. 2010) | `Σ_i P(i bits set)·(i/m)^k` | [`fp_exact_standard`], [`fp_exact_rational`] |
+//! | partitioned FP (exact) | `(1-(1-1/s)^n)^k`, `s = ⌊m/k⌋` | [`fp_partitioned`] |
+//! | blocked FP | `Σ_j Bin(j; n, B/m)·fp_standard(B, k, j)` | [`fp_blocked`] |
+//! | half-fill sizing, Table 1 [APBF] | `k = ⌈log2(1/p)⌉`, `k/ln2` bits/item | [`HalfFillDesign`] |
+//! | sizing `(n, p) → (m, k)`, best `k`, capacity | | [`design`], [`best_k`], [`capacity`] |
+//!
+//! # Assumptions
+//! Hash functions are ideal (independent, uniform). The reference filters in
+//! `bfopt-validation` use double hashing, whose deviation from this is below the
+//! statistical resolution of the test suite at the sizes tested.
+//!
+//! # Known errata
+//! Table 1 [APBF] truncates (does not round) its decimals; `bits/item` there is `k/ln 2`.
+//!
+//! # References
+//! * B. H. Bloom, "Space/time trade-offs in hash coding with allowable errors", CACM 1970.
+//! * P. Bose et al., "On the false-positive rate of Bloom filters", IPL 2008.
+//! * K. Christensen, A. Roginsky, M. Jimeno, "A new analysis of the false positive rate of
+//!   a Bloom filter", IPL 2010.
+//! * A. Shtul, C. Baquero, P. S. Almeida, "Age-Partitioned Bloom Filters", 2020
+//!   (`002_41fd060d2f807067.txt`), Section 4 and Table 1.
+
+mod design;
+mod exact;
+mod formulas;
+mod half_fill;
+
+pub use design::{best_k, capacity, design, ClassicDesign, ClassicRequirement};
+pub use exact::{fp_exact_rational, fp_exact_standard, EXACT_BUDGET};
+pub use formulas::{
+    accesses_query_false, fill_blocked, fp_approx, fp_blocked, fp_partitioned, fp_standard,
+};
+pub use half_fill::HalfFillDesign;
+
+use crate::error::{check, ModelError};
+use serde::Serialize;
+use std::ops::RangeInclusive;
+
+/// How the bits of a classic filter are laid out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(tag = "layout", rename_all = "snake_case")]
+pub enum Layout {
+    /// One array of `m` bits; the `k` indices of an item may collide.
+    Standard,
+    /// `k` slices of `⌊m/k⌋` bits, one index per slice.
+    Partitioned,
+    /// Blocks of `block_bits` bits; `k` bits set inside one block.
+    Blocked {
+        /// Bits per block `B` (a multiple of 64).
+        block_bits: u64,
+    },
+}
+
+impl Layout {
+    /// The layout's name as the CLI and JSON spell it.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Layout::Standard => "standard",
+            Layout::Partitioned => "partitioned",
+            Layout::Blocked { .. } => "blocked",
+        }
+    }
+
+    fn check(self) -> Result<Self, ModelError> {
+        if let Layout::Blocked { block_bits } = self {
+            if block_bits == 0 || block_bits % 64 != 0 || block_bits > ClassicParams::BLOCK_BITS_MAX
+            {
+                return Err(ModelError::invalid(
+                    "block_bits",
+                    block_bits,
+                    format!(
+                        "a multiple of 64 from 64 to {}",
+                        ClassicParams::BLOCK_BITS_MAX
+                    ),
+                ));
+            }
+        }
+        Ok(self)
+    }
+}
+
+/// Parameters of a classic filter holding `n` distinct items.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct ClassicParams {
+    m: u64,
+    k: u32,
+    n: u64,
+    #[serde(flatten)]
+    layout: Layout,
+}
+
+impl ClassicParams {
+    /// Allowed bit counts `m` (up to 2^50 bits = 128 TiB).
+    pub const M: RangeInclusive<u64> = 1..=(1 << 50);
+    /// Allowed hash counts `k`.
+    pub const K: RangeInclusive<u32> = 1..=64;
+    /// Allowed item counts `n`.
+    pub const N: RangeInclusive<u64> = 1..=(1 << 50);
+    /// Largest block size in bits.
+    pub const BLOCK_BITS_MAX: u64 = 1 << 20;
+
+    /// Validates and builds the parameters.
+    ///
+    /// # Errors
+    /// [`ModelError::InvalidParam`] naming `m`, `k`, `n` or `block_bits` when outside
+    /// [`Self::M`], [`Self::K`], [`Self::N`]; when `m < k`; when a blocked layout's `m` is
+    /// not a multiple of its block, or its block is not a multiple of 64 bits.
+    pub fn new(m: u64, k: u32, n: u64, layout: Layout) -> Result<Self, ModelError> {
+        check::in_range("m", m, Self::M)?;
+        check::in_range("k", k, Self::K)?;
+        check::in_range("n", n, Self::N)?;
+        let layout = layout.check()?;
+        if m < u64::from(k) {
+            return Err(ModelError::invalid("m", m, format!("m >= k = {k}")));
+        }
+        if let Layout::Blocked { block_bits } = layout {
+            if m % block_bits != 0 {
+                return Err(ModelError::invalid(
+                    "m",
+                    m,
+                    format!("a multiple of block_bits = {block_bits}"),
+                ));
+            }
+            if block_bits < u64::from(k) {
+                return Err(ModelError::invalid(
+                    "block_bits",
+                    block_bits,
+                    format!("block_bits >= k = {k}"),
+                ));
+            }
+        }
+        Ok(Self { m, k, n, layout })
+    }
+
+    /// Total bits `m`.
+    pub fn m(&self) -> u64 {
+        self.m
+    }
+    /// Hash functions `k`.
+    pub fn k(&self) -> u32 {
+        self.k
+    }
+    /// Distinct items inserted `n`.
+    pub fn n(&self) -> u64 {
+        self.n
+    }
+    /// The layout.
+    pub fn layout(&self) -> Layout {
+        self.layout
+    }
+    /// Slice size `⌊m/k⌋` of the partitioned layout (the remainder bits are unused).
+    pub fn slice_bits(&self) -> u64 {
+        self.m / u64::from(self.k)
+    }
+
+    /// The model's false-positive rate for this layout: [`fp_standard`],
+    /// [`fp_partitioned`] or [`fp_blocked`].
+    pub fn fp(&self) -> f64 {
+        let (m, k, n) = (self.m as f64, f64::from(self.k), self.n as f64);
+        match self.layout {
+            Layout::Standard => fp_standard(m, k, n),
+            Layout::Partitioned => fp_partitioned(self.slice_bits() as f64, k, n),
+            Layout::Blocked { block_bits } => fp_blocked(self.m, block_bits, self.k, self.n),
+        }
+    }
+
+    /// Expected fraction of bits set after `n` insertions.
+    pub fn fill(&self) -> f64 {
+        let (m, k, n) = (self.m as f64, f64::from(self.k), self.n as f64);
+        match self.layout {
+            Layout::Standard => crate::numeric::one_minus_pow1m(1.0 / m, k * n),
+            Layout::Partitioned => {
+                crate::numeric::one_minus_pow1m(1.0 / self.slice_bits() as f64, n)
+            }
+            Layout::Blocked { block_bits } => fill_blocked(self.m, block_bits, self.k, self.n),
+        }
+    }
+
+    /// All metrics at once.
+    pub fn metrics(&self) -> ClassicMetrics {
+        let (m, k, n) = (self.m as f64, f64::from(self.k), self.n as f64);
+        let fill = self.fill();
+        let (accesses_query_true, accesses_query_false, accesses_insert) = match self.layout {
+            Layout::Blocked { .. } => (1.0, 1.0, 1.0),
+            // A probe of a non-member finds each bit set with probability ≈ fill
+            // (exactly so in the partitioned layout).
+            _ => (k, accesses_query_false(fill, self.k), k),
+        };
+        ClassicMetrics {
+            fp: self.fp(),
+            fp_approx: fp_approx(m, k, n),
+            fp_exact: match self.layout {
+                Layout::Standard => fp_exact_standard(self.m, self.k, self.n, EXACT_BUDGET),
+                Layout::Partitioned => Some(self.fp()),
+                Layout::Blocked { .. } => None,
+            },
+            fill,
+            bits_per_item: m / n,
+            memory_bytes: self.m.div_ceil(8),
+            accesses_insert,
+            accesses_query_true,
+            accesses_query_false,
+        }
+    }
+}
+
+/// Predicted metrics of a classic filter.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct ClassicMetrics {
+    /// False-positive rate of the layout's model: `(1-(1-1/m)^(kn))^k` (standard),
+    /// `(1-(1-1/s)^n)^k` (partitioned, exact), the block-load mixture (blocked).
+    pub fp: f64,
+    /// `(1-e^(-kn/m))^k`, the textbook approximation.
+    pub fp_approx: f64,
+    /// The exact FP where computable: the occupancy law (standard, `None` when
+    /// beyond [`EXACT_BUDGET`]); equal to `fp` for partitioned; `None` for blocked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fp_exact: Option<f64>,
+    /// Expected fraction of set bits.
+    pub fill: f64,
+    /// Bits per stored item `m/n`.
+    pub bits_per_item: f64,
+    /// Memory in bytes, `⌈m/8⌉`.
+    pub memory_bytes: u64,
+    /// Memory accesses per insertion (bit probes; one block for the blocked layout).
+    pub accesses_insert: f64,
+    /// Expected accesses of a query that returns true.
+    pub accesses_query_true: f64,
+    /// Expected accesses of a query that returns false (it stops at the first 0 bit).
+    pub accesses_query_false: f64,
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,209 @@
+use super::exact::to_f64;
+use super::*;
+use crate::strategies;
+use approx::assert_relative_eq;
+use proptest::prelude::*;
+
+#[test]
+fn empty_filter_has_no_false_positives() {
+    assert_eq!(fp_standard(1000.0, 7.0, 0.0), 0.0);
+    assert_eq!(fp_partitioned(100.0, 7.0, 0.0), 0.0);
+    assert_eq!(fp_approx(1000.0, 7.0, 0.0), 0.0);
+    assert_eq!(fp_exact_standard(1000, 7, 0, EXACT_BUDGET), Some(0.0));
+}
+
+#[test]
+fn one_item_one_hash() {
+    // One bit set out of m: fp = 1/m exactly, in every form but the approximation.
+    assert_relative_eq!(
+        fp_standard(64.0, 1.0, 1.0),
+        1.0 / 64.0,
+        max_relative = 1e-14
+    );
+    assert_relative_eq!(
+        fp_exact_standard(64, 1, 1, EXACT_BUDGET).unwrap(),
+        1.0 / 64.0
+    );
+    assert_relative_eq!(to_f64(&fp_exact_rational(64, 1, 1).unwrap()), 1.0 / 64.0);
+}
+
+#[test]
+fn exact_recursion_matches_exact_rationals() {
+    // Independent derivations: occupancy recursion in f64 vs the Stirling closed form
+    // in exact fractions.
+    for &(m, k, n) in &[
+        (16, 3, 4),
+        (64, 4, 10),
+        (100, 7, 10),
+        (257, 5, 60),
+        (1000, 2, 300),
+    ] {
+        let rational = to_f64(&fp_exact_rational(m, k, n).unwrap());
+        let dp = fp_exact_standard(m, k, n, EXACT_BUDGET).unwrap();
+        assert_relative_eq!(dp, rational, max_relative = 1e-12);
+    }
+}
+
+#[test]
+fn usual_formula_understates_the_exact_fp() {
+    // Bose et al.: (1-(1-1/m)^(kn))^k is a lower bound; the gap shrinks with m.
+    let rel_err = |m: u64, k: u32| {
+        let n = (m as f64 * std::f64::consts::LN_2 / f64::from(k)) as u64;
+        let exact = fp_exact_standard(m, k, n, EXACT_BUDGET).unwrap();
+        let usual = fp_standard(m as f64, f64::from(k), n as f64);
+        assert!(usual < exact, "m={m} k={k}: {usual} !< {exact}");
+        (exact - usual) / exact
+    };
+    assert!(rel_err(64, 4) > 0.01);
+    let big = rel_err(10_000, 7);
+    assert!(big < 0.01, "relative error {big} at m=10000, k=7");
+    assert!(big < rel_err(1000, 7));
+}
+
+#[test]
+fn exact_gives_up_beyond_budget() {
+    assert!(fp_exact_standard(1 << 40, 7, 1 << 36, EXACT_BUDGET).is_none());
+    assert!(fp_exact_rational(1 << 20, 30, 10_000).is_err());
+}
+
+#[test]
+fn partitioned_is_worse_than_standard_but_close() {
+    let (m, k, n) = (10_000u64, 7u32, 1000u64);
+    let std_fp = ClassicParams::new(m, k, n, Layout::Standard).unwrap().fp();
+    let part = ClassicParams::new(m, k, n, Layout::Partitioned)
+        .unwrap()
+        .fp();
+    assert!(part > std_fp);
+    assert_relative_eq!(part, std_fp, max_relative = 0.05);
+}
+
+#[test]
+fn blocked_single_block_is_standard_and_blocking_costs_fp() {
+    let one = ClassicParams::new(512, 4, 40, Layout::Blocked { block_bits: 512 }).unwrap();
+    assert_relative_eq!(
+        one.fp(),
+        fp_standard(512.0, 4.0, 40.0),
+        max_relative = 1e-14
+    );
+    let (m, k, n) = (1 << 20, 7, 100_000);
+    let blocked = ClassicParams::new(m, k, n, Layout::Blocked { block_bits: 512 }).unwrap();
+    let standard = ClassicParams::new(m, k, n, Layout::Standard).unwrap();
+    assert!(blocked.fp() > standard.fp());
+    // An item's k bits collide more often inside one block of B bits than across m bits,
+    // so a blocked filter sets slightly fewer bits.
+    assert!(blocked.fill() < standard.fill());
+    assert_relative_eq!(blocked.fill(), standard.fill(), max_relative = 1e-2);
+}
+
+#[test]
+fn accesses_query_false_at_half_fill() {
+    // 2^k/(2^k-1) Σ i/2^i: k = 1 → 1, k = 4 → 1.7333.., k → ∞ → 2.
+    assert_relative_eq!(accesses_query_false(0.5, 1), 1.0);
+    assert_relative_eq!(
+        accesses_query_false(0.5, 4),
+        1.625 * 16.0 / 15.0,
+        max_relative = 1e-14
+    );
+    assert_relative_eq!(accesses_query_false(0.5, 64), 2.0, max_relative = 1e-12);
+    assert_eq!(accesses_query_false(1.0, 5), 5.0);
+    assert_eq!(accesses_query_false(0.0, 5), 1.0);
+}
+
+#[test]
+fn design_is_minimal_and_meets_target() {
+    for layout in [
+        Layout::Standard,
+        Layout::Partitioned,
+        Layout::Blocked { block_bits: 512 },
+    ] {
+        let req = ClassicRequirement::new(0.001, 50_000, layout).unwrap();
+        let d = design(&req).unwrap();
+        assert!(d.metrics.fp <= 0.001);
+        let unit = match layout {
+            Layout::Standard => 1,
+            Layout::Partitioned => u64::from(d.params.k()),
+            Layout::Blocked { block_bits } => block_bits,
+        };
+        let smaller = ClassicParams::new(d.params.m() - unit, d.params.k(), 50_000, layout)
+            .unwrap()
+            .fp();
+        assert!(
+            smaller > 0.001,
+            "{layout:?}: m - unit also meets the target"
+        );
+        // No other k does better.
+        for k in 1..=64 {
+            if let Ok(p) = ClassicParams::new(d.params.m() - unit, k, 50_000, layout) {
+                assert!(p.fp() > 0.001, "{layout:?}: k = {k} fits in fewer bits");
+            }
+        }
+    }
+}
+
+#[test]
+fn best_k_is_near_m_over_n_ln2() {
+    let (k, fp) = best_k(10_000, 1000, Layout::Standard).unwrap();
+    assert_eq!(k, 7);
+    assert_relative_eq!(fp, fp_standard(10_000.0, 7.0, 1000.0));
+}
+
+#[test]
+fn capacity_is_the_last_n_meeting_the_target() {
+    let n = capacity(10_000, 7, 0.01, Layout::Standard).unwrap();
+    assert!(fp_standard(10_000.0, 7.0, n as f64) <= 0.01);
+    assert!(fp_standard(10_000.0, 7.0, (n + 1) as f64) > 0.01);
+    assert!(matches!(
+        capacity(8, 1, 1e-9, Layout::Standard),
+        Err(ModelError::Infeasible { .. })
+    ));
+}
+
+#[test]
+fn invalid_parameters_name_themselves() {
+    let e = ClassicParams::new(3, 7, 10, Layout::Standard).unwrap_err();
+    assert_eq!(e.to_string(), "invalid m = 3 (allowed: m >= k = 7)");
+    let e = ClassicParams::new(1000, 7, 10, Layout::Blocked { block_bits: 100 }).unwrap_err();
+    assert!(e.to_string().starts_with("invalid block_bits = 100"));
+    let e = ClassicParams::new(1000, 7, 10, Layout::Blocked { block_bits: 512 }).unwrap_err();
+    assert!(e.to_string().contains("a multiple of block_bits = 512"));
+    assert!(ClassicParams::new(1000, 0, 10, Layout::Standard).is_err());
+    assert!(ClassicParams::new(1000, 7, 0, Layout::Standard).is_err());
+    assert!(ClassicRequirement::new(f64::NAN, 10, Layout::Standard).is_err());
+    assert!(HalfFillDesign::for_fp(0.0).is_err());
+}
+
+proptest! {
+    #[test]
+    fn fp_is_a_probability(p in strategies::classic_params()) {
+        let m = p.metrics();
+        for v in [m.fp, m.fp_approx, m.fill] {
+            prop_assert!((0.0..=1.0).contains(&v), "{v} for {p:?}");
+        }
+        if let Some(e) = m.fp_exact {
+            prop_assert!((0.0..=1.0).contains(&e));
+        }
+    }
+
+    #[test]
+    fn fp_increases_with_load(p in strategies::classic_params()) {
+        let more = ClassicParams::new(p.m(), p.k(), p.n() + 1 + p.n() / 8, p.layout()).unwrap();
+        prop_assert!(more.fp() >= p.fp(), "{} < {} for {p:?}", more.fp(), p.fp());
+    }
+
+    #[test]
+    fn design_meets_its_target(fp in 1e-12f64..0.5, n in 1u64..10_000_000, layout in strategies::layout()) {
+        let d = design(&ClassicRequirement::new(fp, n, layout).unwrap()).unwrap();
+        prop_assert!(d.metrics.fp <= fp);
+    }
+
+    #[test]
+    fn constructors_never_panic(fp in strategies::nasty_f64(), m in any::<u64>(), k in any::<u32>(), n in any::<u64>(), b in any::<u64>()) {
+        let _ = ClassicParams::new(m, k, n, Layout::Blocked { block_bits: b });
+        let _ = ClassicParams::new(m, k, n, Layout::Standard);
+        let _ = ClassicRequirement::new(fp, n, Layout::Standard);
+        let _ = HalfFillDesign::for_fp(fp);
+        if !(fp > 0.0 && fp < 1.0) {
+            prop_assert!(ClassicRequirement::new(fp, 10, Layout::Standard).is_err());
+        }
+    }
+}

@@ -1,0 +1,36 @@
+//! Analytic models and optimizers for Bloom-filter variants.
+//!
+//! This crate is pure: no randomness, no I/O, no printing. Each family module holds the
+//! parameter types, the closed forms and solvers, and the `design` optimizer; the
+//! reference implementations that validate them live in `bfopt-validation` under the
+//! same module names.
+//!
+//! | module | structures | seed (in `shared/seeds/`) | tag |
+//! |---|---|---|---|
+//! | [`classic`] | standard / partitioned / blocked Bloom filter | all | `[BF]` |
+//!
+//! # Citation tags
+//! Doc comments cite equations, tables and algorithms with fixed tokens so `grep` finds
+//! them: `Eq. (n) [TAG]`, `Table n [TAG]`, `Alg. n [TAG]`.
+//!
+//! * `[APBF]`: A. Shtul, C. Baquero, P. S. Almeida, *Age-Partitioned Bloom Filters*
+//!   (`002_41fd060d2f807067.txt`).
+//! * `[RBF]`: *Recycling Bloom filters* (`004_052894280afd131c.txt`).
+//! * `[TBF]`: *Time-decaying Bloom filters*, inferential framework, Timing / Block Timing
+//!   and Generalized Bloom filters (`000_4a86d6f208f608dd.txt`).
+//! * `[PBF]`: *Persistent Bloom filters* (`001_2b1de25c23e3527a.txt`).
+//! * `[SBF]`: thesis on Stable and Importance-aware Bloom filters
+//!   (`003_4e4c7c64af2667ba.txt`).
+//!
+//! Where a paper is wrong or ambiguous, the module doc of its family says so under
+//! "Known errata" (see also `shared/SPEC-NOTES.md`).
+
+pub mod classic;
+pub mod error;
+pub mod markov;
+pub mod numeric;
+pub mod printed;
+#[cfg(any(test, feature = "proptest"))]
+pub mod strategies;
+
+pub use error::ModelError;

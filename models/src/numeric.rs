@@ -1,0 +1,186 @@
+//! Numerically stable building blocks shared by every family.
+//!
+//! Bloom-filter formulas are full of `1 - (1 - x)^n` with tiny `x` and huge `n`; written
+//! naively they lose every digit. The helpers here use `ln_1p` / `exp_m1` rewrites,
+//! log-sum-exp and compensated (Neumaier) summation.
+
+/// `(1 - x)^n` computed as `exp(n · ln(1 - x))` with `ln_1p`.
+///
+/// # Numerics
+/// Accurate to a few ulps for `x` as small as 1e-300 and `n` up to 1e300.
+pub fn pow1m(x: f64, n: f64) -> f64 {
+    if n == 0.0 {
+        return 1.0;
+    }
+    (n * (-x).ln_1p()).exp()
+}
+
+/// `1 - (1 - x)^n` computed as `-expm1(n · ln(1 - x))`.
+///
+/// # Numerics
+/// No cancellation: relative error of a few ulps even when the result is 1e-18.
+pub fn one_minus_pow1m(x: f64, n: f64) -> f64 {
+    if n == 0.0 {
+        return 0.0;
+    }
+    -(n * (-x).ln_1p()).exp_m1()
+}
+
+/// `1 - e^(-x)` without cancellation.
+pub fn one_minus_exp_neg(x: f64) -> f64 {
+    -(-x).exp_m1()
+}
+
+/// `ln(Σ e^(a_i))` without overflow; `-inf` for an empty slice.
+pub fn log_sum_exp(terms: &[f64]) -> f64 {
+    let max = terms.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    if max == f64::NEG_INFINITY {
+        return f64::NEG_INFINITY;
+    }
+    if max == f64::INFINITY {
+        return f64::INFINITY;
+    }
+    let s: f64 = terms.iter().map(|&t| (t - max).exp()).sum();
+    max + s.ln()
+}
+
+/// `ln(e^a + e^b)`.
+pub fn log_add_exp(a: f64, b: f64) -> f64 {
+    let (hi, lo) = if a > b { (a, b) } else { (b, a) };
+    if lo == f64::NEG_INFINITY {
+        return hi;
+    }
+    hi + (lo - hi).exp().ln_1p()
+}
+
+/// Neumaier's compensated sum: error independent of the number of terms.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct CompensatedSum {
+    sum: f64,
+    compensation: f64,
+}
+
+impl CompensatedSum {
+    /// An empty sum.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds one term.
+    pub fn add(&mut self, x: f64) {
+        let t = self.sum + x;
+        if self.sum.abs() >= x.abs() {
+            self.compensation += (self.sum - t) + x;
+        } else {
+            self.compensation += (x - t) + self.sum;
+        }
+        self.sum = t;
+    }
+
+    /// The sum so far.
+    pub fn value(&self) -> f64 {
+        self.sum + self.compensation
+    }
+}
+
+impl FromIterator<f64> for CompensatedSum {
+    fn from_iter<I: IntoIterator<Item = f64>>(iter: I) -> Self {
+        let mut s = CompensatedSum::new();
+        for x in iter {
+            s.add(x);
+        }
+        s
+    }
+}
+
+/// `ln C(n, k)` for real-valued use (via `ln Γ`, statrs).
+pub fn ln_binomial(n: u64, k: u64) -> f64 {
+    statrs::function::factorial::ln_binomial(n, k)
+}
+
+/// The smallest integer `x` in `[lo, hi]` for which the monotone predicate holds
+/// (`pred(x)` false below some point, true from it on), or `None` if `pred(hi)` is false.
+///
+/// Used by every sizing routine ("smallest m whose FP meets the target").
+pub fn first_true(lo: u64, hi: u64, mut pred: impl FnMut(u64) -> bool) -> Option<u64> {
+    if lo > hi || !pred(hi) {
+        return None;
+    }
+    let (mut lo, mut hi) = (lo, hi);
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if pred(mid) {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    Some(lo)
+}
+
+/// The largest integer `x` in `[lo, hi]` for which the monotone predicate holds
+/// (`pred(x)` true up to some point, false after it), or `None` if `pred(lo)` is false.
+pub fn last_true(lo: u64, hi: u64, mut pred: impl FnMut(u64) -> bool) -> Option<u64> {
+    if lo > hi || !pred(lo) {
+        return None;
+    }
+    let (mut lo, mut hi) = (lo, hi);
+    while lo < hi {
+        let mid = lo + (hi - lo).div_ceil(2);
+        if pred(mid) {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    Some(lo)
+}
+
+/// Debug-checks that `p` is a probability (before any clamp, so bugs are not hidden)
+/// and returns it clamped to `[0, 1]` against last-ulp rounding.
+#[inline]
+pub fn probability(p: f64) -> f64 {
+    debug_assert!(
+        (-1e-12..=1.0 + 1e-12).contains(&p),
+        "probability out of range: {p}"
+    );
+    p.clamp(0.0, 1.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use approx::assert_relative_eq;
+
+    #[test]
+    fn one_minus_pow1m_is_accurate_for_tiny_x() {
+        // 1 - (1 - 1e-12)^1000 = 1e-9 - 4.995e-19 + ...
+        let v = one_minus_pow1m(1e-12, 1000.0);
+        assert_relative_eq!(v, 1e-9 * (1.0 - 0.4995e-9), max_relative = 1e-15);
+        assert_eq!(one_minus_pow1m(0.5, 0.0), 0.0);
+        assert_eq!(pow1m(0.5, 2.0), 0.25);
+    }
+
+    #[test]
+    fn log_sum_exp_matches_direct_sum() {
+        let t = [0.1f64.ln(), 0.2f64.ln(), 0.3f64.ln()];
+        assert_relative_eq!(log_sum_exp(&t), 0.6f64.ln(), max_relative = 1e-15);
+        assert_eq!(log_sum_exp(&[]), f64::NEG_INFINITY);
+        assert_relative_eq!(log_add_exp(0.5f64.ln(), 0.25f64.ln()), 0.75f64.ln());
+    }
+
+    #[test]
+    fn compensated_sum_recovers_small_terms() {
+        let s: CompensatedSum = [1.0, 1e-16, 1e-16, -1.0].into_iter().collect();
+        assert_relative_eq!(s.value(), 2e-16, max_relative = 1e-12);
+    }
+
+    #[test]
+    fn binary_searches_find_the_boundary() {
+        assert_eq!(first_true(0, 100, |x| x >= 37), Some(37));
+        assert_eq!(first_true(0, 100, |x| x >= 101), None);
+        assert_eq!(last_true(0, 100, |x| x <= 37), Some(37));
+        assert_eq!(last_true(5, 100, |x| x <= 3), None);
+        assert_eq!(last_true(0, u64::MAX, |_| true), Some(u64::MAX));
+    }
+}
