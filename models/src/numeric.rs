@@ -136,6 +136,46 @@ pub fn last_true(lo: u64, hi: u64, mut pred: impl FnMut(u64) -> bool) -> Option<
     Some(lo)
 }
 
+/// The Binomial(n, p) pmf at every `j` whose mass is at least `cut` times the mass at
+/// the mode, as `(j, pmf)` pairs, in increasing `j`.
+///
+/// # Numerics
+/// Weights are walked outward from the mode by the pmf ratio starting from 1, then
+/// normalised by their (compensated) sum; no `ln Γ` differences, whose absolute error
+/// grows with `n`, enter the result.
+pub fn binomial_pmf(n: u64, p: f64, cut: f64) -> Vec<(u64, f64)> {
+    let nf = n as f64;
+    let mode = (((nf + 1.0) * p).floor() as u64).min(n);
+    let odds = p / (1.0 - p);
+    let mut below = Vec::new();
+    let mut w = 1.0;
+    let mut j = mode;
+    while j > 0 {
+        w *= j as f64 / (nf - j as f64 + 1.0) / odds;
+        j -= 1;
+        if w < cut {
+            break;
+        }
+        below.push((j, w));
+    }
+    below.reverse();
+    below.push((mode, 1.0));
+    let mut w = 1.0;
+    let mut j = mode;
+    while j < n {
+        w *= (nf - j as f64) / (j as f64 + 1.0) * odds;
+        j += 1;
+        if w < cut {
+            break;
+        }
+        below.push((j, w));
+    }
+    let total: CompensatedSum = below.iter().map(|&(_, w)| w).collect();
+    let total = total.value();
+    below.iter_mut().for_each(|(_, w)| *w /= total);
+    below
+}
+
 /// Debug-checks that `p` is a probability (before any clamp, so bugs are not hidden)
 /// and returns it clamped to `[0, 1]` against last-ulp rounding.
 #[inline]
@@ -173,6 +213,19 @@ mod tests {
     fn compensated_sum_recovers_small_terms() {
         let s: CompensatedSum = [1.0, 1e-16, 1e-16, -1.0].into_iter().collect();
         assert_relative_eq!(s.value(), 2e-16, max_relative = 1e-12);
+    }
+
+    #[test]
+    fn binomial_pmf_sums_to_one_and_matches_statrs() {
+        use statrs::distribution::{Binomial, Discrete};
+        let pmf = binomial_pmf(1000, 0.01, 1e-30);
+        let total: f64 = pmf.iter().map(|&(_, p)| p).sum();
+        assert_relative_eq!(total, 1.0, max_relative = 1e-14);
+        let reference = Binomial::new(0.01, 1000).unwrap();
+        for &(j, p) in pmf.iter().filter(|&&(j, _)| j < 40) {
+            assert_relative_eq!(p, reference.pmf(j), max_relative = 1e-9);
+        }
+        assert_eq!(binomial_pmf(5, 1.0, 1e-30), vec![(5, 1.0)]);
     }
 
     #[test]

@@ -78,51 +78,11 @@ pub fn fp_blocked(m: u64, block_bits: u64, k: u32, n: u64) -> f64 {
         return in_block(n);
     }
     let p = 1.0 / blocks as f64;
-    let sum: CompensatedSum = binomial_pmf(n, p, 1e-30)
+    let sum: CompensatedSum = crate::numeric::binomial_pmf(n, p, 1e-30)
         .into_iter()
         .map(|(j, pmf)| pmf * in_block(j))
         .collect();
     probability(sum.value())
-}
-
-/// The Binomial(n, p) pmf at every `j` whose mass is at least `cut` times the mass at
-/// the mode, as `(j, pmf)` pairs, in increasing `j`.
-///
-/// # Numerics
-/// Weights are walked outward from the mode by the pmf ratio starting from 1, then
-/// normalised by their (compensated) sum; no `ln Γ` differences, whose absolute error
-/// grows with `n`, enter the result.
-pub(crate) fn binomial_pmf(n: u64, p: f64, cut: f64) -> Vec<(u64, f64)> {
-    let nf = n as f64;
-    let mode = (((nf + 1.0) * p).floor() as u64).min(n);
-    let odds = p / (1.0 - p);
-    let mut below = Vec::new();
-    let mut w = 1.0;
-    let mut j = mode;
-    while j > 0 {
-        w *= j as f64 / (nf - j as f64 + 1.0) / odds;
-        j -= 1;
-        if w < cut {
-            break;
-        }
-        below.push((j, w));
-    }
-    below.reverse();
-    below.push((mode, 1.0));
-    let mut w = 1.0;
-    let mut j = mode;
-    while j < n {
-        w *= (nf - j as f64) / (j as f64 + 1.0) * odds;
-        j += 1;
-        if w < cut {
-            break;
-        }
-        below.push((j, w));
-    }
-    let total: CompensatedSum = below.iter().map(|&(_, w)| w).collect();
-    let total = total.value();
-    below.iter_mut().for_each(|(_, w)| *w /= total);
-    below
 }
 
 /// Expected memory accesses of a query that returns false, when each probed bit is set

@@ -25,7 +25,8 @@
 //! statistical resolution of the test suite at the sizes tested.
 //!
 //! # Known errata
-//! Table 1 [APBF] truncates (does not round) its decimals; `bits/item` there is `k/ln 2`.
+//! Table 1 [APBF] truncates `bits/item` (`k/ln 2`: 10.0989 prints as 10.09) and `actual fp`
+//! but rounds the access counts (1.99915 for k = 14 prints as 2.00).
 //!
 //! # References
 //! * B. H. Bloom, "Space/time trade-offs in hash coding with allowable errors", CACM 1970.
