@@ -1,6 +1,6 @@
 //! Sizing a classic filter: `(n, p) → (m, k)`, `(m, n) → k`, `(m, k, p) → n`.
 
-use super::{ClassicMetrics, ClassicParams, Layout};
+use super::{BlockFpTable, ClassicMetrics, ClassicParams, Layout, EXACT_BUDGET};
 use crate::error::{check, ModelError};
 use crate::numeric::{first_true, last_true};
 use serde::Serialize;
@@ -8,8 +8,10 @@ use serde::Serialize;
 /// What a classic filter must achieve: FP at most `fp` with `n` distinct items.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct ClassicRequirement {
+    #[serde(rename = "fp_target")]
     fp: f64,
     n: u64,
+    #[serde(flatten)]
     layout: Layout,
     k_max: u32,
 }
@@ -78,6 +80,22 @@ fn min_bits_for_k(fp: f64, n: u64, k: u32, layout: Layout) -> Option<u64> {
     let unit = unit_bits(layout, k);
     let max_units = ClassicParams::M.end() / unit;
     let lo_units = u64::from(k).div_ceil(unit).max(1);
+    if let Layout::Blocked { block_bits } = layout {
+        if block_bits < u64::from(k) {
+            return None;
+        }
+        // The exact in-block law does not depend on m or n: one table per k, grown as
+        // the search needs; past its budget, fall back to the independent-bits mixture.
+        let mut table = BlockFpTable::new(block_bits, k, EXACT_BUDGET);
+        let meets = |units: u64| {
+            let m = units * unit;
+            let fp_m = table
+                .mixture(m, n)
+                .unwrap_or_else(|| super::fp_blocked(m, block_bits, k, n));
+            fp_m <= fp
+        };
+        return first_true(lo_units, max_units, meets).map(|u| u * unit);
+    }
     let meets =
         |units: u64| ClassicParams::new(units * unit, k, n, layout).is_ok_and(|p| p.fp() <= fp);
     first_true(lo_units, max_units, meets).map(|u| u * unit)
@@ -97,9 +115,27 @@ fn min_bits_for_k(fp: f64, n: u64, k: u32, layout: Layout) -> Option<u64> {
 /// # Errors
 /// [`ModelError::Infeasible`] when no `m ≤ 2^50` meets the target.
 pub fn design(req: &ClassicRequirement) -> Result<ClassicDesign, ModelError> {
-    let best = (1..=req.k_max)
-        .filter_map(|k| min_bits_for_k(req.fp, req.n, k, req.layout).map(|m| (m, k)))
-        .min_by_key(|&(m, k)| (m, k));
+    // The smallest m over k is unimodal in k (the optimum sits near k = (m/n)·ln 2):
+    // stop once it has grown for three k in a row.
+    let mut best: Option<(u64, u32)> = None;
+    let mut rising = 0;
+    for k in 1..=req.k_max {
+        let Some(m) = min_bits_for_k(req.fp, req.n, k, req.layout) else {
+            continue;
+        };
+        match best {
+            Some((best_m, _)) if m >= best_m => {
+                rising += 1;
+                if rising == 3 {
+                    break;
+                }
+            }
+            _ => {
+                best = Some((m, k));
+                rising = 0;
+            }
+        }
+    }
     let Some((m, k)) = best else {
         return Err(ModelError::infeasible(
             format!("fp <= {} with n = {}", req.fp, req.n),

@@ -34,44 +34,187 @@ const NEGLIGIBLE: f64 = 1e-60;
 /// about `k·n·min(k·n, m, 17√m)` steps.
 pub fn fp_exact_standard(m: u64, k: u32, n: u64, budget: f64) -> Option<f64> {
     let t = u64::from(k).checked_mul(n)?;
-    let width = (t as f64 + 1.0)
-        .min(m as f64 + 1.0)
-        .min(17.0 * (m as f64).sqrt() + 64.0);
-    if t as f64 * width > budget {
+    if t as f64 * Occupancy::band_width(m, t) > budget {
         return None;
     }
-    let mf = m as f64;
-    let cap = usize::try_from(t.min(m)).ok()?;
-    let mut p = vec![0.0f64; cap + 1];
-    p[0] = 1.0;
-    let (mut lo, mut hi) = (0usize, 0usize);
-    for _ in 0..t {
-        if hi < cap {
-            hi += 1;
+    let mut occupancy = Occupancy::new(m, t)?;
+    (0..t).for_each(|_| occupancy.throw());
+    Some(occupancy.fp(k))
+}
+
+/// Exact FP of a standard filter of `m` bits after each load `j = 0..=j_max`: one
+/// occupancy recursion read off every `k` throws. Used for the blocked layout, whose
+/// blocks are small standard filters with a binomial load.
+///
+/// Returns `None` when the recursion would exceed `budget` steps.
+pub fn fp_exact_by_load(m: u64, k: u32, j_max: u64, budget: f64) -> Option<Vec<f64>> {
+    let t = u64::from(k).checked_mul(j_max)?;
+    if t as f64 * Occupancy::band_width(m, t) > budget {
+        return None;
+    }
+    let mut occupancy = Occupancy::new(m, t)?;
+    let mut out = vec![0.0];
+    for _ in 0..j_max {
+        (0..k).for_each(|_| occupancy.throw());
+        out.push(occupancy.fp(k));
+    }
+    Some(out)
+}
+
+/// Exact FP of one standard filter of `B` bits (a block) at every load `j`, grown on
+/// demand and reused for every `(m, n)`: the blocked layout's FP is its mixture over the
+/// binomial block load.
+///
+/// The table stops growing once the FP reaches `1 − 1e-15`; heavier loads read its last
+/// entry.
+#[derive(Debug)]
+pub struct BlockFpTable {
+    k: u32,
+    block_bits: u64,
+    budget: f64,
+    occupancy: Occupancy,
+    by_load: Vec<f64>,
+}
+
+impl BlockFpTable {
+    /// An empty table for blocks of `block_bits` bits and `k` hashes that may spend up to
+    /// `budget` recursion steps in all.
+    pub fn new(block_bits: u64, k: u32, budget: f64) -> Self {
+        Self {
+            k,
+            block_bits,
+            budget,
+            occupancy: Occupancy::growing(block_bits),
+            by_load: vec![0.0],
         }
-        for i in (lo.max(1)..=hi).rev() {
+    }
+
+    fn saturated(&self) -> bool {
+        self.by_load[self.by_load.len() - 1] >= 1.0 - 1e-15
+    }
+
+    /// Grows the table to load `j`; `false` if that would exceed the budget.
+    fn extend_to(&mut self, j: u64) -> bool {
+        let have = self.by_load.len() as u64 - 1;
+        if j <= have || self.saturated() {
+            return true;
+        }
+        let t = u64::from(self.k).saturating_mul(j);
+        if t as f64 * Occupancy::band_width(self.block_bits, t) > self.budget {
+            return false;
+        }
+        while (self.by_load.len() as u64) <= j && !self.saturated() {
+            (0..self.k).for_each(|_| self.occupancy.throw());
+            self.by_load.push(self.occupancy.fp(self.k));
+        }
+        true
+    }
+
+    /// Exact FP of a block holding `j` items, or `None` beyond the budget.
+    pub fn at(&mut self, j: u64) -> Option<f64> {
+        if !self.extend_to(j) {
+            return None;
+        }
+        let last = self.by_load.len() - 1;
+        Some(self.by_load[usize::try_from(j).map_or(last, |j| j.min(last))])
+    }
+
+    /// Exact FP of a blocked filter of `m` bits (`m / B` blocks) holding `n` items, or
+    /// `None` beyond the budget.
+    ///
+    /// ```text
+    /// fp = Σ_j Bin(j; n, B/m) · E[(X_j/B)^k]
+    /// ```
+    pub fn mixture(&mut self, m: u64, n: u64) -> Option<f64> {
+        let blocks = m / self.block_bits;
+        if blocks <= 1 {
+            return self.at(n);
+        }
+        let pmf = crate::numeric::binomial_pmf(n, 1.0 / blocks as f64, 1e-30);
+        let j_max = pmf.last().map_or(0, |&(j, _)| j);
+        self.at(j_max)?;
+        let sum: CompensatedSum = pmf
+            .into_iter()
+            .map(|(j, w)| w * self.at(j).unwrap_or(1.0))
+            .collect();
+        Some(probability(sum.value()))
+    }
+}
+
+/// The law of the number of set bits after `t` ideal throws into `m` bits, kept on a
+/// band `[lo, hi]` of non-negligible probabilities.
+#[derive(Debug)]
+struct Occupancy {
+    m: f64,
+    p: Vec<f64>,
+    lo: usize,
+    hi: usize,
+}
+
+impl Occupancy {
+    /// Expected band width for `t` throws: about `17·√m` once spread.
+    fn band_width(m: u64, t: u64) -> f64 {
+        (t as f64 + 1.0)
+            .min(m as f64 + 1.0)
+            .min(17.0 * (m as f64).sqrt() + 64.0)
+    }
+
+    /// The empty array, growing its band as throws come.
+    fn growing(m: u64) -> Self {
+        Self {
+            m: m as f64,
+            p: vec![1.0],
+            lo: 0,
+            hi: 0,
+        }
+    }
+
+    /// The empty array, with room for `t_max` throws.
+    fn new(m: u64, t_max: u64) -> Option<Self> {
+        let cap = usize::try_from(t_max.min(m)).ok()?;
+        let mut p = vec![0.0f64; cap + 1];
+        p[0] = 1.0;
+        Some(Self {
+            m: m as f64,
+            p,
+            lo: 0,
+            hi: 0,
+        })
+    }
+
+    /// One more throw: `P'(i) = P(i)·i/m + P(i-1)·(m-i+1)/m`.
+    fn throw(&mut self) {
+        if self.hi + 1 == self.p.len() && (self.p.len() as f64) < self.m + 1.0 {
+            self.p.push(0.0);
+        }
+        let (p, mf) = (&mut self.p, self.m);
+        if self.hi + 1 < p.len() {
+            self.hi += 1;
+        }
+        for i in (self.lo.max(1)..=self.hi).rev() {
             p[i] = p[i] * (i as f64 / mf) + p[i - 1] * ((mf - (i as f64 - 1.0)) / mf);
         }
         p[0] = 0.0;
-        if lo == 0 {
-            lo = 1.min(hi);
+        if self.lo == 0 {
+            self.lo = 1.min(self.hi);
         }
-        while lo < hi && p[lo] < NEGLIGIBLE {
-            p[lo] = 0.0;
-            lo += 1;
+        while self.lo < self.hi && p[self.lo] < NEGLIGIBLE {
+            p[self.lo] = 0.0;
+            self.lo += 1;
         }
-        while hi > lo && p[hi] < NEGLIGIBLE {
-            p[hi] = 0.0;
-            hi -= 1;
+        while self.hi > self.lo && p[self.hi] < NEGLIGIBLE {
+            p[self.hi] = 0.0;
+            self.hi -= 1;
         }
     }
-    if t == 0 {
-        return Some(0.0);
+
+    /// `E[(X/m)^k]`, the FP of a fresh item.
+    fn fp(&self, k: u32) -> f64 {
+        let sum: CompensatedSum = (self.lo..=self.hi)
+            .map(|i| self.p[i] * (i as f64 / self.m).powi(k as i32))
+            .collect();
+        probability(sum.value())
     }
-    let sum: CompensatedSum = (lo..=hi)
-        .map(|i| p[i] * (i as f64 / mf).powi(k as i32))
-        .collect();
-    Some(probability(sum.value()))
 }
 
 /// Exact FP of a standard filter in exact rational arithmetic, by the closed form
@@ -117,10 +260,10 @@ pub fn fp_exact_rational(m: u64, k: u32, n: u64) -> Result<BigRational, ModelErr
     let m_pow_k = num_traits::pow(m_big.clone(), k_us);
     let m_pow_t = num_traits::pow(m_big.clone(), t as usize);
     let mut total = BigRational::zero();
-    for d in 1..=k_us.min(m as usize) {
+    for (d, s_d) in s.iter().enumerate().take(k_us.min(m as usize) + 1).skip(1) {
         // C(m,d)·d! = m·(m-1)···(m-d+1)
         let falling: BigInt = (0..d as u64).map(|i| big(m - i)).product();
-        let p_d = BigRational::new(falling * &s[d], m_pow_k.clone());
+        let p_d = BigRational::new(falling * s_d, m_pow_k.clone());
         let mut all_set = BigInt::zero();
         let mut binom = BigInt::one();
         for j in 0..=d as u64 {

@@ -85,6 +85,18 @@ pub fn fp_blocked(m: u64, block_bits: u64, k: u32, n: u64) -> f64 {
     probability(sum.value())
 }
 
+/// The exact FP of a blocked filter: [`fp_blocked`] with each block's FP replaced by
+/// the exact occupancy law of a standard filter of `B` bits ([`super::BlockFpTable`]),
+/// or `None` beyond `budget` recursion steps (blocks over about 4096 bits).
+///
+/// # Formula
+/// ```text
+/// fp = Σ_j Bin(j; n, B/m) · E[(X_j/B)^k],  X_j = set bits of a block after k·j throws
+/// ```
+pub fn fp_blocked_exact(m: u64, block_bits: u64, k: u32, n: u64, budget: f64) -> Option<f64> {
+    super::BlockFpTable::new(block_bits, k, budget).mixture(m, n)
+}
+
 /// Expected memory accesses of a query that returns false, when each probed bit is set
 /// independently with probability `fill` (Section 4.2 [APBF]).
 ///

@@ -1,0 +1,120 @@
+//! Errors of a CLI run and the exit codes they map to (the only place they are mapped).
+
+use bfopt_models::ModelError;
+use std::fmt;
+use std::process::ExitCode;
+
+/// Exit codes (DESIGN.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exit {
+    /// 0: success.
+    Ok = 0,
+    /// 1: a model-vs-simulation disagreement.
+    Disagreement = 1,
+    /// 2: invalid input.
+    Invalid = 2,
+    /// 3: no design satisfies the requirements.
+    Infeasible = 3,
+}
+
+impl From<Exit> for ExitCode {
+    fn from(e: Exit) -> Self {
+        ExitCode::from(e as u8)
+    }
+}
+
+/// Why a run failed.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CliError {
+    /// A flag (or file) has a bad value.
+    Invalid {
+        /// `--fp`, `--trace`, ...
+        flag: String,
+        /// The value given.
+        value: String,
+        /// What is allowed.
+        allowed: String,
+    },
+    /// An input file has a bad line.
+    File {
+        /// The file.
+        path: String,
+        /// 1-based line (0: the file as a whole).
+        line: u64,
+        /// What is wrong and what is allowed.
+        message: String,
+    },
+    /// No design meets the requirement.
+    Infeasible(String),
+}
+
+impl CliError {
+    /// An invalid flag value.
+    pub fn invalid(flag: &str, value: impl fmt::Display, allowed: impl fmt::Display) -> Self {
+        CliError::Invalid {
+            flag: flag.to_string(),
+            value: value.to_string(),
+            allowed: allowed.to_string(),
+        }
+    }
+
+    /// Maps a model error to the flag that carries the parameter: `flags` pairs model
+    /// names with flags (`("m", "--bits")`); unlisted names become `--name`.
+    pub fn from_model(err: ModelError, flags: &[(&str, &str)]) -> Self {
+        match err {
+            ModelError::InvalidParam {
+                name,
+                value,
+                allowed,
+            } => {
+                let flag = flags.iter().find(|(n, _)| *n == name).map_or_else(
+                    || format!("--{}", name.replace('_', "-")),
+                    |(_, f)| f.to_string(),
+                );
+                CliError::Invalid {
+                    flag,
+                    value,
+                    allowed,
+                }
+            }
+            ModelError::Infeasible {
+                binding,
+                achievable,
+            } => CliError::Infeasible(format!("{binding}; achievable: {achievable}")),
+            other => CliError::Infeasible(other.to_string()),
+        }
+    }
+
+    /// The exit code.
+    pub fn exit(&self) -> Exit {
+        match self {
+            CliError::Invalid { .. } | CliError::File { .. } => Exit::Invalid,
+            CliError::Infeasible(_) => Exit::Infeasible,
+        }
+    }
+}
+
+impl fmt::Display for CliError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CliError::Invalid {
+                flag,
+                value,
+                allowed,
+            } => write!(f, "{flag} = {value}: allowed {allowed}"),
+            CliError::File {
+                path,
+                line: 0,
+                message,
+            } => write!(f, "{path}: {message}"),
+            CliError::File {
+                path,
+                line,
+                message,
+            } => write!(f, "{path}:{line}: {message}"),
+            CliError::Infeasible(why) => write!(f, "no design satisfies the requirements: {why}"),
+        }
+    }
+}
+
+impl std::error::Error for CliError {}

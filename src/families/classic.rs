@@ -1,0 +1,204 @@
+//! `bfopt model|optimize|simulate classic`.
+
+use crate::cli::SimArgs;
+use crate::exit::CliError;
+use crate::families::{to_u32, SIM_FLAGS};
+use crate::report::{Report, Row};
+use crate::units::{parse_bits, parse_count, parse_real};
+use bfopt_models::classic::{design, ClassicParams, ClassicRequirement, Layout};
+use bfopt_validation::experiments::classic::{prediction, simulate, ClassicSimConfig};
+use clap::{Args, ValueEnum};
+
+/// Model parameter names → flags, for error messages.
+const FLAGS: &[(&str, &str)] = &[
+    ("m", "--bits"),
+    ("k", "--hashes"),
+    ("n", "--items"),
+    ("block_bits", "--block-bits"),
+    ("fp", "--fp"),
+    ("k_max", "--max-hashes"),
+];
+
+/// Block size used when `--layout blocked` has no `--block-bits`: one 64-byte cache line.
+pub const DEFAULT_BLOCK_BITS: u64 = 512;
+
+/// Bit layouts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LayoutArg {
+    /// One array; an item's indices may collide.
+    Standard,
+    /// k slices of m/k bits.
+    Partitioned,
+    /// Blocks of --block-bits bits (default 512); k bits in one block.
+    Blocked,
+}
+
+/// Layout flags shared by every classic verb.
+#[derive(Debug, Args)]
+pub struct LayoutArgs {
+    /// Bit layout.
+    #[arg(long, value_enum, default_value_t = LayoutArg::Standard)]
+    pub layout: LayoutArg,
+    /// Block size of the blocked layout (a multiple of 64 bits; units accepted).
+    #[arg(long, value_parser = parse_bits, allow_hyphen_values = true)]
+    pub block_bits: Option<u64>,
+}
+
+impl LayoutArgs {
+    /// The layout.
+    ///
+    /// # Errors
+    /// `--block-bits` without `--layout blocked`.
+    pub fn layout(&self) -> Result<Layout, CliError> {
+        match (self.layout, self.block_bits) {
+            (LayoutArg::Blocked, b) => Ok(Layout::Blocked {
+                block_bits: b.unwrap_or(DEFAULT_BLOCK_BITS),
+            }),
+            (_, Some(b)) => Err(CliError::invalid(
+                "--block-bits",
+                b,
+                "only with --layout blocked",
+            )),
+            (LayoutArg::Standard, None) => Ok(Layout::Standard),
+            (LayoutArg::Partitioned, None) => Ok(Layout::Partitioned),
+        }
+    }
+}
+
+/// A filter's size: `--bits --hashes --items` and its layout.
+#[derive(Debug, Args)]
+pub struct ModelArgs {
+    /// Total bits m (units accepted: 8Mb, 1MiB).
+    #[arg(long, value_parser = parse_bits, allow_hyphen_values = true)]
+    pub bits: u64,
+    /// Hash functions k (1 to 64).
+    #[arg(long, value_parser = parse_count, allow_hyphen_values = true)]
+    pub hashes: u64,
+    /// Distinct items inserted n.
+    #[arg(long, value_parser = parse_count, allow_hyphen_values = true)]
+    pub items: u64,
+    /// The layout.
+    #[command(flatten)]
+    pub layout: LayoutArgs,
+}
+
+impl ModelArgs {
+    /// Validated parameters.
+    ///
+    /// # Errors
+    /// Any flag out of range, named.
+    pub fn params(&self) -> Result<ClassicParams, CliError> {
+        let k = to_u32("--hashes", self.hashes, "1 <= k <= 64")?;
+        ClassicParams::new(self.bits, k, self.items, self.layout.layout()?)
+            .map_err(|e| CliError::from_model(e, FLAGS))
+    }
+}
+
+/// `bfopt model classic`.
+///
+/// # Errors
+/// Invalid flags.
+pub fn model(args: &ModelArgs) -> Result<Report, CliError> {
+    let p = args.params()?;
+    Ok(Report::single(Row::new("classic", p, p.metrics())))
+}
+
+/// `bfopt optimize classic` flags.
+#[derive(Debug, Args)]
+pub struct OptimizeArgs {
+    /// Largest acceptable false-positive rate, 0 < fp < 1.
+    #[arg(long, value_parser = parse_real, allow_hyphen_values = true)]
+    pub fp: f64,
+    /// Distinct items to hold.
+    #[arg(long, value_parser = parse_count, allow_hyphen_values = true)]
+    pub items: u64,
+    /// Largest hash count to consider (fewer accesses, more bits).
+    #[arg(long, default_value = "64", value_parser = parse_count, allow_hyphen_values = true)]
+    pub max_hashes: u64,
+    /// The layout.
+    #[command(flatten)]
+    pub layout: LayoutArgs,
+}
+
+/// Sizes a classic filter; the row's metrics lead with `bits`, `hashes`, `fp`.
+pub fn design_row(req: &ClassicRequirement) -> Result<Row, CliError> {
+    let d = design(req).map_err(|e| CliError::from_model(e, FLAGS))?;
+    let mut row = Row::new("classic", req, serde_json::json!({}))
+        .metric("bits", d.params.m())
+        .metric("hashes", d.params.k());
+    let metrics = Row::new("classic", (), d.metrics).metrics;
+    row.metrics.extend(metrics);
+    if let Layout::Blocked { block_bits } = d.params.layout() {
+        row = row.param("block_bits", block_bits);
+    }
+    Ok(row)
+}
+
+/// `bfopt optimize classic`.
+///
+/// # Errors
+/// Invalid flags; exit 3 when no filter meets the target.
+pub fn optimize(args: &OptimizeArgs) -> Result<Report, CliError> {
+    let k_max = to_u32("--max-hashes", args.max_hashes, "1 <= k_max <= 64")?;
+    let req = ClassicRequirement::new(args.fp, args.items, args.layout.layout()?)
+        .and_then(|r| r.with_k_max(k_max))
+        .map_err(|e| CliError::from_model(e, FLAGS))?;
+    Ok(Report::single(design_row(&req)?))
+}
+
+/// `bfopt simulate classic` flags.
+#[derive(Debug, Args)]
+pub struct SimulateArgs {
+    /// The filter.
+    #[command(flatten)]
+    pub filter: ModelArgs,
+    /// The simulation.
+    #[command(flatten)]
+    pub sim: SimArgs,
+}
+
+/// `bfopt simulate classic`: predicted vs measured FP with intervals.
+///
+/// # Errors
+/// Invalid flags or trace.
+pub fn simulate_cmd(args: &SimulateArgs) -> Result<Report, CliError> {
+    let params = args.filter.params()?;
+    let cfg = ClassicSimConfig {
+        params,
+        workload: args.sim.workload(params.n())?,
+        epochs: args.sim.epochs,
+        probes: args.sim.probes,
+        seed: args.sim.seed,
+        confidence: args.sim.confidence,
+    };
+    let r = simulate(&cfg).map_err(|e| {
+        let mut flags = FLAGS.to_vec();
+        flags.extend_from_slice(SIM_FLAGS);
+        CliError::from_model(e, &flags)
+    })?;
+    let metrics = params.metrics();
+    let (predicted, _) = prediction(&params);
+    let row = Row::new("classic", params, serde_json::json!({}))
+        .param("workload", cfg.workload.describe())
+        .param("epochs", cfg.epochs)
+        .param("probes", cfg.probes)
+        .param("seed", cfg.seed)
+        .metric("fp", metrics.fp)
+        .metric("fp_exact", metrics.fp_exact)
+        .metric("measured_fp", r.probe_fp.rate)
+        .metric("measured_fp_lo", r.probe_fp.interval.lo)
+        .metric("measured_fp_hi", r.probe_fp.interval.hi)
+        .metric("false_positives", r.probe_fp.successes)
+        .metric("state_fp", r.state_fp.mean)
+        .metric("state_fp_lo", r.state_fp.interval.lo)
+        .metric("state_fp_hi", r.state_fp.interval.hi)
+        .metric("fill", metrics.fill)
+        .metric("measured_fill", r.fill.mean)
+        .metric("arrivals", r.arrivals)
+        .metric("confidence", cfg.confidence)
+        .metric(
+            "agrees",
+            r.probe_fp.interval.contains(predicted) && r.state_fp.interval.contains(predicted),
+        );
+    Ok(Report::single(row))
+}

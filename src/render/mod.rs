@@ -1,0 +1,77 @@
+//! One renderer per output format over the same rows.
+
+mod csv;
+mod json;
+mod junit;
+mod table;
+
+use crate::cli::Format;
+use crate::report::{Report, Row};
+use serde_json::Value;
+use std::io::{self, Write};
+
+/// Writes `report` to `out` in `format`.
+///
+/// # Errors
+/// I/O errors (a closed pipe among them).
+pub fn write(report: &Report, format: Format, out: &mut dyn Write) -> io::Result<()> {
+    match format {
+        Format::Table => table::write(report, out),
+        Format::Json => json::write(report, out),
+        Format::Csv => csv::write(report, out),
+        Format::Junit => junit::write(report, out),
+    }
+}
+
+/// Column names shared by the table and CSV renderers: `family`, then every params key,
+/// then every metrics key, in order of first appearance; a key present in both params
+/// and metrics is prefixed (`params.fp`, `metrics.fp`).
+fn columns(rows: &[Row]) -> Vec<(Source, String, String)> {
+    let mut params: Vec<String> = Vec::new();
+    let mut metrics: Vec<String> = Vec::new();
+    for r in rows {
+        for k in r.params.keys() {
+            if !params.contains(k) {
+                params.push(k.clone());
+            }
+        }
+        for k in r.metrics.keys() {
+            if !metrics.contains(k) {
+                metrics.push(k.clone());
+            }
+        }
+    }
+    let mut cols = vec![(Source::Family, String::new(), "family".to_string())];
+    for k in &params {
+        let name = if metrics.contains(k) {
+            format!("params.{k}")
+        } else {
+            k.clone()
+        };
+        cols.push((Source::Params, k.clone(), name));
+    }
+    for k in &metrics {
+        let name = if params.contains(k) {
+            format!("metrics.{k}")
+        } else {
+            k.clone()
+        };
+        cols.push((Source::Metrics, k.clone(), name));
+    }
+    cols
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Source {
+    Family,
+    Params,
+    Metrics,
+}
+
+fn cell<'a>(row: &'a Row, source: Source, key: &str) -> Option<&'a Value> {
+    match source {
+        Source::Family => None,
+        Source::Params => row.params.get(key),
+        Source::Metrics => row.metrics.get(key),
+    }
+}

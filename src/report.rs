@@ -1,0 +1,91 @@
+//! What a verb produces: rows of `{family, params, metrics}`, rendered by every format.
+
+use crate::exit::Exit;
+use bfopt_validation::agree::Check;
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+/// One result row. JSON keys are snake_case and stable.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Row {
+    /// The filter family.
+    pub family: String,
+    /// The inputs (model parameters or requirement).
+    pub params: Map<String, Value>,
+    /// The outputs.
+    pub metrics: Map<String, Value>,
+}
+
+impl Row {
+    /// A row from any two serializable values (structs become JSON objects).
+    pub fn new(family: &str, params: impl Serialize, metrics: impl Serialize) -> Self {
+        Self {
+            family: family.to_string(),
+            params: object(params),
+            metrics: object(metrics),
+        }
+    }
+
+    /// Adds (or replaces) a metric.
+    pub fn metric(mut self, key: &str, value: impl Serialize) -> Self {
+        self.metrics.insert(key.to_string(), to_value(value));
+        self
+    }
+
+    /// Adds (or replaces) a parameter.
+    pub fn param(mut self, key: &str, value: impl Serialize) -> Self {
+        self.params.insert(key.to_string(), to_value(value));
+        self
+    }
+}
+
+fn to_value(v: impl Serialize) -> Value {
+    serde_json::to_value(v).unwrap_or(Value::Null)
+}
+
+fn object(v: impl Serialize) -> Map<String, Value> {
+    match to_value(v) {
+        Value::Object(map) => map,
+        Value::Null => Map::new(),
+        other => Map::from_iter([("value".to_string(), other)]),
+    }
+}
+
+/// The output of a verb.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Report {
+    /// The rows.
+    pub rows: Vec<Row>,
+    /// Whether JSON is a list (multi-row verbs) or a single object.
+    pub multi: bool,
+    /// The validation checks behind the rows, for JUnit output.
+    pub checks: Option<Vec<Check>>,
+    /// Lines printed under a table (notes, excluded designs).
+    pub notes: Vec<String>,
+    /// The exit status of a successful run (1 when a check failed).
+    pub exit: Exit,
+}
+
+impl Report {
+    /// A single-row report.
+    pub fn single(row: Row) -> Self {
+        Self {
+            rows: vec![row],
+            multi: false,
+            checks: None,
+            notes: Vec::new(),
+            exit: Exit::Ok,
+        }
+    }
+
+    /// A multi-row report.
+    pub fn list(rows: Vec<Row>) -> Self {
+        Self {
+            rows,
+            multi: true,
+            checks: None,
+            notes: Vec::new(),
+            exit: Exit::Ok,
+        }
+    }
+}

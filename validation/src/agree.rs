@@ -1,0 +1,145 @@
+//! The model-vs-simulation verdict.
+
+use serde::Serialize;
+
+/// How far a prediction may sit outside the measured interval and still agree.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Tolerance {
+    /// Relative band around the interval: the prediction passes if it lies in
+    /// `[lo·(1-band), hi·(1+band)]`. Zero for exact models; the stated model error for
+    /// approximations.
+    pub rel_band: f64,
+    /// Why this band.
+    #[serde(skip)]
+    pub reason: &'static str,
+}
+
+impl Tolerance {
+    /// An exact model: only sampling error is allowed.
+    pub const EXACT: Tolerance = Tolerance {
+        rel_band: 0.0,
+        reason: "exact model: sampling error only",
+    };
+
+    /// An approximate model with a stated relative error.
+    pub const fn approx(rel_band: f64, reason: &'static str) -> Self {
+        Self { rel_band, reason }
+    }
+}
+
+/// One model-vs-simulation comparison.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Check {
+    /// Family (`classic`, `apbf`, ...).
+    pub family: String,
+    /// What is compared, with its parameters (`standard m=… k=… n=…: probe fp`).
+    pub name: String,
+    /// The model's value.
+    pub predicted: f64,
+    /// The simulation's estimate.
+    pub measured: f64,
+    /// Its confidence interval.
+    pub lo: f64,
+    /// Its confidence interval.
+    pub hi: f64,
+    /// Two-sided confidence of the interval.
+    pub confidence: f64,
+    /// Relative band allowed beyond the interval.
+    pub tolerance: f64,
+    /// Trials or epochs behind the estimate.
+    pub n: u64,
+    /// The base seed of the simulation.
+    pub seed: u64,
+    /// Whether the prediction agrees.
+    pub pass: bool,
+}
+
+impl Check {
+    /// Compares `predicted` with a measurement `measured ∈ [lo, hi]`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        family: &str,
+        name: String,
+        predicted: f64,
+        measured: f64,
+        (lo, hi): (f64, f64),
+        confidence: f64,
+        tolerance: Tolerance,
+        n: u64,
+        seed: u64,
+    ) -> Self {
+        let band = tolerance.rel_band;
+        let pass = predicted >= lo * (1.0 - band) && predicted <= hi * (1.0 + band);
+        Self {
+            family: family.to_string(),
+            name,
+            predicted,
+            measured,
+            lo,
+            hi,
+            confidence,
+            tolerance: band,
+            n,
+            seed,
+            pass,
+        }
+    }
+
+    /// `PASS` or `FAIL`.
+    pub fn verdict(&self) -> &'static str {
+        if self.pass {
+            "PASS"
+        } else {
+            "FAIL"
+        }
+    }
+}
+
+impl std::fmt::Display for Check {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} {}: {}: predicted {:.6e}, measured {:.6e}, {:.1}% CI [{:.6e}, {:.6e}], band ±{:.1}%, n = {}, seed = {}",
+            self.verdict(),
+            self.family,
+            self.name,
+            self.predicted,
+            self.measured,
+            100.0 * self.confidence,
+            self.lo,
+            self.hi,
+            100.0 * self.tolerance,
+            self.n,
+            self.seed
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn band_widens_the_interval() {
+        let c = |p, band| {
+            Check::new(
+                "t",
+                "x".into(),
+                p,
+                0.1,
+                (0.09, 0.11),
+                0.99,
+                Tolerance::approx(band, ""),
+                1,
+                1,
+            )
+        };
+        assert!(c(0.1, 0.0).pass);
+        assert!(!c(0.112, 0.0).pass);
+        assert!(c(0.112, 0.05).pass);
+        assert!(!c(0.08, 0.05).pass);
+        assert!(c(0.1, 0.0)
+            .to_string()
+            .starts_with("PASS t: x: predicted 1.0"));
+    }
+}

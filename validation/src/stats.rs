@@ -1,0 +1,169 @@
+//! Confidence intervals: Wilson for proportions, Student t for means over epochs.
+
+use serde::Serialize;
+use statrs::distribution::{ContinuousCDF, Normal, StudentsT};
+
+/// A two-sided confidence interval.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Interval {
+    /// Lower end.
+    pub lo: f64,
+    /// Upper end.
+    pub hi: f64,
+}
+
+impl Interval {
+    /// Whether `x` lies inside.
+    pub fn contains(&self, x: f64) -> bool {
+        self.lo <= x && x <= self.hi
+    }
+}
+
+/// A measured proportion with its Wilson interval.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Proportion {
+    /// Events counted (false positives).
+    pub successes: u64,
+    /// Trials (probes).
+    pub trials: u64,
+    /// `successes / trials`.
+    pub rate: f64,
+    /// Wilson score interval at `confidence`.
+    pub interval: Interval,
+    /// Two-sided confidence level.
+    pub confidence: f64,
+}
+
+impl Proportion {
+    /// Estimates a proportion.
+    pub fn new(successes: u64, trials: u64, confidence: f64) -> Self {
+        Self {
+            successes,
+            trials,
+            rate: if trials == 0 {
+                0.0
+            } else {
+                successes as f64 / trials as f64
+            },
+            interval: wilson(successes, trials, confidence),
+            confidence,
+        }
+    }
+}
+
+/// A mean over independent epochs with its Student t interval.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Mean {
+    /// Sample mean.
+    pub mean: f64,
+    /// Sample standard deviation.
+    pub sd: f64,
+    /// Number of epochs.
+    pub samples: u64,
+    /// Student t interval at `confidence`.
+    pub interval: Interval,
+    /// Two-sided confidence level.
+    pub confidence: f64,
+}
+
+impl Mean {
+    /// Estimates a mean from samples (at least 2 for a finite interval).
+    pub fn new(samples: &[f64], confidence: f64) -> Self {
+        let (mean, sd, interval) = student_t(samples, confidence);
+        Self {
+            mean,
+            sd,
+            samples: samples.len() as u64,
+            interval,
+            confidence,
+        }
+    }
+}
+
+/// The two-sided standard-normal quantile `z` with `P(|Z| ≤ z) = confidence`.
+pub fn z_quantile(confidence: f64) -> f64 {
+    let normal = Normal::new(0.0, 1.0).expect("standard normal");
+    normal.inverse_cdf(0.5 + confidence / 2.0)
+}
+
+/// Wilson score interval for `successes` out of `trials`.
+///
+/// ```text
+/// (p̂ + z²/2n ± z·√(p̂(1-p̂)/n + z²/4n²)) / (1 + z²/n)
+/// ```
+/// Well behaved at 0 and `trials` successes, unlike the normal (Wald) interval.
+pub fn wilson(successes: u64, trials: u64, confidence: f64) -> Interval {
+    if trials == 0 {
+        return Interval { lo: 0.0, hi: 1.0 };
+    }
+    let n = trials as f64;
+    let p = successes as f64 / n;
+    let z = z_quantile(confidence);
+    let z2 = z * z;
+    let denom = 1.0 + z2 / n;
+    let centre = (p + z2 / (2.0 * n)) / denom;
+    let half = z * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt() / denom;
+    Interval {
+        lo: (centre - half).max(0.0),
+        hi: (centre + half).min(1.0),
+    }
+}
+
+/// Mean, sample standard deviation and Student t interval of `samples`.
+///
+/// With fewer than two samples the interval is unbounded.
+pub fn student_t(samples: &[f64], confidence: f64) -> (f64, f64, Interval) {
+    let n = samples.len();
+    let mean = samples.iter().sum::<f64>() / n.max(1) as f64;
+    if n < 2 {
+        return (
+            mean,
+            f64::NAN,
+            Interval {
+                lo: f64::NEG_INFINITY,
+                hi: f64::INFINITY,
+            },
+        );
+    }
+    let var = samples.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
+    let sd = var.sqrt();
+    let t = StudentsT::new(0.0, 1.0, (n - 1) as f64)
+        .expect("n >= 2 gives positive degrees of freedom")
+        .inverse_cdf(0.5 + confidence / 2.0);
+    let half = t * sd / (n as f64).sqrt();
+    (
+        mean,
+        sd,
+        Interval {
+            lo: mean - half,
+            hi: mean + half,
+        },
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use approx::assert_relative_eq;
+
+    #[test]
+    fn wilson_matches_textbook_values() {
+        // 8 of 10 at 95%: (0.4902, 0.9433) (Newcombe 1998, method 3).
+        let i = wilson(8, 10, 0.95);
+        assert_relative_eq!(i.lo, 0.4902, epsilon = 1e-4);
+        assert_relative_eq!(i.hi, 0.9433, epsilon = 1e-4);
+        let zero = wilson(0, 100, 0.95);
+        assert_eq!(zero.lo, 0.0);
+        assert!(zero.hi > 0.03 && zero.hi < 0.04);
+    }
+
+    #[test]
+    fn student_t_interval() {
+        // Mean 2, sd 1, n = 4, t(0.975, 3) = 3.182: half width 1.591.
+        let (mean, sd, i) = student_t(&[1.0, 2.0, 3.0, 2.0], 0.95);
+        assert_relative_eq!(mean, 2.0);
+        assert_relative_eq!(sd, (2.0f64 / 3.0).sqrt());
+        assert_relative_eq!(i.hi - mean, 3.182446 * sd / 2.0, max_relative = 1e-5);
+        assert!(student_t(&[1.0], 0.95).2.hi.is_infinite());
+    }
+}
