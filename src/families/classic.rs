@@ -5,7 +5,9 @@ use crate::exit::CliError;
 use crate::families::{to_u32, SIM_FLAGS};
 use crate::report::{Report, Row};
 use crate::units::{parse_bits, parse_count, parse_real};
-use bfopt_models::classic::{design, ClassicParams, ClassicRequirement, Layout};
+use bfopt_models::classic::{
+    best_k, capacity, design, ClassicMetrics, ClassicParams, ClassicRequirement, Layout,
+};
 use bfopt_validation::experiments::classic::{prediction, simulate, ClassicSimConfig};
 use clap::{Args, ValueEnum};
 
@@ -103,16 +105,26 @@ pub fn model(args: &ModelArgs) -> Result<Report, CliError> {
     Ok(Report::single(Row::new("classic", p, p.metrics())))
 }
 
-/// `bfopt optimize classic` flags.
+/// `bfopt optimize classic` flags: one of three questions.
+///
+/// * `--fp P --items N`: the smallest filter (m, k) holding N items at FP ≤ P;
+/// * `--bits M --items N`: the best k for M bits and N items;
+/// * `--bits M --hashes K --fp P`: the capacity, the most items at FP ≤ P.
 #[derive(Debug, Args)]
 pub struct OptimizeArgs {
     /// Largest acceptable false-positive rate, 0 < fp < 1.
     #[arg(long, value_parser = parse_real, allow_hyphen_values = true)]
-    pub fp: f64,
+    pub fp: Option<f64>,
     /// Distinct items to hold.
     #[arg(long, value_parser = parse_count, allow_hyphen_values = true)]
-    pub items: u64,
-    /// Largest hash count to consider (fewer accesses, more bits).
+    pub items: Option<u64>,
+    /// Total bits (for the best-k and capacity questions).
+    #[arg(long, value_parser = parse_bits, allow_hyphen_values = true)]
+    pub bits: Option<u64>,
+    /// Hash functions (for the capacity question).
+    #[arg(long, value_parser = parse_count, allow_hyphen_values = true)]
+    pub hashes: Option<u64>,
+    /// Largest hash count to consider when sizing (fewer accesses, more bits).
     #[arg(long, default_value = "64", value_parser = parse_count, allow_hyphen_values = true)]
     pub max_hashes: u64,
     /// The layout.
@@ -123,11 +135,12 @@ pub struct OptimizeArgs {
 /// Sizes a classic filter; the row's metrics lead with `bits`, `hashes`, `fp`.
 pub fn design_row(req: &ClassicRequirement) -> Result<Row, CliError> {
     let d = design(req).map_err(|e| CliError::from_model(e, FLAGS))?;
-    let mut row = Row::new("classic", req, serde_json::json!({}))
-        .metric("bits", d.params.m())
-        .metric("hashes", d.params.k());
-    let metrics = Row::new("classic", (), d.metrics).metrics;
-    row.metrics.extend(metrics);
+    let mut row = with_metrics(
+        Row::new("classic", req, serde_json::json!({}))
+            .metric("bits", d.params.m())
+            .metric("hashes", d.params.k()),
+        d.metrics,
+    );
     if let Layout::Blocked { block_bits } = d.params.layout() {
         row = row.param("block_bits", block_bits);
     }
@@ -137,13 +150,46 @@ pub fn design_row(req: &ClassicRequirement) -> Result<Row, CliError> {
 /// `bfopt optimize classic`.
 ///
 /// # Errors
-/// Invalid flags; exit 3 when no filter meets the target.
+/// Invalid flags or a combination that asks none of the three questions; exit 3 when
+/// no filter meets the target.
 pub fn optimize(args: &OptimizeArgs) -> Result<Report, CliError> {
-    let k_max = to_u32("--max-hashes", args.max_hashes, "1 <= k_max <= 64")?;
-    let req = ClassicRequirement::new(args.fp, args.items, args.layout.layout()?)
-        .and_then(|r| r.with_k_max(k_max))
-        .map_err(|e| CliError::from_model(e, FLAGS))?;
-    Ok(Report::single(design_row(&req)?))
+    let layout = args.layout.layout()?;
+    let model_err = |e| CliError::from_model(e, FLAGS);
+    match (args.fp, args.items, args.bits, args.hashes) {
+        (Some(fp), Some(n), None, None) => {
+            let k_max = to_u32("--max-hashes", args.max_hashes, "1 <= k_max <= 64")?;
+            let req = ClassicRequirement::new(fp, n, layout)
+                .and_then(|r| r.with_k_max(k_max))
+                .map_err(model_err)?;
+            Ok(Report::single(design_row(&req)?))
+        }
+        (None, Some(n), Some(m), None) => {
+            let (k, _) = best_k(m, n, layout).map_err(model_err)?;
+            let p = ClassicParams::new(m, k, n, layout).map_err(model_err)?;
+            let row = Row::new("classic", p, serde_json::json!({})).metric("hashes", k);
+            Ok(Report::single(with_metrics(row, p.metrics())))
+        }
+        (Some(fp), None, Some(m), Some(k)) => {
+            let k = to_u32("--hashes", k, "1 <= k <= 64")?;
+            let n = capacity(m, k, fp, layout).map_err(model_err)?;
+            let p = ClassicParams::new(m, k, n, layout).map_err(model_err)?;
+            let row = Row::new("classic", p, serde_json::json!({}))
+                .param("fp_target", fp)
+                .metric("capacity", n);
+            Ok(Report::single(with_metrics(row, p.metrics())))
+        }
+        _ => Err(CliError::invalid(
+            "--fp/--items/--bits/--hashes",
+            "this combination",
+            "one of: --fp P --items N (size) | --bits M --items N (best k) | --bits M --hashes K --fp P (capacity)",
+        )),
+    }
+}
+
+/// Appends a metrics struct to a row's metrics.
+fn with_metrics(mut row: Row, metrics: ClassicMetrics) -> Row {
+    row.metrics.extend(Row::new("classic", (), metrics).metrics);
+    row
 }
 
 /// `bfopt simulate classic` flags.

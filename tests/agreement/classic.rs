@@ -6,7 +6,7 @@ use bfopt_validation::workload::Workload;
 #[test]
 fn classic_suite_passes_at_quick_size() {
     let checks = suite::run(Some("classic"), Level::Quick, 1).unwrap();
-    assert_eq!(checks.len(), 27);
+    assert_eq!(checks.len(), 29);
     let failures: Vec<String> = checks
         .iter()
         .filter(|c| !c.pass)

@@ -118,6 +118,40 @@ fn optimize_classic_meets_target() {
 }
 
 #[test]
+fn optimize_classic_best_k_and_capacity() {
+    let best = bfopt()
+        .args([
+            "optimize", "classic", "--bits", "1e4", "--items", "1000", "--format", "json",
+        ])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let v: serde_json::Value = serde_json::from_slice(&best).unwrap();
+    assert_eq!(v["metrics"]["hashes"], 7);
+    let cap = bfopt()
+        .args([
+            "optimize", "classic", "--bits", "1e4", "--hashes", "7", "--fp", "0.01", "--format",
+            "json",
+        ])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let v: serde_json::Value = serde_json::from_slice(&cap).unwrap();
+    let n = v["metrics"]["capacity"].as_u64().unwrap();
+    assert!(v["metrics"]["fp"].as_f64().unwrap() <= 0.01);
+    assert!((1000..1100).contains(&n), "{n}");
+    bfopt()
+        .args(["optimize", "classic", "--fp", "0.01"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("allowed one of: --fp P --items N"));
+}
+
+#[test]
 fn recommend_ranks_by_memory_in_every_format() {
     let out = bfopt()
         .args([
@@ -392,13 +426,13 @@ fn validate_classic_passes_and_writes_junit() {
         .args(["validate", "--family", "classic"])
         .assert()
         .success()
-        .stdout(predicate::str::contains("27 passed, 0 failed"));
+        .stdout(predicate::str::contains("29 passed, 0 failed"));
     bfopt()
         .args(["validate", "--family", "classic", "--format", "junit"])
         .assert()
         .success()
         .stdout(predicate::str::contains(
-            r#"<testsuite name="bfopt validate" tests="27" failures="0">"#,
+            r#"<testsuite name="bfopt validate" tests="29" failures="0">"#,
         ))
         .stdout(predicate::str::contains(
             r#"<testcase classname="bfopt.classic""#,

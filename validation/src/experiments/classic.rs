@@ -192,5 +192,65 @@ pub fn checks(level: Level, seed: u64, confidence: f64) -> Vec<Check> {
             ));
         }
     }
+    out.extend(low_fp_checks(level, seed + 100, confidence));
     out
+}
+
+/// FP rates far below what probing resolves (about 1e-9 and 1e-12), validated through
+/// the state-conditional FP: the exact FP given each epoch's bits, averaged over epochs.
+fn low_fp_checks(level: Level, seed: u64, confidence: f64) -> Vec<Check> {
+    let (m, epochs) = match level {
+        Level::Quick => (1u64 << 16, 16),
+        Level::Full => (1u64 << 22, 64),
+    };
+    let cases = [
+        (Layout::Partitioned, 30u32, 0.5),
+        (Layout::Standard, 40, 0.5),
+    ];
+    cases
+        .into_iter()
+        .enumerate()
+        .map(|(i, (layout, k, load))| {
+            let n = (load * m as f64 * std::f64::consts::LN_2 / f64::from(k)) as u64;
+            let params = ClassicParams::new(m, k, n, layout).expect("valid by construction");
+            let case_seed = seed + i as u64;
+            let cfg = ClassicSimConfig {
+                params,
+                workload: Workload::Distinct,
+                epochs,
+                probes: 1,
+                seed: case_seed,
+                confidence,
+            };
+            let name = format!("{} m={m} k={k} n={n}: state fp (low)", layout.name());
+            let (fp, tol) = prediction(&params);
+            match simulate(&cfg) {
+                Ok(r) => {
+                    let sf = &r.state_fp;
+                    Check::new(
+                        "classic",
+                        name,
+                        fp,
+                        sf.mean,
+                        (sf.interval.lo, sf.interval.hi),
+                        confidence,
+                        tol,
+                        sf.samples,
+                        case_seed,
+                    )
+                }
+                Err(e) => Check::new(
+                    "classic",
+                    format!("{name}: error: {e}"),
+                    fp,
+                    f64::NAN,
+                    (f64::NAN, f64::NAN),
+                    confidence,
+                    tol,
+                    0,
+                    case_seed,
+                ),
+            }
+        })
+        .collect()
 }
