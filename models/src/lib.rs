@@ -8,6 +8,7 @@
 //! | module | structures | seed (in `shared/seeds/`) | tag |
 //! |---|---|---|---|
 //! | [`classic`] | standard / partitioned / blocked Bloom filter | all | `[BF]` |
+//! | [`baseline`] | rotating classic filters, fingerprint queue (hand-built window baselines) | 002 (Section 3) | `[APBF]` |
 //!
 //! # Citation tags
 //! Doc comments cite equations, tables and algorithms with fixed tokens so `grep` finds
@@ -25,6 +26,7 @@
 //! Where a paper is wrong or ambiguous, the module doc of its family says so under
 //! "Known errata" (see also `shared/SPEC-NOTES.md`).
 
+pub mod baseline;
 pub mod classic;
 pub mod error;
 pub mod markov;

@@ -190,13 +190,67 @@ fn recommend_ranks_by_memory_in_every_format() {
         ])
         .assert()
         .success()
-        .stdout(predicate::str::starts_with("family,fp_target,n,layout"))
-        .stdout(predicate::str::contains("classic,0.01,1000000,standard"));
+        .stdout(predicate::str::starts_with(
+            "family,design,parameters,bits,bytes,bits_per_item,accesses_insert",
+        ))
+        .stdout(predicate::str::contains(
+            "classic,classic/standard,m=9592956 k=7,9592956,",
+        ));
     bfopt()
         .args(["recommend", "--fp", "0.01", "--capacity", "1e6"])
         .assert()
         .success()
         .stdout(predicate::str::contains("blocked"));
+}
+
+#[test]
+fn recommend_for_a_window_sizes_the_hand_built_baselines() {
+    let out = bfopt()
+        .args([
+            "recommend",
+            "--fp",
+            "0.01",
+            "--window",
+            "1e5",
+            "--format",
+            "json",
+        ])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let rows: Vec<serde_json::Value> = serde_json::from_slice(&out).unwrap();
+    let designs: Vec<&str> = rows
+        .iter()
+        .map(|r| r["params"]["design"].as_str().unwrap())
+        .collect();
+    for d in ["rotating/standard", "rotating/blocked", "fingerprint-queue"] {
+        assert!(designs.contains(&d), "{designs:?}");
+    }
+    for r in &rows {
+        let m = &r["metrics"];
+        assert!(m["fp"].as_f64().unwrap() <= 0.01, "{r}");
+        assert!(m["bits"].as_u64().unwrap() > 0);
+        assert_eq!(m["false_negatives"], "none in the window");
+    }
+    // A static-set family says why it cannot serve a window.
+    bfopt()
+        .args(["recommend", "--fp", "0.01", "--window", "1e5"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("excluded classic:"));
+}
+
+#[test]
+fn recommend_needs_exactly_one_shape() {
+    for extra in [&[][..], &["--capacity", "10", "--window", "10"][..]] {
+        bfopt()
+            .args(["recommend", "--fp", "0.01"])
+            .args(extra)
+            .assert()
+            .code(2);
+    }
 }
 
 #[test]

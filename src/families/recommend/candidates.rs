@@ -1,0 +1,177 @@
+//! Each family's best design for a requirement, as a [`Candidate`], or the reason it
+//! cannot serve the requirement's shape.
+
+use super::{Requirement, Shape};
+use crate::exit::CliError;
+use crate::families::classic::DEFAULT_BLOCK_BITS;
+use bfopt_models::baseline::{
+    fingerprint_queue::design_fingerprint_queue, rotating::design_rotating,
+    FingerprintQueueRequirement, RotatingRequirement,
+};
+use bfopt_models::classic::{design, ClassicRequirement, Layout};
+use bfopt_models::ModelError;
+
+/// One family's proposal, in the columns every family shares.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Candidate {
+    /// The family (`classic`, `baseline`, `apbf`, ...).
+    pub family: &'static str,
+    /// The structure, e.g. `classic/standard`, `rotating/blocked`.
+    pub design: String,
+    /// Its parameters, e.g. `m=9592956 k=7`.
+    pub parameters: String,
+    /// Total memory in bits.
+    pub bits: u64,
+    /// Memory accesses per insertion.
+    pub accesses_insert: f64,
+    /// Expected memory accesses per query that returns false.
+    pub accesses_query: f64,
+    /// The false-negative guarantee, in words.
+    pub false_negatives: &'static str,
+    /// Items beyond the window still reported at the worst moment (0 for sets).
+    pub slack: u64,
+    /// Predicted FP.
+    pub fp: f64,
+    /// What the FP figure is (`exact`, `worst case`, ...).
+    pub fp_kind: &'static str,
+    /// When to prefer this design.
+    pub note: &'static str,
+}
+
+/// The candidates of every family for `req`: `Ok` designs, `Err` exclusion reasons.
+///
+/// # Errors
+/// A requirement value a model rejects (exit 2).
+pub fn candidates(req: &Requirement) -> Result<Vec<Result<Candidate, String>>, CliError> {
+    let model = |e: ModelError| match e {
+        ModelError::InvalidParam { .. } => Err(CliError::from_model(
+            e,
+            &[("fp", "--fp"), ("n", "--capacity"), ("window", "--window")],
+        )),
+        other => Ok(Err(other.to_string())),
+    };
+    let mut out = Vec::new();
+    for proposal in [classic(req), rotating(req), fingerprint_queue(req)] {
+        match proposal {
+            Ok(list) => out.extend(list.into_iter().map(Ok)),
+            Err(Proposal::Excluded(why)) => out.push(Err(why)),
+            Err(Proposal::Model(e)) => out.push(model(e)?),
+        }
+    }
+    Ok(out)
+}
+
+/// Why a family proposes nothing.
+enum Proposal {
+    /// The family cannot serve this shape.
+    Excluded(String),
+    /// Its model rejected the requirement.
+    Model(ModelError),
+}
+
+impl From<ModelError> for Proposal {
+    fn from(e: ModelError) -> Self {
+        Proposal::Model(e)
+    }
+}
+
+const LAYOUTS: [Layout; 3] = [
+    Layout::Standard,
+    Layout::Partitioned,
+    Layout::Blocked {
+        block_bits: DEFAULT_BLOCK_BITS,
+    },
+];
+
+fn classic(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
+    let Shape::Capacity(n) = req.shape else {
+        return Err(Proposal::Excluded(
+            "classic: a static set; it never forgets, so a window would fill it".into(),
+        ));
+    };
+    LAYOUTS
+        .iter()
+        .map(|&layout| {
+            let d = design(&ClassicRequirement::new(req.fp, n, layout)?)?;
+            Ok(Candidate {
+                family: "classic",
+                design: format!("classic/{}", layout.name()),
+                parameters: format!("m={} k={}", d.params.m(), d.params.k()),
+                bits: d.params.m(),
+                accesses_insert: d.metrics.accesses_insert,
+                accesses_query: d.metrics.accesses_query_false,
+                false_negatives: "none",
+                slack: 0,
+                fp: d.metrics.fp,
+                fp_kind: if matches!(layout, Layout::Standard) {
+                    "usual formula"
+                } else {
+                    "exact"
+                },
+                note: match layout {
+                    Layout::Standard => "fewest bits; k random accesses per insert and query",
+                    Layout::Partitioned => "standard's accesses, a few more bits; suits hardware",
+                    Layout::Blocked { .. } => "one cache line per operation, some extra bits",
+                },
+            })
+        })
+        .collect()
+}
+
+fn rotating(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
+    let Shape::Window(w) = req.shape else {
+        return Err(Proposal::Excluded(
+            "rotating: a window structure; a static set needs --window".into(),
+        ));
+    };
+    [LAYOUTS[0], LAYOUTS[2]]
+        .iter()
+        .map(|&layout| {
+            let d = design_rotating(&RotatingRequirement::new(req.fp, w, layout)?)?;
+            Ok(Candidate {
+                family: "baseline",
+                design: format!("rotating/{}", layout.name()),
+                parameters: format!(
+                    "r={} g={} m={} k={}",
+                    d.filters,
+                    d.generation,
+                    d.per_filter.params.m(),
+                    d.per_filter.params.k()
+                ),
+                bits: d.bits,
+                accesses_insert: d.accesses_insert,
+                accesses_query: d.accesses_query_false,
+                false_negatives: "none in the window",
+                slack: d.slack,
+                fp: d.fp,
+                fp_kind: "worst case (before rotation)",
+                note: "hand-built ring of classic filters, each sized so the union meets fp",
+            })
+        })
+        .collect()
+}
+
+fn fingerprint_queue(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
+    let Shape::Window(w) = req.shape else {
+        return Err(Proposal::Excluded(
+            "fingerprint-queue: a window structure; a static set needs --window".into(),
+        ));
+    };
+    let d = design_fingerprint_queue(&FingerprintQueueRequirement::new(req.fp, w)?)?;
+    Ok(vec![Candidate {
+        family: "baseline",
+        design: "fingerprint-queue".into(),
+        parameters: format!(
+            "b={} c={} slots={}",
+            d.fingerprint_bits, d.counter_bits, d.slots
+        ),
+        bits: d.bits,
+        accesses_insert: d.accesses_insert,
+        accesses_query: d.accesses_query_false,
+        false_negatives: "none in the window",
+        slack: 0,
+        fp: d.fp,
+        fp_kind: "worst case (distinct window)",
+        note: "exact expiry and counts, no slack; the most bits per item",
+    }])
+}
