@@ -16,6 +16,13 @@ pub struct Cli {
     /// Output format (`junit` only for `validate`).
     #[arg(long, global = true, value_enum, default_value_t = Format::Table)]
     pub format: Format,
+    /// No progress bars and no notes under tables.
+    #[arg(long, short, global = true)]
+    pub quiet: bool,
+    /// Worker threads for simulations (default: one per core); results do not depend
+    /// on it.
+    #[arg(long, global = true, value_parser = crate::units::parse_count)]
+    pub threads: Option<u64>,
 }
 
 /// Output formats.
@@ -35,27 +42,54 @@ pub enum Format {
 #[derive(Debug, Subcommand)]
 pub enum Verb {
     /// Rank the designs of every family that meet a requirement.
+    #[command(
+        after_help = "Examples:\n  bfopt recommend --fp 0.01 --window 1e6\n  bfopt recommend --fp 1e-4 --capacity 1e8 --memory 256MiB --format json"
+    )]
     Recommend(families::recommend::RecommendArgs),
     /// Evaluate a family's model for given parameters.
+    #[command(after_help = "Example:\n  bfopt model classic --bits 8Mb --hashes 7 --items 1e6")]
     Model {
         /// The family.
         #[command(subcommand)]
         family: ModelFamily,
     },
     /// Choose a family's parameters for a requirement.
+    #[command(
+        after_help = "Example:\n  bfopt optimize classic --fp 0.01 --items 1e6 --layout blocked"
+    )]
     Optimize {
         /// The family.
         #[command(subcommand)]
         family: OptimizeFamily,
     },
     /// Simulate a family's reference filter and compare with the model.
+    #[command(
+        after_help = "Example:\n  bfopt simulate classic --bits 1Mb --hashes 7 --items 1e5 --epochs 8 --seed 1"
+    )]
     Simulate {
         /// The family.
         #[command(subcommand)]
         family: SimulateFamily,
     },
     /// Run the model-vs-simulation suite (exit 1 on any FAIL).
+    #[command(
+        after_help = "Examples:\n  bfopt validate\n  bfopt validate --family classic --level full --format junit > report.xml"
+    )]
     Validate(ValidateArgs),
+    /// Recompute a table or figure of the papers: CSV, SVG and the differences.
+    #[command(
+        after_help = "Examples:\n  bfopt reproduce --list\n  bfopt reproduce apbf-table1 --out figures"
+    )]
+    Reproduce(crate::reproduce::ReproduceArgs),
+    /// Print a shell completion script.
+    #[command(
+        after_help = "Example:\n  bfopt completions bash > ~/.local/share/bash-completion/completions/bfopt"
+    )]
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
 }
 
 /// `bfopt model <family>`.

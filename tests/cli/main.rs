@@ -503,3 +503,101 @@ fn help_and_version_exit_0() {
     bfopt().arg("--version").assert().success();
     bfopt().assert().code(2);
 }
+
+#[test]
+fn reproduce_writes_csv_and_svg_and_lists_its_catalogue() {
+    bfopt()
+        .args(["reproduce", "--list"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("apbf-table1"));
+    let dir = std::env::temp_dir().join(format!("bfopt-reproduce-{}", std::process::id()));
+    bfopt()
+        .args(["reproduce", "apbf-table1", "--out"])
+        .arg(&dir)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("matches the paper"));
+    let csv = std::fs::read_to_string(dir.join("apbf-table1.csv")).unwrap();
+    assert!(csv.starts_with("aimed_fp,k,bits_per_item"));
+    assert_eq!(csv.lines().count(), 6);
+    let svg = std::fs::read_to_string(dir.join("apbf-table1.svg")).unwrap();
+    assert!(svg.starts_with("<svg"));
+    std::fs::remove_dir_all(&dir).unwrap();
+    bfopt()
+        .args(["reproduce", "no-such-table"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("allowed one of apbf-table1"));
+}
+
+#[test]
+fn completions_quiet_and_threads() {
+    for shell in ["bash", "zsh", "fish"] {
+        bfopt()
+            .args(["completions", shell])
+            .assert()
+            .success()
+            .stdout(predicate::str::contains("recommend"));
+    }
+    bfopt()
+        .args(["recommend", "--fp", "0.01", "--window", "1e4", "--quiet"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("excluded").not());
+    bfopt()
+        .args([
+            "--threads",
+            "0",
+            "recommend",
+            "--fp",
+            "0.01",
+            "--window",
+            "1e4",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--threads = 0: allowed 1 to 1024"));
+}
+
+#[test]
+fn same_seed_same_json_on_any_thread_count() {
+    let run = |threads: &str| {
+        bfopt()
+            .args([
+                "--threads",
+                threads,
+                "--format",
+                "json",
+                "simulate",
+                "classic",
+            ])
+            .args(["--bits", "4096", "--hashes", "3", "--items", "500"])
+            .args(["--epochs", "4", "--probes", "2000", "--seed", "9"])
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone()
+    };
+    assert_eq!(run("1"), run("2"));
+}
+
+#[test]
+fn every_verb_help_shows_an_example() {
+    for verb in [
+        "recommend",
+        "model",
+        "optimize",
+        "simulate",
+        "validate",
+        "reproduce",
+        "completions",
+    ] {
+        bfopt()
+            .args([verb, "--help"])
+            .assert()
+            .success()
+            .stdout(predicate::str::contains(format!("bfopt {verb}")));
+    }
+}
