@@ -8,6 +8,7 @@
 //! | module | structures | seed (in `shared/seeds/`) | tag |
 //! |---|---|---|---|
 //! | [`classic`] | standard / partitioned / blocked Bloom filter | all | `[BF]` |
+//! | [`rbf`] | Recycling Bloom filter, one- and two-phase | `004_052894280afd131c.txt` | `[RBF]` |
 //!
 //! # Citation tags
 //! Doc comments cite equations, tables and algorithms with fixed tokens so `grep` finds
@@ -30,6 +31,7 @@ pub mod error;
 pub mod markov;
 pub mod numeric;
 pub mod printed;
+pub mod rbf;
 #[cfg(any(test, feature = "proptest"))]
 pub mod strategies;
 
