@@ -9,6 +9,7 @@
 //! |---|---|---|---|
 //! | [`classic`] | standard / partitioned / blocked Bloom filter | all | `[BF]` |
 //! | [`baseline`] | rotating classic filters, fingerprint queue (hand-built window baselines) | 002 (Section 3) | `[APBF]` |
+//! | [`rbf`] | Recycling Bloom filter, one- and two-phase | `004_052894280afd131c.txt` | `[RBF]` |
 //!
 //! # Citation tags
 //! Doc comments cite equations, tables and algorithms with fixed tokens so `grep` finds
@@ -32,6 +33,7 @@ pub mod error;
 pub mod markov;
 pub mod numeric;
 pub mod printed;
+pub mod rbf;
 #[cfg(any(test, feature = "proptest"))]
 pub mod strategies;
 

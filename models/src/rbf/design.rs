@@ -1,0 +1,260 @@
+//! Capacity optimizer: the `(k, σ)` that maximise the messages per cycle under an average
+//! FP target (Section V-B [RBF], Figures 6-8), the least memory for a message count, and
+//! the worst-case (Eq. (1)) design for comparison.
+
+use super::chain::{solve, CurveScan};
+use super::fluid;
+use super::transitions::{Law, Retention};
+use super::{Hashing, Method, RbfMetrics, RbfParams, Recycling};
+use crate::error::{check, ModelError};
+use crate::numeric::last_true;
+use serde::Serialize;
+
+/// What an RBF must achieve: average FP at most `fp`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct RbfRequirement {
+    #[serde(rename = "fp_target")]
+    fp: f64,
+    phases: u8,
+    hashing: Hashing,
+    recycling: Recycling,
+    k_max: u32,
+    #[serde(skip)]
+    method: Method,
+}
+
+impl RbfRequirement {
+    /// Average FP at most `fp` (0 < fp < 1), colliding, non-retaining, `Method::Auto`.
+    ///
+    /// # Errors
+    /// `fp` outside (0, 1); `phases` outside 1..=2.
+    pub fn new(fp: f64, phases: u8) -> Result<Self, ModelError> {
+        check::open_probability("fp", fp)?;
+        check::in_range("phases", phases, RbfParams::PHASES)?;
+        Ok(Self {
+            fp,
+            phases,
+            hashing: Hashing::Colliding,
+            recycling: Recycling::NonRetaining,
+            k_max: 32,
+            method: Method::Auto,
+        })
+    }
+
+    /// Sets the hashing and recycling variant.
+    pub fn with_variant(mut self, hashing: Hashing, recycling: Recycling) -> Self {
+        self.hashing = hashing;
+        self.recycling = recycling;
+        self
+    }
+
+    /// Sets how the model is evaluated.
+    pub fn with_method(mut self, method: Method) -> Self {
+        self.method = method;
+        self
+    }
+
+    /// The FP target.
+    pub fn fp(&self) -> f64 {
+        self.fp
+    }
+}
+
+/// An optimised RBF.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct RbfDesign {
+    /// The chosen parameters.
+    pub params: RbfParams,
+    /// Their metrics (`fp_avg ≤` the target).
+    pub metrics: RbfMetrics,
+    /// The FP target.
+    pub fp_target: f64,
+    /// New messages per cycle of the worst-case design (Eq. (1) [RBF] at the target, best
+    /// `k`), same memory and phases.
+    pub worst_case_messages: u64,
+    /// The `k` of the worst-case design.
+    pub worst_case_hashes: u32,
+}
+
+/// Largest σ for `k` with average FP within target, and its messages per cycle.
+fn best_sigma(law: Law, req: &RbfRequirement) -> Option<(u64, f64)> {
+    let two = req.phases == 2;
+    let retaining = req.recycling == Recycling::Retaining;
+    let k = law.k;
+    let sig_hi = law.m - 1;
+    if sig_hi < u64::from(k) {
+        return None;
+    }
+    let exact = req.method.resolve(k, sig_hi) == Method::Exact;
+    if !exact {
+        let fp_at = |s: u64| {
+            let p = fluid::point(law, s, retaining);
+            if two {
+                1.0 - (1.0 - p.fp) * (1.0 - p.fp_frozen)
+            } else {
+                p.fp
+            }
+        };
+        let s = last_true(u64::from(k), sig_hi, |s| fp_at(s) <= req.fp)?;
+        return Some((s, fluid::point(law, s, retaining).messages));
+    }
+    if !retaining {
+        let mut best = None;
+        for p in CurveScan::new(law, two) {
+            let f = if two { p.fp_two_phase() } else { p.fp };
+            if f > req.fp {
+                break;
+            }
+            best = Some((p.sigma, p.messages));
+        }
+        return best;
+    }
+    let retention = Retention::Exact;
+    let fp_at = |s: u64| {
+        solve(law, s, retention)
+            .map(|sol| if two { sol.fp_two_phase() } else { sol.fp })
+            .unwrap_or(1.0)
+    };
+    let s = last_true(u64::from(k), sig_hi, |s| fp_at(s) <= req.fp)?;
+    solve(law, s, retention).ok().map(|sol| (s, sol.messages))
+}
+
+/// The `(k, σ)` with the most expected new messages per cycle for `bits` of memory and
+/// average FP at most the target (Section V-B [RBF]). `k` is scanned upward and the scan
+/// stops once the best σ's message count has fallen three times in a row (it is unimodal
+/// in `k`).
+///
+/// # Errors
+/// Invalid `bits` (see [`RbfParams::new`]); [`ModelError::Infeasible`] when no `k` meets
+/// the target.
+pub fn design(bits: u64, req: &RbfRequirement) -> Result<RbfDesign, ModelError> {
+    check::in_range("bits", bits, RbfParams::BITS)?;
+    if req.phases == 2 && bits % 2 == 1 {
+        return Err(ModelError::invalid(
+            "bits",
+            bits,
+            "an even number with two phases (each filter has bits/2)",
+        ));
+    }
+    let m = bits / u64::from(req.phases);
+    let mut best: Option<(u32, u64, f64)> = None;
+    let mut falling = 0;
+    for k in 1..=req.k_max {
+        if u64::from(k) >= m {
+            break;
+        }
+        let law = Law {
+            m,
+            k,
+            hashing: req.hashing,
+        };
+        let Some((sigma, messages)) = best_sigma(law, req) else {
+            if best.is_some() {
+                falling += 1;
+                if falling == 3 {
+                    break;
+                }
+            }
+            continue;
+        };
+        match best {
+            Some((_, _, e)) if messages <= e => {
+                falling += 1;
+                if falling == 3 {
+                    break;
+                }
+            }
+            _ => {
+                best = Some((k, sigma, messages));
+                falling = 0;
+            }
+        }
+    }
+    let (worst_case_hashes, worst_case_messages) = worst_case_messages(bits, req.fp, req.phases)?;
+    let Some((k, sigma, _)) = best else {
+        return Err(ModelError::infeasible(
+            format!("average fp <= {}", req.fp),
+            format!("no k <= {} and sigma with bits = {bits}", req.k_max),
+        ));
+    };
+    let params = RbfParams::new(bits, k, sigma, req.phases, req.hashing, req.recycling)?;
+    Ok(RbfDesign {
+        params,
+        metrics: params.metrics(req.method)?,
+        fp_target: req.fp,
+        worst_case_messages,
+        worst_case_hashes,
+    })
+}
+
+/// The worst-case (Eq. (1) [RBF]) design: the most messages `N` with
+/// `(1 − (1 − 1/M)^(kN))^k ≤ p`, best `k`, returned as `(k, N)`:
+/// `N = ⌊ln(1 − p^(1/k)) / (k·ln(1 − 1/M))⌋`. With two phases each filter has `bits/2`
+/// and both may be at their worst, so `p = 1 − √(1 − fp)`.
+///
+/// # Errors
+/// `fp` outside (0, 1), `bits` out of range.
+pub fn worst_case_messages(bits: u64, fp: f64, phases: u8) -> Result<(u32, u64), ModelError> {
+    check::open_probability("fp", fp)?;
+    check::in_range("bits", bits, RbfParams::BITS)?;
+    check::in_range("phases", phases, RbfParams::PHASES)?;
+    let m = (bits / u64::from(phases)) as f64;
+    let p = if phases == 2 {
+        -(0.5 * (-fp).ln_1p()).exp_m1()
+    } else {
+        fp
+    };
+    let per_k = |k: u32| {
+        let kf = f64::from(k);
+        let n = (-(p.ln() / kf).exp_m1()).ln() / (kf * (-1.0 / m).ln_1p());
+        n.max(0.0).floor() as u64
+    };
+    Ok((1..=*RbfParams::K.end())
+        .map(|k| (k, per_k(k)))
+        .max_by_key(|&(k, n)| (n, std::cmp::Reverse(k)))
+        .unwrap_or((1, 0)))
+}
+
+/// The least memory (bits) whose [`design`] holds at least `messages` new messages per
+/// cycle on average within the FP target. Brackets with the fluid model, then refines
+/// with `req`'s method.
+///
+/// # Errors
+/// `messages` = 0; [`ModelError::Infeasible`] beyond [`RbfParams::BITS`].
+pub fn least_bits(messages: u64, req: &RbfRequirement) -> Result<RbfDesign, ModelError> {
+    if messages == 0 {
+        return Err(ModelError::invalid("messages", 0, "messages >= 1"));
+    }
+    let unit = u64::from(req.phases);
+    let enough = |units: u64, r: &RbfRequirement| {
+        design(units * unit, r).is_ok_and(|d| d.metrics.expected_messages >= messages as f64)
+    };
+    let fluid_req = req.with_method(Method::Fluid);
+    let max_units = RbfParams::BITS.end() / unit;
+    // Exponential search with the fluid model, then the requested method near it.
+    let mut hi = 4u64;
+    while hi < max_units && !enough(hi, &fluid_req) {
+        hi = hi.saturating_mul(2).min(max_units);
+    }
+    let guess =
+        crate::numeric::first_true(hi / 2, hi, |u| enough(u, &fluid_req)).ok_or_else(|| {
+            ModelError::infeasible(
+                format!("{messages} messages per cycle at fp <= {}", req.fp),
+                format!("more than {} bits", RbfParams::BITS.end()),
+            )
+        })?;
+    let (mut lo, mut hi) = ((guess - guess / 16).max(1), guess + guess / 16 + 2);
+    while lo > 1 && enough(lo, req) {
+        lo = (lo / 2).max(1);
+    }
+    while hi < max_units && !enough(hi, req) {
+        hi = hi.saturating_mul(2).min(max_units);
+    }
+    let units = crate::numeric::first_true(lo, hi, |u| enough(u, req)).ok_or_else(|| {
+        ModelError::infeasible(
+            format!("{messages} messages per cycle at fp <= {}", req.fp),
+            format!("more than {} bits", RbfParams::BITS.end()),
+        )
+    })?;
+    design(units * unit, req)
+}

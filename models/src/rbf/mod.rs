@@ -1,0 +1,376 @@
+//! Recycling Bloom filters (RBF), one- and two-phase.
+//!
+//! K. Dozier, L. Salamatian, D. Rubenstein, *Modeling Average False Positive Rates of
+//! Recycling Bloom Filters*, arXiv:2401.02647, 2024 (`004_052894280afd131c.txt`).
+//!
+//! An RBF is a Bloom filter of `M` bits and `k` hashes that is cleared ("recycled") when
+//! it is full enough: σ-bounded when the bits set `b` exceed σ, N-bounded after `N`
+//! bit-setting messages. Hashes are *colliding* (with replacement) or *distinct*
+//! (without); the message that triggers a recycle is dropped (*non-retaining*) or
+//! re-inserted into the empty filter (*retaining*). A *two-phase* RBF keeps two filters of
+//! `M/2` bits: messages go to the active one; when it overflows, the frozen one is
+//! cleared and the roles swap; a query hits if either filter holds all its bits.
+//!
+//! False positives are counted per instance (Section II-E [RBF]): the fraction of new
+//! messages (first arrival in the current cycle) reported as seen.
+//!
+//! | quantity | Eq. [RBF] | function |
+//! |---|---|---|
+//! | transitions τ_k(i, j), four variants | (4)-(14) | [`transitions::new_bits`], [`transitions::recycle_law`] |
+//! | stationary π | (15)-(16) | [`chain::stationary`] |
+//! | ρ(i) | (17) | [`transitions::rho`] |
+//! | f_σ¹ | (18) | [`chain::solve`], [`RbfParams::metrics`] |
+//! | k = 1 closed form | (19) | [`fp_k1_closed_form`] |
+//! | E[N_0] as printed | (20)-(23) | [`chain::messages_paper`] |
+//! | f_σ² | (24)-(26) | [`chain::ChainSolution::fp_two_phase`] |
+//! | f_w, f_o, f_a | (1)-(3) | [`RbfNParams::metrics`] |
+//! | whole curve in σ | | [`chain::CurveScan`] |
+//! | large-M approximation | | [`fluid::point`] |
+//! | false negatives, cycle length | (not in the paper) | [`forgetting`] |
+//! | capacity optimizer | Figs. 6-8 | [`design`], [`least_bits`] |
+//!
+//! # Assumptions
+//! Ideal hashes; every counted arrival is a message new to the filter(s) it is checked
+//! against (Eq. (26) also assumes it is new to both filters of a two-phase RBF).
+//!
+//! # Known errata
+//! * Every formula is printed twice and cross-references are renumbered: "identical form
+//!   to equation (2)" means Eq. (4); "apply (12)" and "Equation (12) now holds only for
+//!   i > k" mean Eq. (15); "the equations of (12) and (13)" mean (15) and (16); Eq. (25)'s
+//!   denominator is `Σ_j F̂_j`; Eq. (19)'s normaliser is a constant:
+//!   `f = Σ_{i≤σ} i/(M(M−i)) / Σ_{j≤σ} 1/(M−j)`.
+//! * Eqs. (4)-(5), (11)-(12) recurse over the hash index; with distinct hashes the
+//!   denominators at hash `h` are `M − (h−1)`. The overflow mass (`b > σ`) is kept apart
+//!   from state 0 here.
+//! * Distinct hashes, non-retaining: the text sets `π_i = 0` for `i < k`, but state 0
+//!   (the empty filter that takes a cycle's first message) stays: `π_0 = 1/E[messages]`.
+//! * Eq. (10) (colliding + retaining) multiplies `τ(i,0)·τ(0,j)`, treating "this message
+//!   overflowed" and "it sets j bits on re-insertion" as independent. They are not: a
+//!   message with more distinct positions overflows more often. [`chain::solve`] uses the
+//!   exact joint law (`fp_avg`); the printed form is kept as `fp_avg_paper`. The gap is
+//!   about 1% for M ≤ 200 and below 1e-5 relative for M ≥ 1000 (tests).
+//! * Eqs. (20)-(23) set `E[N_b] = 0` for `b ≥ σ`: messages needed to *reach* σ bits. The
+//!   cycle ends when `b > σ`, so the mean cycle is `1/π_0` (`expected_messages`); the
+//!   printed form is `expected_messages_paper`.
+//!
+//! # References
+//! * K. Dozier, L. Salamatian, D. Rubenstein, arXiv:2401.02647 (2024).
+
+pub mod chain;
+mod design;
+pub mod fluid;
+pub mod forgetting;
+mod nbounded;
+pub mod transitions;
+
+#[cfg(test)]
+mod tests;
+
+pub use design::{design, least_bits, worst_case_messages, RbfDesign, RbfRequirement};
+pub use nbounded::{fp_worst, RbfNMetrics};
+
+use crate::error::{check, ModelError};
+use serde::Serialize;
+use std::ops::RangeInclusive;
+use transitions::{Law, Retention};
+
+/// Colliding (with replacement) or distinct (without) hash positions, Section II-A1 [RBF].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Hashing {
+    /// The `k` positions are drawn with replacement.
+    Colliding,
+    /// The `k` positions are distinct ("non-colliding").
+    Distinct,
+}
+
+/// What happens to the message that triggers a recycle, Section IV-B [RBF].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Recycling {
+    /// Dropped: the next cycle starts empty.
+    NonRetaining,
+    /// Re-inserted as the first message of the next cycle.
+    Retaining,
+}
+
+/// How to evaluate the σ-bounded model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Method {
+    /// The chain, exactly: `O(k²·σ)` time, `O(k²)` memory.
+    Exact,
+    /// The level-crossing approximation ([`fluid`]): `O(k)`; relative error `O(k/σ)`.
+    Fluid,
+    /// Exact when `k²·σ ≤` [`EXACT_BUDGET`], else fluid.
+    Auto,
+}
+
+/// Largest `k²·σ` that [`Method::Auto`] solves exactly (about a second).
+pub const EXACT_BUDGET: f64 = 1e9;
+
+impl Method {
+    fn resolve(self, k: u32, sigma: u64) -> Method {
+        match self {
+            Method::Auto if f64::from(k).powi(2) * sigma as f64 <= EXACT_BUDGET => Method::Exact,
+            Method::Auto => Method::Fluid,
+            m => m,
+        }
+    }
+}
+
+/// Parameters of a σ-bounded RBF.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct RbfParams {
+    bits: u64,
+    k: u32,
+    sigma: u64,
+    phases: u8,
+    hashing: Hashing,
+    recycling: Recycling,
+}
+
+impl RbfParams {
+    /// Allowed total memory in bits.
+    pub const BITS: RangeInclusive<u64> = 2..=1_000_000_000_000_000;
+    /// Allowed hash counts.
+    pub const K: RangeInclusive<u32> = 1..=64;
+    /// Allowed phase counts.
+    pub const PHASES: RangeInclusive<u8> = 1..=2;
+
+    /// Validates and builds the parameters. `bits` is the total memory: with two phases
+    /// each filter has `bits/2` (the paper's `M' = 2M`); `sigma` is per filter.
+    ///
+    /// # Errors
+    /// [`ModelError::InvalidParam`] for `bits`, `k`, `phases` out of range, an odd `bits`
+    /// with two phases, or `sigma` outside `k ≤ σ < M` (M = bits per filter).
+    pub fn new(
+        bits: u64,
+        k: u32,
+        sigma: u64,
+        phases: u8,
+        hashing: Hashing,
+        recycling: Recycling,
+    ) -> Result<Self, ModelError> {
+        check::in_range("bits", bits, Self::BITS)?;
+        check::in_range("k", k, Self::K)?;
+        check::in_range("phases", phases, Self::PHASES)?;
+        if phases == 2 && bits % 2 == 1 {
+            return Err(ModelError::invalid(
+                "bits",
+                bits,
+                "an even number with two phases (each filter has bits/2)",
+            ));
+        }
+        let m = bits / u64::from(phases);
+        if sigma < u64::from(k) || sigma >= m {
+            return Err(ModelError::invalid(
+                "sigma",
+                sigma,
+                format!("k = {k} <= sigma < M = {m} (bits per filter)"),
+            ));
+        }
+        Ok(Self {
+            bits,
+            k,
+            sigma,
+            phases,
+            hashing,
+            recycling,
+        })
+    }
+
+    /// Total memory in bits.
+    pub fn bits(&self) -> u64 {
+        self.bits
+    }
+    /// Bits per filter `M`.
+    pub fn m(&self) -> u64 {
+        self.bits / u64::from(self.phases)
+    }
+    /// Hashes per message `k`.
+    pub fn k(&self) -> u32 {
+        self.k
+    }
+    /// Recycle threshold σ (recycle when more than σ bits are set).
+    pub fn sigma(&self) -> u64 {
+        self.sigma
+    }
+    /// One or two phases.
+    pub fn phases(&self) -> u8 {
+        self.phases
+    }
+    /// The hashing.
+    pub fn hashing(&self) -> Hashing {
+        self.hashing
+    }
+    /// The recycling.
+    pub fn recycling(&self) -> Recycling {
+        self.recycling
+    }
+    /// The hashing law of one filter.
+    pub fn law(&self) -> Law {
+        Law {
+            m: self.m(),
+            k: self.k,
+            hashing: self.hashing,
+        }
+    }
+    /// The retention law with the exact joint law.
+    pub fn retention(&self) -> Retention {
+        match self.recycling {
+            Recycling::NonRetaining => Retention::None,
+            Recycling::Retaining => Retention::Exact,
+        }
+    }
+
+    /// Fewest new messages a cycle can take: `⌈(σ + 1 − s)/k⌉` with start bits `s = 0`
+    /// (non-retaining) or `s = k` (retaining).
+    pub fn min_messages(&self) -> u64 {
+        let k = u64::from(self.k);
+        let start = match self.recycling {
+            Recycling::NonRetaining => 0,
+            Recycling::Retaining => k,
+        };
+        (self.sigma + 1 - start).div_ceil(k)
+    }
+
+    /// Two phases: a message inserted into the active filter (and not itself the
+    /// recycling one) is still held when any of the next `1 + min_messages` new messages
+    /// arrives: the active filter may overflow at the very next arrival, and the filter
+    /// that replaces it takes at least [`Self::min_messages`] arrivals before it overflows
+    /// and clears the first. `None` with one phase (the next arrival may recycle).
+    pub fn fn_window(&self) -> Option<u64> {
+        (self.phases == 2).then(|| 1 + self.min_messages())
+    }
+
+    /// All metrics by `method`.
+    ///
+    /// # Errors
+    /// As [`chain::solve`].
+    pub fn metrics(&self, method: Method) -> Result<RbfMetrics, ModelError> {
+        let law = self.law();
+        let two = self.phases == 2;
+        let method = method.resolve(self.k, self.sigma);
+        let (fp_avg, fp_avg_paper, fp_frozen, messages, messages_paper) = match method {
+            Method::Exact => {
+                let sol = chain::solve(law, self.sigma, self.retention())?;
+                let paper = if self.recycling == Recycling::Retaining
+                    && self.hashing == Hashing::Colliding
+                {
+                    chain::solve(law, self.sigma, Retention::Paper)?
+                } else {
+                    sol.clone()
+                };
+                let pick = |s: &chain::ChainSolution| if two { s.fp_two_phase() } else { s.fp };
+                (
+                    pick(&sol),
+                    pick(&paper),
+                    sol.fp_frozen,
+                    sol.messages,
+                    chain::messages_paper(law, self.sigma),
+                )
+            }
+            _ => {
+                let p = fluid::point(law, self.sigma, self.recycling == Recycling::Retaining);
+                let f = if two {
+                    1.0 - (1.0 - p.fp) * (1.0 - p.fp_frozen)
+                } else {
+                    p.fp
+                };
+                (f, f, p.fp_frozen, p.messages, p.messages_paper)
+            }
+        };
+        debug_assert!((0.0..=1.0).contains(&fp_avg), "fp_avg = {fp_avg}");
+        Ok(RbfMetrics {
+            fp_avg: crate::numeric::probability(fp_avg),
+            fp_avg_paper: crate::numeric::probability(fp_avg_paper),
+            fp_frozen: two.then_some(crate::numeric::probability(fp_frozen)),
+            expected_messages: messages,
+            expected_messages_paper: messages_paper,
+            min_messages: self.min_messages(),
+            fn_window: self.fn_window(),
+            method: match method {
+                Method::Exact => "exact",
+                _ => "fluid",
+            },
+        })
+    }
+}
+
+/// Predicted metrics of a σ-bounded RBF.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct RbfMetrics {
+    /// Long-run count-instance FP: f_σ¹ (Eq. (18) [RBF]) with one phase, f_σ² (Eq. (26))
+    /// with two; retaining chains use the exact re-insertion law.
+    pub fp_avg: f64,
+    /// The same with Eq. (10) [RBF] exactly as printed (equal to `fp_avg` except for
+    /// colliding + retaining).
+    pub fp_avg_paper: f64,
+    /// Two phases: the mean FP of the frozen filter, `Σ F_i ρ(i)` (Eqs. (24)-(25)).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fp_frozen: Option<f64>,
+    /// Mean new messages per cycle (a cycle ends when `b > σ`): `1/π_0` non-retaining.
+    pub expected_messages: f64,
+    /// E[N_0] of Eqs. (20)-(23) [RBF] as printed (`E[N_b] = 0` for `b ≥ σ`).
+    pub expected_messages_paper: f64,
+    /// Fewest new messages a cycle can take.
+    pub min_messages: u64,
+    /// Two phases: new messages during which an inserted message is guaranteed held.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fn_window: Option<u64>,
+    /// `exact` or `fluid`.
+    pub method: &'static str,
+}
+
+/// Parameters of an N-bounded RBF: `m` bits, `k` hashes, recycle after `n` bit-setting
+/// messages.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct RbfNParams {
+    m: u64,
+    k: u32,
+    n: u64,
+}
+
+impl RbfNParams {
+    /// Allowed `N` (the metrics sum over `1..=N`).
+    pub const N: RangeInclusive<u64> = 1..=1_000_000_000;
+
+    /// Validates and builds the parameters.
+    ///
+    /// # Errors
+    /// `m` outside [`RbfParams::BITS`], `k` outside [`RbfParams::K`], `n` outside
+    /// [`Self::N`].
+    pub fn new(m: u64, k: u32, n: u64) -> Result<Self, ModelError> {
+        check::in_range("bits", m, RbfParams::BITS)?;
+        check::in_range("k", k, RbfParams::K)?;
+        check::in_range("n", n, Self::N)?;
+        Ok(Self { m, k, n })
+    }
+    /// Bits `M`.
+    pub fn m(&self) -> u64 {
+        self.m
+    }
+    /// Hashes `k`.
+    pub fn k(&self) -> u32 {
+        self.k
+    }
+    /// Recycle point `N`.
+    pub fn n(&self) -> u64 {
+        self.n
+    }
+}
+
+/// Eq. (19) [RBF], colliding, non-retaining, `k = 1`:
+/// `f = Σ_{i≤σ} i/(M(M−i)) / Σ_{j≤σ} 1/(M−j)` (the normaliser is a constant).
+pub fn fp_k1_closed_form(m: u64, sigma: u64) -> f64 {
+    let mf = m as f64;
+    let mut num = crate::numeric::CompensatedSum::new();
+    let mut den = crate::numeric::CompensatedSum::new();
+    for i in 0..=sigma {
+        let i = i as f64;
+        num.add(i / (mf * (mf - i)));
+        den.add(1.0 / (mf - i));
+    }
+    num.value() / den.value()
+}
