@@ -8,6 +8,7 @@
 //! | module | structures | seed (in `shared/seeds/`) | tag |
 //! |---|---|---|---|
 //! | [`classic`] | standard / partitioned / blocked Bloom filter | all | `[BF]` |
+//! | [`timing`] | Timing / Block Timing Bloom filter, standard and inferential; priors, `D(j)`, penalties, posterior calibration | `000_4a86d6f208f608dd.txt` | `[TBF]` |
 //!
 //! # Citation tags
 //! Doc comments cite equations, tables and algorithms with fixed tokens so `grep` finds
@@ -32,5 +33,6 @@ pub mod numeric;
 pub mod printed;
 #[cfg(any(test, feature = "proptest"))]
 pub mod strategies;
+pub mod timing;
 
 pub use error::ModelError;
