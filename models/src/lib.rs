@@ -10,6 +10,7 @@
 //! | [`classic`] | standard / partitioned / blocked Bloom filter | all | `[BF]` |
 //! | [`baseline`] | rotating classic filters, fingerprint queue (hand-built window baselines) | 002 (Section 3) | `[APBF]` |
 //! | [`rbf`] | Recycling Bloom filter, one- and two-phase | `004_052894280afd131c.txt` | `[RBF]` |
+//! | [`timing`] | Timing / Block Timing Bloom filter, standard and inferential; priors, `D(j)`, penalties, posterior calibration | `000_4a86d6f208f608dd.txt` | `[TBF]` |
 //!
 //! # Citation tags
 //! Doc comments cite equations, tables and algorithms with fixed tokens so `grep` finds
@@ -36,5 +37,6 @@ pub mod printed;
 pub mod rbf;
 #[cfg(any(test, feature = "proptest"))]
 pub mod strategies;
+pub mod timing;
 
 pub use error::ModelError;
