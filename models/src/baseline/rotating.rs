@@ -68,12 +68,23 @@ impl RotatingRequirement {
     }
 
     /// Sizes `r` filters for this window: generation `⌈W/(r−1)⌉`, per-filter target
-    /// `1 − (1 − P)^(1/r)`.
+    /// `1 − (1 − P)^(1/r)`; also sizes the naive ring (each filter at `P`) to report
+    /// its union FP.
     ///
     /// # Errors
     /// `r` outside [`Self::FILTERS`]; [`ModelError::Infeasible`] when a filter cannot
     /// be sized.
     pub fn design_with(&self, filters: u32) -> Result<RotatingDesign, ModelError> {
+        let mut d = self.size(filters)?;
+        d.fp_if_each_sized_at_target = ClassicRequirement::new(self.fp, d.generation, self.layout)
+            .and_then(|req| design(&req))
+            .map(|n| union_fp(n.metrics.fp, filters))
+            .ok();
+        Ok(d)
+    }
+
+    /// [`Self::design_with`] without the naive comparison.
+    fn size(&self, filters: u32) -> Result<RotatingDesign, ModelError> {
         check::in_range("filters", filters, Self::FILTERS)?;
         let r = f64::from(filters);
         let generation = self.window.div_ceil(u64::from(filters - 1));
@@ -83,11 +94,6 @@ impl RotatingRequirement {
             generation,
             self.layout,
         )?)?;
-        let union = |f: f64| -(r * (-f).ln_1p()).exp_m1();
-        let naive = ClassicRequirement::new(self.fp, generation, self.layout)
-            .and_then(|req| design(&req))
-            .map(|d| union(d.metrics.fp))
-            .ok();
         let bits = sub.params.m() * u64::from(filters);
         Ok(RotatingDesign {
             filters,
@@ -95,8 +101,8 @@ impl RotatingRequirement {
             per_filter: sub,
             bits,
             bits_per_item: bits as f64 / self.window as f64,
-            fp: union(sub.metrics.fp),
-            fp_if_each_sized_at_target: naive,
+            fp: union_fp(sub.metrics.fp, filters),
+            fp_if_each_sized_at_target: None,
             slack: generation * u64::from(filters) - self.window,
             accesses_insert: sub.metrics.accesses_insert,
             accesses_query_false: r * sub.metrics.accesses_query_false,
@@ -132,21 +138,39 @@ pub struct RotatingDesign {
     pub clear_words_per_insert: f64,
 }
 
+/// `1 − (1 − f)^r`, the FP of `r` independent filters of FP `f` queried together.
+fn union_fp(f: f64, filters: u32) -> f64 {
+    -(f64::from(filters) * (-f).ln_1p()).exp_m1()
+}
+
 /// The ring size with the fewest bits (ties to fewer filters, fewer accesses).
+///
+/// Total bits `≈ r/(r−1) · W · log2(r/P)/ln 2` fall then rise with `r`; the search stops
+/// once they have grown for two ring sizes in a row.
 ///
 /// # Errors
 /// [`ModelError::Infeasible`] when no ring size can be sized.
 pub fn design_rotating(req: &RotatingRequirement) -> Result<RotatingDesign, ModelError> {
     let mut best: Option<RotatingDesign> = None;
     let mut last_err = None;
+    let mut worse = 0;
     for r in *RotatingRequirement::FILTERS.start()..=req.max_filters {
-        match req.design_with(r) {
-            Ok(d) if best.is_none_or(|b| d.bits < b.bits) => best = Some(d),
-            Ok(_) => {}
+        match req.size(r) {
+            Ok(d) if best.is_none_or(|b| d.bits < b.bits) => {
+                best = Some(d);
+                worse = 0;
+            }
+            Ok(_) => worse += 1,
             Err(e) => last_err = Some(e),
         }
+        if worse == 2 {
+            break;
+        }
     }
-    best.ok_or_else(|| {
-        last_err.unwrap_or_else(|| ModelError::infeasible("window", "no ring size fits"))
-    })
+    match best {
+        Some(d) => req.design_with(d.filters),
+        None => {
+            Err(last_err.unwrap_or_else(|| ModelError::infeasible("window", "no ring size fits")))
+        }
+    }
 }
