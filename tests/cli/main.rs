@@ -601,3 +601,34 @@ fn every_verb_help_shows_an_example() {
             .stdout(predicate::str::contains(format!("bfopt {verb}")));
     }
 }
+
+#[test]
+fn recommend_validate_simulates_every_design() {
+    for shape in [["--window", "2e4"], ["--capacity", "2e4"]] {
+        let out = bfopt()
+            .args([
+                "recommend",
+                "--fp",
+                "0.02",
+                "--validate",
+                "--format",
+                "json",
+            ])
+            .args(shape)
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone();
+        let rows: Vec<serde_json::Value> = serde_json::from_slice(&out).unwrap();
+        assert!(rows.len() >= 3);
+        for r in &rows {
+            assert_eq!(r["metrics"]["validated"], "PASS", "{r}");
+            let (lo, hi) = (
+                r["metrics"]["measured_fp_lo"].as_f64().unwrap(),
+                r["metrics"]["measured_fp_hi"].as_f64().unwrap(),
+            );
+            assert!(lo <= hi && hi < 0.05, "{r}");
+        }
+    }
+}

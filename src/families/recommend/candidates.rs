@@ -10,9 +10,36 @@ use bfopt_models::baseline::{
 };
 use bfopt_models::classic::{design, ClassicRequirement, Layout};
 use bfopt_models::ModelError;
+use bfopt_validation::agree::Check;
+use bfopt_validation::experiments::{baseline as base_sim, classic as classic_sim};
+use bfopt_validation::workload::Workload;
+use std::sync::Arc;
+
+/// Simulates a candidate's reference implementation: `(seed, confidence) -> checks`.
+#[derive(Clone)]
+pub struct Validator(pub Arc<dyn Fn(u64, f64) -> Vec<Check> + Send + Sync>);
+
+impl std::fmt::Debug for Validator {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Validator")
+    }
+}
+
+/// Largest number of insertions `recommend --validate` simulates per epoch; bigger
+/// designs are validated at scale by `bfopt validate --level full`.
+pub const MAX_SIMULATED_ITEMS: u64 = 20_000_000;
+
+/// Simulation sizes of `recommend --validate`.
+const EPOCHS: u64 = 4;
+
+/// Non-member probes per epoch: enough for about 2000 false positives over the epochs,
+/// between 10^4 and 10^6.
+fn probes(fp: f64) -> u64 {
+    ((2000.0 / fp / EPOCHS as f64).ceil() as u64).clamp(10_000, 1_000_000)
+}
 
 /// One family's proposal, in the columns every family shares.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct Candidate {
     /// The family (`classic`, `baseline`, `apbf`, ...).
     pub family: &'static str,
@@ -36,6 +63,16 @@ pub struct Candidate {
     pub fp_kind: &'static str,
     /// When to prefer this design.
     pub note: &'static str,
+    /// Its reference simulation, when it is small enough to run in seconds.
+    pub validator: Option<Validator>,
+}
+
+/// A validator when `items` is small enough to simulate.
+fn validator(
+    items: u64,
+    f: impl Fn(u64, f64) -> Vec<Check> + Send + Sync + 'static,
+) -> Option<Validator> {
+    (items <= MAX_SIMULATED_ITEMS).then(|| Validator(Arc::new(f)))
 }
 
 /// The candidates of every family for `req`: `Ok` designs, `Err` exclusion reasons.
@@ -93,6 +130,28 @@ fn classic(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
         .iter()
         .map(|&layout| {
             let d = design(&ClassicRequirement::new(req.fp, n, layout)?)?;
+            let params = d.params;
+            let name = format!(
+                "classic/{} m={} k={} n={n}: ",
+                layout.name(),
+                params.m(),
+                params.k()
+            );
+            let probes = probes(req.fp);
+            let check = move |seed, confidence| {
+                let cfg = classic_sim::ClassicSimConfig {
+                    params,
+                    workload: Workload::Distinct,
+                    epochs: EPOCHS,
+                    probes,
+                    seed,
+                    confidence,
+                };
+                match classic_sim::simulate(&cfg) {
+                    Ok(r) => classic_sim::compare(&name, &params, &r, confidence, seed),
+                    Err(e) => vec![Check::error("classic", format!("{name}{e}"), seed)],
+                }
+            };
             Ok(Candidate {
                 family: "classic",
                 design: format!("classic/{}", layout.name()),
@@ -113,6 +172,7 @@ fn classic(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
                     Layout::Partitioned => "standard's accesses, a few more bits; suits hardware",
                     Layout::Blocked { .. } => "one cache line per operation, some extra bits",
                 },
+                validator: validator(n, check),
             })
         })
         .collect()
@@ -128,6 +188,12 @@ fn rotating(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
         .iter()
         .map(|&layout| {
             let d = design_rotating(&RotatingRequirement::new(req.fp, w, layout)?)?;
+            let name = format!("rotating/{} W={w} r={}", layout.name(), d.filters);
+            let probes = probes(req.fp);
+            let check = move |seed, confidence| {
+                let r = base_sim::simulate_rotating(&d, w, (EPOCHS, probes, seed, confidence));
+                base_sim::compare(&name, d.fp, &r, confidence, seed)
+            };
             Ok(Candidate {
                 family: "baseline",
                 design: format!("rotating/{}", layout.name()),
@@ -146,6 +212,7 @@ fn rotating(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
                 fp: d.fp,
                 fp_kind: "worst case (before rotation)",
                 note: "hand-built ring of classic filters, each sized so the union meets fp",
+                validator: validator((u64::from(d.filters) + 1) * d.generation, check),
             })
         })
         .collect()
@@ -158,6 +225,12 @@ fn fingerprint_queue(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
         ));
     };
     let d = design_fingerprint_queue(&FingerprintQueueRequirement::new(req.fp, w)?)?;
+    let name = format!("fingerprint-queue W={w} b={}", d.fingerprint_bits);
+    let probes = probes(req.fp);
+    let check = move |seed, confidence| {
+        let r = base_sim::simulate_fingerprint_queue(&d, w, (EPOCHS, probes, seed, confidence));
+        base_sim::compare(&name, d.fp, &r, confidence, seed)
+    };
     Ok(vec![Candidate {
         family: "baseline",
         design: "fingerprint-queue".into(),
@@ -173,5 +246,6 @@ fn fingerprint_queue(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
         fp: d.fp,
         fp_kind: "worst case (distinct window)",
         note: "exact expiry and counts, no slack; the most bits per item",
+        validator: validator(w + w / 2, check),
     }])
 }

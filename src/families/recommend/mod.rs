@@ -35,6 +35,13 @@ pub struct RecommendArgs {
     /// Largest acceptable memory accesses per insertion or query.
     #[arg(long, value_parser = parse_real, allow_hyphen_values = true)]
     pub max_accesses: Option<f64>,
+    /// Simulate every recommended design's reference implementation and compare with
+    /// its model (exit 1 on any FAIL).
+    #[arg(long)]
+    pub validate: bool,
+    /// Base seed of `--validate`.
+    #[arg(long, default_value = "1", value_parser = parse_count, allow_hyphen_values = true)]
+    pub seed: u64,
 }
 
 /// The workload a design must serve.
@@ -109,9 +116,66 @@ pub fn recommend(args: &RecommendArgs) -> Result<Report, CliError> {
     let items = match req.shape {
         Shape::Capacity(n) | Shape::Window(n) => n,
     };
-    let mut report = Report::list(kept.iter().map(|c| c.row(items)).collect());
+    let mut rows: Vec<Row> = kept.iter().map(|c| c.row(items)).collect();
+    let mut checks = None;
+    if args.validate {
+        let all = validate_candidates(&kept, &mut rows, &mut notes, args.seed);
+        checks = Some(all);
+    }
+    let mut report = Report::list(rows);
     report.notes = notes;
+    if let Some(checks) = checks {
+        let failed = checks.iter().filter(|c| !c.pass).count();
+        report.notes.push(format!(
+            "validation: {} checks passed, {failed} failed",
+            checks.len() - failed
+        ));
+        if failed > 0 {
+            report.exit = crate::exit::Exit::Disagreement;
+        }
+        report.checks = Some(checks);
+    }
     Ok(report)
+}
+
+/// Runs each candidate's simulation (Bonferroni over all their checks, family-wise 1%),
+/// adds `validated` (PASS / FAIL / skipped) to its row and every failing check to the
+/// notes.
+fn validate_candidates(
+    kept: &[Candidate],
+    rows: &mut [Row],
+    notes: &mut Vec<String>,
+    seed: u64,
+) -> Vec<bfopt_validation::agree::Check> {
+    // Each design yields at most three checks.
+    let confidence = 1.0 - bfopt_validation::suite::FAMILY_ALPHA / (3.0 * kept.len() as f64);
+    let mut all = Vec::new();
+    for (i, (c, row)) in kept.iter().zip(rows.iter_mut()).enumerate() {
+        let Some(v) = &c.validator else {
+            *row = row.clone().metric("validated", "skipped");
+            notes.push(format!(
+                "not simulated {}: over {} insertions per epoch; `bfopt validate --level full` checks the model at scale",
+                c.design,
+                candidates::MAX_SIMULATED_ITEMS
+            ));
+            continue;
+        };
+        let checks = (v.0)(seed.wrapping_add(i as u64), confidence);
+        let pass = checks.iter().all(|k| k.pass);
+        if let Some(fp) = checks.first() {
+            *row = row
+                .clone()
+                .metric("measured_fp", fp.measured)
+                .metric("measured_fp_lo", fp.lo)
+                .metric("measured_fp_hi", fp.hi);
+        }
+        *row = row
+            .clone()
+            .metric("validated", if pass { "PASS" } else { "FAIL" });
+        notes.extend(checks.iter().filter(|k| !k.pass).map(|k| k.to_string()));
+        all.extend(checks);
+    }
+    all
 }
 
 /// Why a budget excludes a candidate, if it does.

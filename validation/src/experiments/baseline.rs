@@ -81,18 +81,18 @@ pub fn simulate_fingerprint_queue(
     simulate_window(make, window + window / 2, window, sim, "fingerprint-queue")
 }
 
-/// The baseline checks of the validate suite: for each design, probe FP against the
-/// model and the count of false negatives in the window (predicted 0).
-pub fn checks(level: Level, seed: u64, confidence: f64) -> Vec<Check> {
-    let (window, epochs, probes) = match level {
-        Level::Quick => (20_000u64, 8u64, 25_000u64),
-        Level::Full => (1_000_000, 16, 500_000),
-    };
-    let fp = 0.02;
-    let mut out = Vec::new();
-    let mut push = |name: String, predicted: f64, r: &WindowSimResult, case_seed: u64| {
-        let pf = &r.probe_fp;
-        out.push(Check::new(
+/// Checks of one window simulation: probe FP against `predicted`, and the window's
+/// false negatives (must be none).
+pub fn compare(
+    name: &str,
+    predicted: f64,
+    r: &WindowSimResult,
+    confidence: f64,
+    seed: u64,
+) -> Vec<Check> {
+    let pf = &r.probe_fp;
+    vec![
+        Check::new(
             "baseline",
             format!("{name}: probe fp"),
             predicted,
@@ -104,9 +104,9 @@ pub fn checks(level: Level, seed: u64, confidence: f64) -> Vec<Check> {
                 "union of r filters treated as independent; shared indices add O(k²/m)",
             ),
             pf.trials,
-            case_seed,
-        ));
-        out.push(Check::new(
+            seed,
+        ),
+        Check::new(
             "baseline",
             format!("{name}: window false negatives"),
             0.0,
@@ -116,8 +116,22 @@ pub fn checks(level: Level, seed: u64, confidence: f64) -> Vec<Check> {
             confidence,
             Tolerance::EXACT,
             r.window_queries,
-            case_seed,
-        ));
+            seed,
+        ),
+    ]
+}
+
+/// The baseline checks of the validate suite: for each design, probe FP against the
+/// model and the count of false negatives in the window (predicted 0).
+pub fn checks(level: Level, seed: u64, confidence: f64) -> Vec<Check> {
+    let (window, epochs, probes) = match level {
+        Level::Quick => (20_000u64, 8u64, 25_000u64),
+        Level::Full => (1_000_000, 16, 500_000),
+    };
+    let fp = 0.02;
+    let mut out = Vec::new();
+    let mut push = |name: String, predicted: f64, r: &WindowSimResult, case_seed: u64| {
+        out.extend(compare(&name, predicted, r, confidence, case_seed));
     };
     for (i, layout) in [Layout::Standard, Layout::Blocked { block_bits: 512 }]
         .into_iter()
