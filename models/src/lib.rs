@@ -25,6 +25,7 @@
 //! Where a paper is wrong or ambiguous, the module doc of its family says so under
 //! "Known errata" (see also `shared/SPEC-NOTES.md`).
 
+pub mod apbf;
 pub mod classic;
 pub mod error;
 pub mod markov;
