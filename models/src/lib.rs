@@ -29,6 +29,7 @@
 //! "Known errata" (see also `shared/SPEC-NOTES.md`).
 
 pub mod baseline;
+pub mod apbf;
 pub mod classic;
 pub mod error;
 pub mod markov;
