@@ -3,3 +3,4 @@
 
 mod baseline;
 mod classic;
+mod rbf;

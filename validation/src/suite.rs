@@ -28,6 +28,7 @@ pub type FamilyChecks = fn(Level, u64, f64) -> Vec<Check>;
 pub const FAMILIES: &[(&str, FamilyChecks)] = &[
     ("classic", crate::experiments::classic::checks),
     ("baseline", crate::experiments::baseline::checks),
+    ("rbf", crate::experiments::rbf::checks),
 ];
 
 /// Names of the families in the suite.

@@ -3,3 +3,4 @@
 
 pub mod baseline;
 pub mod classic;
+pub mod rbf;

@@ -6,6 +6,7 @@
 pub mod baseline;
 pub mod bits;
 pub mod classic;
+pub mod rbf;
 
 pub use bits::BitVec;
 

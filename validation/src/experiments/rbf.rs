@@ -1,0 +1,327 @@
+//! Recycling Bloom filters: run the reference RBF on a stream, count false positives the
+//! three ways of Section II-E [RBF], and compare with the σ- and N-bounded models.
+//!
+//! # Accounting
+//! A message is *new* when neither filter's cycle has taken it yet (ground truth kept
+//! beside the filter). Count-instance FP = new arrivals reported as seen / new arrivals
+//! (the paper's measure and the model's); count-first = the same numerator over all
+//! arrivals; count-each also counts every later arrival, within its cycle, of a message
+//! whose first arrival was a false positive. Counting starts at the first recycle (one
+//! phase) or the second (two phases), so each epoch starts at a renewal point with a
+//! full frozen filter; epochs use fresh keys (and a fresh pool), so they are independent.
+
+use crate::agree::{Check, Tolerance};
+use crate::filters::rbf::{Bound, RbfConfig, RbfFilter};
+use crate::sim::run_epochs;
+use crate::stats::Mean;
+use crate::suite::Level;
+use crate::workload::{member, mix, rng};
+use bfopt_models::error::{check, ModelError};
+use bfopt_models::rbf::{Hashing, Method, RbfNParams, RbfParams, Recycling};
+use rand::Rng;
+use serde::Serialize;
+use std::collections::HashMap;
+
+/// The arrival stream of an RBF simulation.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(tag = "stream", rename_all = "snake_case")]
+pub enum RbfStream {
+    /// Every arrival is a message never seen before.
+    Distinct,
+    /// Arrivals drawn uniformly from a pool of `size` messages (Section V-A [RBF]: 1000),
+    /// regenerated per epoch.
+    Pool {
+        /// Messages in the pool.
+        size: u64,
+    },
+}
+
+/// An RBF simulation.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct RbfSimConfig {
+    /// The filter.
+    pub filter: RbfConfig,
+    /// The stream.
+    pub stream: RbfStream,
+    /// Independent epochs.
+    pub epochs: u64,
+    /// Arrivals per epoch (Section V-A [RBF]: 100 000).
+    pub arrivals: u64,
+    /// Base seed.
+    pub seed: u64,
+    /// Two-sided confidence of the Student t intervals.
+    pub confidence: f64,
+}
+
+impl RbfSimConfig {
+    /// Allowed epochs (a t interval needs two).
+    pub const EPOCHS: std::ops::RangeInclusive<u64> = 2..=1_000_000;
+    /// Allowed arrivals per epoch.
+    pub const ARRIVALS: std::ops::RangeInclusive<u64> = 1..=10_000_000_000;
+
+    /// Checks the configuration.
+    ///
+    /// # Errors
+    /// Any field out of range.
+    pub fn validate(&self) -> Result<(), ModelError> {
+        self.filter.validate()?;
+        check::in_range("epochs", self.epochs, Self::EPOCHS)?;
+        check::in_range("arrivals", self.arrivals, Self::ARRIVALS)?;
+        check::open_probability("confidence", self.confidence)?;
+        if let RbfStream::Pool { size } = self.stream {
+            check::in_range("pool", size, 1..=u64::MAX)?;
+        }
+        Ok(())
+    }
+}
+
+/// What an RBF simulation measured; every rate is a mean over epochs.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RbfSimResult {
+    /// Count-instance FP (the model's measure).
+    pub fp_instance: Mean,
+    /// Count-first FP.
+    pub fp_first: Mean,
+    /// Count-each FP.
+    pub fp_each: Mean,
+    /// New messages per completed cycle.
+    pub messages_per_cycle: Mean,
+    /// Completed cycles counted, over all epochs.
+    pub cycles: u64,
+    /// New arrivals counted, over all epochs.
+    pub new_arrivals: u64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Status {
+    Inserted,
+    FalsePositive,
+}
+
+#[derive(Debug, Default)]
+struct Tally {
+    arrivals: u64,
+    new: u64,
+    fp: u64,
+    each: u64,
+    cycles: u64,
+    new_completed: u64,
+}
+
+fn epoch(cfg: &RbfSimConfig, seed: u64) -> Result<Tally, ModelError> {
+    let mut f = RbfFilter::new(cfg.filter, seed)?;
+    let two = cfg.filter.phases == 2;
+    let mut maps: [HashMap<u64, Status>; 2] = [HashMap::new(), HashMap::new()];
+    let mut active = 0usize;
+    let mut recycles = 0u64;
+    let warm = u64::from(cfg.filter.phases);
+    let mut t = Tally::default();
+    let mut new_in_cycle = 0u64;
+    let mut r = rng(mix(seed ^ 0xB00F));
+    for i in 0..cfg.arrivals {
+        let key = match cfg.stream {
+            RbfStream::Distinct => member(seed, i),
+            RbfStream::Pool { size } => member(seed, r.random_range(0..size)),
+        };
+        let status = maps[active]
+            .get(&key)
+            .or_else(|| {
+                if two {
+                    maps[1 - active].get(&key)
+                } else {
+                    None
+                }
+            })
+            .copied();
+        let off = f.offer_u64(key);
+        let counting = recycles >= warm;
+        let is_new = status.is_none();
+        if counting {
+            t.arrivals += 1;
+            if is_new {
+                t.new += 1;
+                new_in_cycle += 1;
+                if off.seen {
+                    t.fp += 1;
+                    t.each += 1;
+                }
+            } else if status == Some(Status::FalsePositive) {
+                t.each += 1;
+            }
+        }
+        let now = match status {
+            None if off.seen => Status::FalsePositive,
+            None => Status::Inserted,
+            Some(s) => s,
+        };
+        if off.recycled {
+            recycles += 1;
+            if counting {
+                t.cycles += 1;
+                t.new_completed += new_in_cycle;
+            }
+            new_in_cycle = 0;
+            if two {
+                active = 1 - active;
+            }
+            maps[active].clear();
+            if off.held {
+                maps[active].insert(key, now);
+            }
+        } else {
+            maps[active].insert(key, now);
+        }
+    }
+    Ok(t)
+}
+
+/// Runs the simulation.
+///
+/// # Errors
+/// An invalid configuration.
+pub fn simulate(cfg: &RbfSimConfig) -> Result<RbfSimResult, ModelError> {
+    cfg.validate()?;
+    let tallies: Vec<Tally> = run_epochs(cfg.epochs, cfg.seed, "rbf", |_, seed| epoch(cfg, seed))
+        .into_iter()
+        .collect::<Result<_, _>>()?;
+    let ratio = |a: u64, b: u64| if b == 0 { 0.0 } else { a as f64 / b as f64 };
+    let col = |f: &dyn Fn(&Tally) -> f64| tallies.iter().map(f).collect::<Vec<f64>>();
+    let c = cfg.confidence;
+    Ok(RbfSimResult {
+        fp_instance: Mean::new(&col(&|t| ratio(t.fp, t.new)), c),
+        fp_first: Mean::new(&col(&|t| ratio(t.fp, t.arrivals)), c),
+        fp_each: Mean::new(&col(&|t| ratio(t.each, t.arrivals)), c),
+        messages_per_cycle: Mean::new(&col(&|t| ratio(t.new_completed, t.cycles)), c),
+        cycles: tallies.iter().map(|t| t.cycles).sum(),
+        new_arrivals: tallies.iter().map(|t| t.new).sum(),
+    })
+}
+
+/// A σ-bounded configuration's checks: count-instance FP and messages per cycle against
+/// the exact chain (f_σ¹ or Eq. (26) [RBF]). Exact models: sampling error only.
+pub fn sigma_checks(p: &RbfParams, sim: &RbfSimConfig) -> Result<Vec<Check>, ModelError> {
+    let metrics = p.metrics(Method::Exact)?;
+    let r = simulate(sim)?;
+    let name = format!(
+        "{}-phase {:?} {:?} M={} k={} sigma={}",
+        p.phases(),
+        p.hashing(),
+        p.recycling(),
+        p.m(),
+        p.k(),
+        p.sigma()
+    );
+    let tol = Tolerance::EXACT;
+    Ok(vec![
+        Check::new(
+            "rbf",
+            format!("{name}: fp count-instance"),
+            metrics.fp_avg,
+            r.fp_instance.mean,
+            (r.fp_instance.interval.lo, r.fp_instance.interval.hi),
+            sim.confidence,
+            tol,
+            sim.epochs,
+            sim.seed,
+        ),
+        Check::new(
+            "rbf",
+            format!("{name}: messages per cycle"),
+            metrics.expected_messages,
+            r.messages_per_cycle.mean,
+            (
+                r.messages_per_cycle.interval.lo,
+                r.messages_per_cycle.interval.hi,
+            ),
+            sim.confidence,
+            tol,
+            sim.epochs,
+            sim.seed,
+        ),
+    ])
+}
+
+/// The N-bounded model's rates and the measured count-instance FP for an N-bounded RBF
+/// (Figure 5 [RBF]): `(f_o, f_a, measured)`.
+///
+/// # Errors
+/// Invalid parameters.
+pub fn n_bounded(
+    m: u64,
+    k: u32,
+    n: u64,
+    epochs: u64,
+    arrivals: u64,
+    seed: u64,
+    confidence: f64,
+) -> Result<(f64, f64, Mean), ModelError> {
+    let model = RbfNParams::new(m, k, n)?.metrics();
+    let sim = RbfSimConfig {
+        filter: RbfConfig {
+            m,
+            k,
+            bound: Bound::Messages(n),
+            phases: 1,
+            hashing: Hashing::Colliding,
+            recycling: Recycling::NonRetaining,
+        },
+        stream: RbfStream::Distinct,
+        epochs,
+        arrivals,
+        seed,
+        confidence,
+    };
+    let r = simulate(&sim)?;
+    Ok((model.fp_oracle, model.fp_lower, r.fp_instance))
+}
+
+/// The RBF checks of the validate suite: the four variants, one and two phases, at the
+/// paper's M = 1000 bits per filter.
+pub fn checks(level: Level, seed: u64, confidence: f64) -> Vec<Check> {
+    let (epochs, arrivals) = match level {
+        Level::Quick => (8, 20_000),
+        Level::Full => (20, 100_000),
+    };
+    let mut out = Vec::new();
+    let variants = [
+        (Hashing::Colliding, Recycling::NonRetaining),
+        (Hashing::Colliding, Recycling::Retaining),
+        (Hashing::Distinct, Recycling::NonRetaining),
+        (Hashing::Distinct, Recycling::Retaining),
+    ];
+    let mut case = 0;
+    for phases in [1u8, 2] {
+        for (hashing, recycling) in variants {
+            for (k, sigma) in [(3u32, 400u64), (6, 700)] {
+                let bits = 1000 * u64::from(phases);
+                let Ok(p) = RbfParams::new(bits, k, sigma, phases, hashing, recycling) else {
+                    continue;
+                };
+                let sim = RbfSimConfig {
+                    filter: RbfConfig::from_params(&p),
+                    stream: RbfStream::Distinct,
+                    epochs,
+                    arrivals,
+                    seed: seed.wrapping_add(case),
+                    confidence,
+                };
+                case += 1;
+                match sigma_checks(&p, &sim) {
+                    Ok(c) => out.extend(c),
+                    Err(e) => out.push(Check::new(
+                        "rbf",
+                        format!("{p:?}: {e}"),
+                        f64::NAN,
+                        f64::NAN,
+                        (0.0, 0.0),
+                        confidence,
+                        Tolerance::EXACT,
+                        0,
+                        seed,
+                    )),
+                }
+            }
+        }
+    }
+    out
+}
