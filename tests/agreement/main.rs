@@ -4,3 +4,4 @@
 mod baseline;
 mod classic;
 mod rbf;
+mod timing;

@@ -29,6 +29,7 @@ pub const FAMILIES: &[(&str, FamilyChecks)] = &[
     ("classic", crate::experiments::classic::checks),
     ("baseline", crate::experiments::baseline::checks),
     ("rbf", crate::experiments::rbf::checks),
+    ("timing", crate::experiments::timing::checks),
 ];
 
 /// Names of the families in the suite.

@@ -140,6 +140,29 @@ fn forward_model_bayes_equals_the_theorems_when_d_is_linear() {
 }
 
 #[test]
+fn forward_model_bayes_equals_the_increment_form_for_any_d() {
+    use super::btbf::GForm;
+    let params = BtbfParams::new(300, 3, 5, 5, 60, 1).unwrap();
+    let model =
+        BtbfModel::new(params, Distinct::Uniform { universe: 80 }).with_g_form(GForm::Increment);
+    let paper = BtbfModel::new(params, Distinct::Uniform { universe: 80 });
+    let px = 1.0 / 80.0;
+    let mut differs = false;
+    for b in 0..5 {
+        model.observation_masses(px, b, |lambda, c, m_in, m_out| {
+            let o = obs(lambda, c, 3, b);
+            let post = model.posterior(px, &o).unwrap();
+            assert_relative_eq!(m_in / (m_in + m_out), post, max_relative = 1e-9);
+            // And against the direct sum of its own likelihood.
+            let direct = direct_window_posterior(px, 60, |i| model.likelihood(&o).at(i)).unwrap();
+            assert_relative_eq!(direct, post, max_relative = 1e-9);
+            differs |= (paper.posterior(px, &o).unwrap() - post).abs() > 1e-3;
+        });
+    }
+    assert!(differs, "a concave D(j) must separate the two forms");
+}
+
+#[test]
 fn expected_and_most_likely_age() {
     let params = BtbfParams::new(400, 4, 5, 7, 100, 0).unwrap();
     let model = BtbfModel::new(params, Distinct::Identity);

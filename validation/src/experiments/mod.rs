@@ -4,3 +4,4 @@
 pub mod baseline;
 pub mod classic;
 pub mod rbf;
+pub mod timing;

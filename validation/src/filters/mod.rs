@@ -7,6 +7,7 @@ pub mod baseline;
 pub mod bits;
 pub mod classic;
 pub mod rbf;
+pub mod timing;
 
 pub use bits::BitVec;
 
