@@ -8,6 +8,7 @@
 //! | module | structures | seed (in `shared/seeds/`) | tag |
 //! |---|---|---|---|
 //! | [`classic`] | standard / partitioned / blocked Bloom filter | all | `[BF]` |
+//! | [`pbf`] | Persistent Bloom filters PBF-1, PBF-2 (temporal membership) | `001_2b1de25c23e3527a.txt` | `[PBF]` |
 //!
 //! # Citation tags
 //! Doc comments cite equations, tables and algorithms with fixed tokens so `grep` finds
@@ -29,6 +30,7 @@ pub mod classic;
 pub mod error;
 pub mod markov;
 pub mod numeric;
+pub mod pbf;
 pub mod printed;
 #[cfg(any(test, feature = "proptest"))]
 pub mod strategies;
