@@ -11,6 +11,7 @@
 //! | [`baseline`] | rotating classic filters, fingerprint queue (hand-built window baselines) | 002 (Section 3) | `[APBF]` |
 //! | [`rbf`] | Recycling Bloom filter, one- and two-phase | `004_052894280afd131c.txt` | `[RBF]` |
 //! | [`timing`] | Timing / Block Timing Bloom filter, standard and inferential; priors, `D(j)`, penalties, posterior calibration | `000_4a86d6f208f608dd.txt` | `[TBF]` |
+//! | [`pbf`] | Persistent Bloom filters PBF-1, PBF-2 (temporal membership) | `001_2b1de25c23e3527a.txt` | `[PBF]` |
 //!
 //! # Citation tags
 //! Doc comments cite equations, tables and algorithms with fixed tokens so `grep` finds
@@ -34,6 +35,7 @@ pub mod classic;
 pub mod error;
 pub mod markov;
 pub mod numeric;
+pub mod pbf;
 pub mod printed;
 pub mod rbf;
 #[cfg(any(test, feature = "proptest"))]

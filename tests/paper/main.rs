@@ -8,3 +8,4 @@ mod common;
 mod apbf;
 mod classic;
 mod timing;
+mod pbf;
