@@ -8,6 +8,7 @@
 //! | module | structures | seed (in `shared/seeds/`) | tag |
 //! |---|---|---|---|
 //! | [`classic`] | standard / partitioned / blocked Bloom filter | all | `[BF]` |
+//! | [`stable`] | Stable and Importance-aware Bloom filters (SBF, IBF1-IBF6) | `003_4e4c7c64af2667ba.txt` | `[SBF]` |
 //!
 //! # Citation tags
 //! Doc comments cite equations, tables and algorithms with fixed tokens so `grep` finds
@@ -30,6 +31,7 @@ pub mod error;
 pub mod markov;
 pub mod numeric;
 pub mod printed;
+pub mod stable;
 #[cfg(any(test, feature = "proptest"))]
 pub mod strategies;
 
