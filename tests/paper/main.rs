@@ -9,3 +9,4 @@ mod apbf;
 mod classic;
 mod timing;
 mod pbf;
+mod stable;
