@@ -7,6 +7,6 @@ mod common;
 
 mod apbf;
 mod classic;
-mod timing;
 mod pbf;
 mod stable;
+mod timing;
