@@ -4,6 +4,7 @@
 use super::{Requirement, Shape};
 use crate::exit::CliError;
 use crate::families::classic::DEFAULT_BLOCK_BITS;
+use bfopt_models::apbf::{ApbfDesign, ApbfRequirement, Structure};
 use bfopt_models::baseline::{
     fingerprint_queue::design_fingerprint_queue, rotating::design_rotating,
     FingerprintQueueRequirement, RotatingRequirement,
@@ -63,16 +64,24 @@ pub struct Candidate {
     pub fp_kind: &'static str,
     /// When to prefer this design.
     pub note: &'static str,
-    /// Its reference simulation, when it is small enough to run in seconds.
-    pub validator: Option<Validator>,
+    /// Peak normalized probability-weighted slack (window designs that have slack).
+    pub npws: Option<f64>,
+    /// Its reference simulation, or why `--validate` skips it.
+    pub validator: Result<Validator, String>,
 }
 
-/// A validator when `items` is small enough to simulate.
+/// A validator when `items` is small enough to simulate in seconds.
 fn validator(
     items: u64,
     f: impl Fn(u64, f64) -> Vec<Check> + Send + Sync + 'static,
-) -> Option<Validator> {
-    (items <= MAX_SIMULATED_ITEMS).then(|| Validator(Arc::new(f)))
+) -> Result<Validator, String> {
+    if items <= MAX_SIMULATED_ITEMS {
+        Ok(Validator(Arc::new(f)))
+    } else {
+        Err(format!(
+            "{items} insertions per epoch (over {MAX_SIMULATED_ITEMS}); `bfopt validate --level full` checks the model at scale"
+        ))
+    }
 }
 
 /// The candidates of every family for `req`: `Ok` designs, `Err` exclusion reasons.
@@ -83,12 +92,22 @@ pub fn candidates(req: &Requirement) -> Result<Vec<Result<Candidate, String>>, C
     let model = |e: ModelError| match e {
         ModelError::InvalidParam { .. } => Err(CliError::from_model(
             e,
-            &[("fp", "--fp"), ("n", "--capacity"), ("window", "--window")],
+            &[
+                ("fp", "--fp"),
+                ("n", "--capacity"),
+                ("window", "--window"),
+                ("max_npws", "--max-npws"),
+            ],
         )),
         other => Ok(Err(other.to_string())),
     };
     let mut out = Vec::new();
-    for proposal in [classic(req), rotating(req), fingerprint_queue(req)] {
+    for proposal in [
+        classic(req),
+        apbf(req),
+        rotating(req),
+        fingerprint_queue(req),
+    ] {
         match proposal {
             Ok(list) => out.extend(list.into_iter().map(Ok)),
             Err(Proposal::Excluded(why)) => out.push(Err(why)),
@@ -172,10 +191,69 @@ fn classic(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
                     Layout::Partitioned => "standard's accesses, a few more bits; suits hardware",
                     Layout::Blocked { .. } => "one cache line per operation, some extra bits",
                 },
+                npws: None,
                 validator: validator(n, check),
             })
         })
         .collect()
+}
+
+/// Block size and per-block hashes tried for the APBBF (Table 3 [APBF] uses `b = 8`).
+const APBBF_BLOCKS: [(u32, u32); 2] = [(512, 4), (512, 8)];
+
+fn apbf(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
+    let Shape::Window(w) = req.shape else {
+        return Err(Proposal::Excluded(
+            "apbf: a sliding-window structure; a static set needs --capacity designs".into(),
+        ));
+    };
+    let mut base = ApbfRequirement::new(req.fp, w)?;
+    if let Some(x) = req.max_npws {
+        base = base.with_max_npws(x)?;
+    }
+    let plain = apbf_design(&base)?;
+    let blocked = APBBF_BLOCKS
+        .iter()
+        .filter_map(|&(bb, b)| base.blocked(bb, b).and_then(|r| apbf_design(&r)).ok())
+        .min_by_key(|d| d.metrics.total_bits);
+    let row = |d: ApbfDesign| {
+        let (name, block, note) = match d.structure {
+            Structure::Apbf => (
+                "apbf".to_string(),
+                String::new(),
+                "no false negatives in the window, ~1.4x classic bits; k+l probes per query",
+            ),
+            Structure::Apbbf {
+                block_bits,
+                block_hashes,
+            } => (
+                "apbbf".to_string(),
+                format!(" B={block_bits} b={block_hashes}"),
+                "APBF with one cache line per segment: fewest accesses of the window designs",
+            ),
+        };
+        let m = d.metrics;
+        Candidate {
+            family: "apbf",
+            design: name,
+            parameters: format!("k={} l={} g={}{block}", d.k, d.l, m.generation),
+            bits: m.total_bits,
+            accesses_insert: f64::from(d.k),
+            accesses_query: m.accesses(),
+            false_negatives: "none in the window",
+            slack: u64::from(d.k) * m.generation,
+            fp: m.fp,
+            fp_kind: "worst case (just before a shift)",
+            note,
+            npws: Some(m.npws),
+            validator: Err("no reference simulation wired into recommend yet".into()),
+        }
+    };
+    Ok(std::iter::once(plain).chain(blocked).map(row).collect())
+}
+
+fn apbf_design(req: &ApbfRequirement) -> Result<ApbfDesign, ModelError> {
+    bfopt_models::apbf::design(req)
 }
 
 fn rotating(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
@@ -212,6 +290,7 @@ fn rotating(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
                 fp: d.fp,
                 fp_kind: "worst case (before rotation)",
                 note: "hand-built ring of classic filters, each sized so the union meets fp",
+                npws: None,
                 validator: validator((u64::from(d.filters) + 1) * d.generation, check),
             })
         })
@@ -246,6 +325,7 @@ fn fingerprint_queue(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
         fp: d.fp,
         fp_kind: "worst case (distinct window)",
         note: "exact expiry and counts, no slack; the most bits per item",
+        npws: None,
         validator: validator(w + w / 2, check),
     }])
 }
