@@ -1,4 +1,5 @@
 //! Model-vs-simulation agreement at quick sizes, one module per family.
 //! The same checks run larger behind `bfopt validate --level full`.
 
+mod apbf;
 mod classic;

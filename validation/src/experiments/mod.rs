@@ -1,4 +1,5 @@
 //! Model-vs-simulation experiments, one module per family: a `simulate` function that
 //! measures a reference filter on a workload, and the `checks` of the validate suite.
 
+pub mod apbf;
 pub mod classic;

@@ -3,6 +3,7 @@
 //! They are real, usable structures: bit-packed, one memory word per probe, seeded
 //! hashing ([`crate::hash`]).
 
+pub mod apbf;
 pub mod bits;
 pub mod classic;
 
