@@ -2,6 +2,7 @@
 //! The same checks run larger behind `bfopt validate --level full`.
 
 mod baseline;
+mod apbf;
 mod classic;
 mod rbf;
 mod timing;

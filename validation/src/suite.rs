@@ -30,6 +30,7 @@ pub const FAMILIES: &[(&str, FamilyChecks)] = &[
     ("baseline", crate::experiments::baseline::checks),
     ("rbf", crate::experiments::rbf::checks),
     ("timing", crate::experiments::timing::checks),
+    ("apbf", crate::experiments::apbf::checks),
 ];
 
 /// Names of the families in the suite.

@@ -205,6 +205,33 @@ impl ApbbfParams {
             .collect()
     }
 
+    /// FP of a sized filter after `j ∈ 1..=g` insertions of the current generation:
+    /// segment `i < k` holds `Binomial(i·g + j, 1/blocks)` items per block; unsized:
+    /// the worst case [`Self::fp`].
+    pub fn fp_after(&self, j: u64) -> f64 {
+        let Some(s) = self.sizing else {
+            return self.fp();
+        };
+        let p = 1.0 / s.blocks as f64;
+        let seg = |n: u64| -> f64 {
+            binomial_pmf(n, p, CUT)
+                .iter()
+                .map(|&(x, w)| w * self.block_match(x))
+                .sum()
+        };
+        let full = seg(u64::from(self.k) * s.generation);
+        let r: Vec<f64> = (0..self.k + self.l)
+            .map(|i| {
+                if i < self.k {
+                    seg(u64::from(i) * s.generation + j)
+                } else {
+                    full
+                }
+            })
+            .collect();
+        consecutive_match(&r, self.k as usize)
+    }
+
     /// Table 3's APBBF FP: `F(k,l,0,0)` over [`Self::segments_paper`].
     pub fn fp_paper(&self) -> f64 {
         consecutive_match(&self.segments_paper(), self.k as usize)

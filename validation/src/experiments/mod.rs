@@ -2,6 +2,7 @@
 //! measures a reference filter on a workload, and the `checks` of the validate suite.
 
 pub mod baseline;
+pub mod apbf;
 pub mod classic;
 pub mod rbf;
 pub mod timing;

@@ -4,6 +4,7 @@
 //! hashing ([`crate::hash`]).
 
 pub mod baseline;
+pub mod apbf;
 pub mod bits;
 pub mod classic;
 pub mod rbf;
