@@ -97,6 +97,8 @@ pub enum Verb {
 pub enum ModelFamily {
     /// Standard, partitioned or blocked Bloom filter.
     Classic(families::classic::ModelArgs),
+    /// Recycling Bloom filter (σ- or N-bounded, one or two phases).
+    Rbf(families::rbf::ModelArgs),
 }
 
 /// `bfopt optimize <family>`.
@@ -104,6 +106,8 @@ pub enum ModelFamily {
 pub enum OptimizeFamily {
     /// Smallest classic filter meeting an FP target for n items.
     Classic(families::classic::OptimizeArgs),
+    /// RBF (k, σ) with the most messages per cycle, or the least memory.
+    Rbf(families::rbf::OptimizeArgs),
 }
 
 /// `bfopt simulate <family>`.
@@ -111,6 +115,8 @@ pub enum OptimizeFamily {
 pub enum SimulateFamily {
     /// Fill a reference classic filter, probe non-members.
     Classic(families::classic::SimulateArgs),
+    /// Run a reference RBF on a stream, count false positives three ways.
+    Rbf(families::rbf::SimulateArgs),
 }
 
 /// Workload names.

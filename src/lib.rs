@@ -36,12 +36,15 @@ pub fn run(cli: &Cli) -> Result<Report, CliError> {
         Verb::Recommend(a) => families::recommend::recommend(a),
         Verb::Model { family } => match family {
             ModelFamily::Classic(a) => families::classic::model(a),
+            ModelFamily::Rbf(a) => families::rbf::model(a),
         },
         Verb::Optimize { family } => match family {
             OptimizeFamily::Classic(a) => families::classic::optimize(a),
+            OptimizeFamily::Rbf(a) => families::rbf::optimize(a),
         },
         Verb::Simulate { family } => match family {
             SimulateFamily::Classic(a) => families::classic::simulate_cmd(a),
+            SimulateFamily::Rbf(a) => families::rbf::simulate_cmd(a),
         },
         Verb::Validate(a) => validate::validate(a),
         Verb::Reproduce(a) => reproduce::reproduce(a),

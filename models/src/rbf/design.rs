@@ -76,6 +76,10 @@ pub struct RbfDesign {
     pub worst_case_hashes: u32,
 }
 
+/// Largest bits per filter that [`Method::Auto`] designs with the exact chain (a design
+/// scans about ten `k`, each `O(k²·σ)`: about a second here); beyond, the fluid model.
+pub const DESIGN_EXACT_BITS: u64 = 2_000_000;
+
 /// Largest σ for `k` with average FP within target, and its messages per cycle.
 fn best_sigma(law: Law, req: &RbfRequirement) -> Option<(u64, f64)> {
     let two = req.phases == 2;
@@ -85,7 +89,7 @@ fn best_sigma(law: Law, req: &RbfRequirement) -> Option<(u64, f64)> {
     if sig_hi < u64::from(k) {
         return None;
     }
-    let exact = req.method.resolve(k, sig_hi) == Method::Exact;
+    let exact = req.method == Method::Exact;
     if !exact {
         let fp_at = |s: u64| {
             let p = fluid::point(law, s, retaining);
@@ -120,7 +124,8 @@ fn best_sigma(law: Law, req: &RbfRequirement) -> Option<(u64, f64)> {
 }
 
 /// The `(k, σ)` with the most expected new messages per cycle for `bits` of memory and
-/// average FP at most the target (Section V-B [RBF]). `k` is scanned upward and the scan
+/// average FP at most the target (Section V-B [RBF]). [`Method::Auto`] solves exactly up
+/// to [`DESIGN_EXACT_BITS`] bits per filter and with the fluid model beyond. `k` is scanned upward and the scan
 /// stops once the best σ's message count has fallen three times in a row (it is unimodal
 /// in `k`).
 ///
@@ -137,6 +142,12 @@ pub fn design(bits: u64, req: &RbfRequirement) -> Result<RbfDesign, ModelError> 
         ));
     }
     let m = bits / u64::from(req.phases);
+    let method = match req.method {
+        Method::Auto if m <= DESIGN_EXACT_BITS => Method::Exact,
+        Method::Auto => Method::Fluid,
+        other => other,
+    };
+    let req = &req.with_method(method);
     let mut best: Option<(u32, u64, f64)> = None;
     let mut falling = 0;
     for k in 1..=req.k_max {

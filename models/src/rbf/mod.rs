@@ -66,7 +66,9 @@ pub mod transitions;
 #[cfg(test)]
 mod tests;
 
-pub use design::{design, least_bits, worst_case_messages, RbfDesign, RbfRequirement};
+pub use design::{
+    design, least_bits, worst_case_messages, RbfDesign, RbfRequirement, DESIGN_EXACT_BITS,
+};
 pub use nbounded::{fp_worst, RbfNMetrics};
 
 use crate::error::{check, ModelError};
