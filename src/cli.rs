@@ -48,6 +48,12 @@ pub enum Verb {
         #[command(subcommand)]
         family: OptimizeFamily,
     },
+    /// Posterior probabilities of an inferential filter for one observation.
+    Posterior {
+        /// The family.
+        #[command(subcommand)]
+        family: PosteriorFamily,
+    },
     /// Simulate a family's reference filter and compare with the model.
     Simulate {
         /// The family.
@@ -63,6 +69,17 @@ pub enum Verb {
 pub enum ModelFamily {
     /// Standard, partitioned or blocked Bloom filter.
     Classic(families::classic::ModelArgs),
+    /// Timing / Block Timing Bloom filter (family `timing`).
+    #[command(alias = "timing")]
+    Btbf(families::timing::ModelArgs),
+}
+
+/// `bfopt posterior <family>`.
+#[derive(Debug, Subcommand)]
+pub enum PosteriorFamily {
+    /// Inferential BTBF: P(I_x < w | R_x), expected and most likely insertion age.
+    #[command(alias = "timing")]
+    Btbf(families::timing::PosteriorArgs),
 }
 
 /// `bfopt optimize <family>`.
@@ -70,6 +87,9 @@ pub enum ModelFamily {
 pub enum OptimizeFamily {
     /// Smallest classic filter meeting an FP target for n items.
     Classic(families::classic::OptimizeArgs),
+    /// Penalty-optimal BTBF (k, bpt, B, P) for a bits-per-item budget.
+    #[command(alias = "timing")]
+    Btbf(families::timing::OptimizeArgs),
 }
 
 /// `bfopt simulate <family>`.
@@ -77,6 +97,9 @@ pub enum OptimizeFamily {
 pub enum SimulateFamily {
     /// Fill a reference classic filter, probe non-members.
     Classic(families::classic::SimulateArgs),
+    /// Section 6 stream experiment on a reference BTBF.
+    #[command(alias = "timing")]
+    Btbf(families::timing::SimulateArgs),
 }
 
 /// Workload names.

@@ -13,7 +13,7 @@ pub mod report;
 pub mod units;
 pub mod validate;
 
-use cli::{Cli, Format, ModelFamily, OptimizeFamily, SimulateFamily, Verb};
+use cli::{Cli, Format, ModelFamily, OptimizeFamily, PosteriorFamily, SimulateFamily, Verb};
 use exit::CliError;
 use report::Report;
 
@@ -33,12 +33,18 @@ pub fn run(cli: &Cli) -> Result<Report, CliError> {
         Verb::Recommend(a) => families::recommend::recommend(a),
         Verb::Model { family } => match family {
             ModelFamily::Classic(a) => families::classic::model(a),
+            ModelFamily::Btbf(a) => families::timing::model(a),
         },
         Verb::Optimize { family } => match family {
             OptimizeFamily::Classic(a) => families::classic::optimize(a),
+            OptimizeFamily::Btbf(a) => families::timing::optimize(a),
+        },
+        Verb::Posterior { family } => match family {
+            PosteriorFamily::Btbf(a) => families::timing::posterior(a),
         },
         Verb::Simulate { family } => match family {
             SimulateFamily::Classic(a) => families::classic::simulate_cmd(a),
+            SimulateFamily::Btbf(a) => families::timing::simulate_cmd(a),
         },
         Verb::Validate(a) => validate::validate(a),
     }
