@@ -62,6 +62,12 @@ pub enum Verb {
         #[command(subcommand)]
         family: OptimizeFamily,
     },
+    /// Posterior probabilities of an inferential filter for one observation.
+    Posterior {
+        /// The family.
+        #[command(subcommand)]
+        family: PosteriorFamily,
+    },
     /// Simulate a family's reference filter and compare with the model.
     #[command(
         after_help = "Example:\n  bfopt simulate classic --bits 1Mb --hashes 7 --items 1e5 --epochs 8 --seed 1"
@@ -99,6 +105,17 @@ pub enum ModelFamily {
     Classic(families::classic::ModelArgs),
     /// Recycling Bloom filter (σ- or N-bounded, one or two phases).
     Rbf(families::rbf::ModelArgs),
+    /// Timing / Block Timing Bloom filter (family `timing`).
+    #[command(alias = "timing")]
+    Btbf(families::timing::ModelArgs),
+}
+
+/// `bfopt posterior <family>`.
+#[derive(Debug, Subcommand)]
+pub enum PosteriorFamily {
+    /// Inferential BTBF: P(I_x < w | R_x), expected and most likely insertion age.
+    #[command(alias = "timing")]
+    Btbf(families::timing::PosteriorArgs),
 }
 
 /// `bfopt optimize <family>`.
@@ -108,6 +125,9 @@ pub enum OptimizeFamily {
     Classic(families::classic::OptimizeArgs),
     /// RBF (k, σ) with the most messages per cycle, or the least memory.
     Rbf(families::rbf::OptimizeArgs),
+    /// Penalty-optimal BTBF (k, bpt, B, P) for a bits-per-item budget.
+    #[command(alias = "timing")]
+    Btbf(families::timing::OptimizeArgs),
 }
 
 /// `bfopt simulate <family>`.
@@ -117,6 +137,9 @@ pub enum SimulateFamily {
     Classic(families::classic::SimulateArgs),
     /// Run a reference RBF on a stream, count false positives three ways.
     Rbf(families::rbf::SimulateArgs),
+    /// Section 6 stream experiment on a reference BTBF.
+    #[command(alias = "timing")]
+    Btbf(families::timing::SimulateArgs),
 }
 
 /// Workload names.

@@ -16,6 +16,7 @@ pub mod validate;
 
 use clap::CommandFactory;
 use cli::{Cli, Format, ModelFamily, OptimizeFamily, SimulateFamily, Verb};
+use cli::{Cli, Format, ModelFamily, OptimizeFamily, PosteriorFamily, SimulateFamily, Verb};
 use exit::CliError;
 use report::Report;
 
@@ -45,6 +46,18 @@ pub fn run(cli: &Cli) -> Result<Report, CliError> {
         Verb::Simulate { family } => match family {
             SimulateFamily::Classic(a) => families::classic::simulate_cmd(a),
             SimulateFamily::Rbf(a) => families::rbf::simulate_cmd(a),
+            ModelFamily::Btbf(a) => families::timing::model(a),
+        },
+        Verb::Optimize { family } => match family {
+            OptimizeFamily::Classic(a) => families::classic::optimize(a),
+            OptimizeFamily::Btbf(a) => families::timing::optimize(a),
+        },
+        Verb::Posterior { family } => match family {
+            PosteriorFamily::Btbf(a) => families::timing::posterior(a),
+        },
+        Verb::Simulate { family } => match family {
+            SimulateFamily::Classic(a) => families::classic::simulate_cmd(a),
+            SimulateFamily::Btbf(a) => families::timing::simulate_cmd(a),
         },
         Verb::Validate(a) => validate::validate(a),
         Verb::Reproduce(a) => reproduce::reproduce(a),

@@ -689,3 +689,4 @@ fn recommend_validate_simulates_every_design() {
         }
     }
 }
+mod timing;

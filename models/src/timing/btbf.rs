@@ -227,8 +227,9 @@ pub struct BtbfMetrics {
     pub t_max: u64,
     /// Timers scanned per insertion, `m/(B(P+1))`.
     pub scan_per_insert: f64,
-    /// Fraction of arrivals whose item is in the window, `P(I_x < w)`.
-    pub in_window: f64,
+    /// Fraction of arrivals whose item is in the window, `P(I_x < w)` (with a prior).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub in_window: Option<f64>,
 }
 
 impl BtbfModel {
@@ -511,34 +512,44 @@ impl BtbfModel {
 
     /// Metrics of the standard filter under `prior`: FP `P(Pos | I_x >= w)` averaged over
     /// every offset `b` (stratified over 4096 offsets for larger `B`) and over arriving
-    /// items (Zipf: 64 classes, [`StreamPrior::classes`]).
-    pub fn metrics(&self, prior: &StreamPrior) -> BtbfMetrics {
+    /// items (Zipf: 64 classes, [`StreamPrior::classes`]). Without a prior, the queried
+    /// items are never-repeated ones (`p_x → 0`): only refreshed timers make an FP.
+    pub fn metrics(&self, prior: Option<&StreamPrior>) -> BtbfMetrics {
         let p = &self.params;
-        let classes = prior.classes(64);
         let offsets = self.offsets(4096);
-        let mut fp_joint = 0.0;
-        let mut out = 0.0;
-        for &(weight, px) in &classes {
-            out += weight * prior_range(px, p.w, None);
-            let mut sum = 0.0;
-            for &b in &offsets {
-                let horizon = p.expiry_age(b) * p.block_size + b;
-                sum += prior_range(px, p.w, Some(horizon))
-                    + prior_range(px, horizon, None) * self.touched(horizon).powi(p.k as i32);
+        let refreshed = |b: u64| {
+            let horizon = p.expiry_age(b) * p.block_size + b;
+            (horizon, self.touched(horizon).powi(p.k as i32))
+        };
+        let (fp, in_window) = match prior {
+            None => {
+                let s: f64 = offsets.iter().map(|&b| refreshed(b).1).sum();
+                (s / offsets.len() as f64, None)
             }
-            fp_joint += weight * sum / offsets.len() as f64;
-        }
+            Some(prior) => {
+                let mut fp_joint = 0.0;
+                let mut out = 0.0;
+                for (weight, px) in prior.classes(64) {
+                    out += weight * prior_range(px, p.w, None);
+                    let mut sum = 0.0;
+                    for &b in &offsets {
+                        let (horizon, r) = refreshed(b);
+                        sum += prior_range(px, p.w, Some(horizon))
+                            + prior_range(px, horizon, None) * r;
+                    }
+                    fp_joint += weight * sum / offsets.len() as f64;
+                }
+                let fp = if out > 0.0 { fp_joint / out } else { 0.0 };
+                (fp, Some(1.0 - out))
+            }
+        };
         BtbfMetrics {
-            fp: if out > 0.0 {
-                probability(fp_joint / out)
-            } else {
-                0.0
-            },
+            fp: probability(fp),
             bits: p.memory_bits(),
             bits_per_item: p.bits_per_item(),
             t_max: p.t_max(),
             scan_per_insert: p.scan_per_insert(),
-            in_window: 1.0 - out,
+            in_window,
         }
     }
 

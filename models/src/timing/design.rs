@@ -186,6 +186,11 @@ impl BtbfRequirement {
         self
     }
 
+    /// The objective.
+    pub fn objective(&self) -> Objective {
+        self.objective
+    }
+
     /// The window.
     pub fn w(&self) -> u64 {
         self.w

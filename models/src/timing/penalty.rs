@@ -120,6 +120,14 @@ impl PenaltyDist {
         Ok(PenaltyDist::Uniform { lo, hi })
     }
 
+    /// `uniform:LO:HI` or `fixed:FP:FN`, as the CLI spells it.
+    pub fn describe(&self) -> String {
+        match *self {
+            PenaltyDist::Uniform { lo, hi } => format!("uniform:{lo}:{hi}"),
+            PenaltyDist::Fixed { fp, fn_ } => format!("fixed:{fp}:{fn_}"),
+        }
+    }
+
     /// The paper's distribution, uniform in `[1, 10)`.
     pub fn paper() -> Self {
         PenaltyDist::Uniform { lo: 1.0, hi: 10.0 }

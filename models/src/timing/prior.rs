@@ -169,6 +169,14 @@ impl StreamPrior {
         })
     }
 
+    /// `uniform:U` or `zipf:U`, as the CLI spells it.
+    pub fn describe(&self) -> String {
+        match *self {
+            StreamPrior::Uniform { universe } => format!("uniform:{universe}"),
+            StreamPrior::Zipf { universe, .. } => format!("zipf:{universe}"),
+        }
+    }
+
     /// `|U|`.
     pub fn universe(&self) -> u64 {
         match *self {

@@ -233,7 +233,7 @@ pub fn simulate(cfg: &TimingSimConfig) -> Result<TimingSimResult, ModelError> {
 /// 64 Zipf classes).
 pub fn prediction(cfg: &TimingSimConfig) -> (f64, ExpectedPenalty, ExpectedPenalty) {
     let model = BtbfModel::new(cfg.params, cfg.distinct.clone());
-    let fp = model.metrics(&cfg.prior).fp;
+    let fp = model.metrics(Some(&cfg.prior)).fp;
     let res = PenaltyResolution {
         offsets: 64,
         zipf_classes: 64,
