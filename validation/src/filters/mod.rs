@@ -5,5 +5,6 @@
 
 pub mod bits;
 pub mod classic;
+pub mod pbf;
 
 pub use bits::BitVec;
