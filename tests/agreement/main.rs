@@ -6,3 +6,4 @@ mod apbf;
 mod classic;
 mod rbf;
 mod timing;
+mod pbf;

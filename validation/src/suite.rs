@@ -31,6 +31,7 @@ pub const FAMILIES: &[(&str, FamilyChecks)] = &[
     ("rbf", crate::experiments::rbf::checks),
     ("timing", crate::experiments::timing::checks),
     ("apbf", crate::experiments::apbf::checks),
+    ("pbf", crate::experiments::pbf::checks),
 ];
 
 /// Names of the families in the suite.

@@ -6,3 +6,4 @@ pub mod apbf;
 pub mod classic;
 pub mod rbf;
 pub mod timing;
+pub mod pbf;

@@ -9,6 +9,7 @@ pub mod bits;
 pub mod classic;
 pub mod rbf;
 pub mod timing;
+pub mod pbf;
 
 pub use bits::BitVec;
 
