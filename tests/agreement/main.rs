@@ -2,3 +2,4 @@
 //! The same checks run larger behind `bfopt validate --level full`.
 
 mod classic;
+mod stable;

@@ -25,7 +25,10 @@ const CHECKS_PER_FAMILY: f64 = 30.0;
 pub type FamilyChecks = fn(Level, u64, f64) -> Vec<Check>;
 
 /// Every family in the suite, by name.
-pub const FAMILIES: &[(&str, FamilyChecks)] = &[("classic", crate::experiments::classic::checks)];
+pub const FAMILIES: &[(&str, FamilyChecks)] = &[
+    ("classic", crate::experiments::classic::checks),
+    ("stable", crate::experiments::stable::checks),
+];
 
 /// Names of the families in the suite.
 pub fn family_names() -> Vec<&'static str> {

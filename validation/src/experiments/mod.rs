@@ -2,3 +2,4 @@
 //! measures a reference filter on a workload, and the `checks` of the validate suite.
 
 pub mod classic;
+pub mod stable;

@@ -7,3 +7,4 @@ pub mod bits;
 pub mod classic;
 
 pub use bits::BitVec;
+pub mod stable;
