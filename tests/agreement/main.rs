@@ -7,3 +7,4 @@ mod classic;
 mod rbf;
 mod timing;
 mod pbf;
+mod stable;

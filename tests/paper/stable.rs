@@ -22,7 +22,7 @@ fn figure7_sbf_stable_point_is_26_6_not_50() {
 #[test]
 fn figure7_ordering_of_policies() {
     // Figure 7 [SBF]: every IBF keeps more zeros than the SBF, and IBF2 the most ("nearly
-    // 400" printed, about 169 modelled). The ordering is the printed claim we check.
+    // 400" printed, about 128 modelled). The ordering is the printed claim we check.
     let imp = ImportanceDist::linear(1, 50).unwrap();
     let zeros = |p: Policy| {
         let params = IbfParams::new(p, 512, 4, 5, 5, imp.clone()).unwrap();

@@ -32,6 +32,7 @@ pub const FAMILIES: &[(&str, FamilyChecks)] = &[
     ("timing", crate::experiments::timing::checks),
     ("apbf", crate::experiments::apbf::checks),
     ("pbf", crate::experiments::pbf::checks),
+    ("stable", crate::experiments::stable::checks),
 ];
 
 /// Names of the families in the suite.

@@ -190,15 +190,12 @@ pub enum StableMethod {
         /// Brent iterations.
         iterations: u64,
     },
-    /// MinImp deletion: cells with counter below `c*` are decremented every step, those
-    /// at `c*` with probability `θ`; `t = c* + θ` solves `m·E[decrements] = P`.
-    MeanFieldThreshold {
-        /// The fixed point `t`.
-        threshold: f64,
-        /// Brent iterations.
+    /// MinImp deletion: a cell at counter `c` is decremented with the probability that
+    /// it ranks among the `P` least counters of the non-zero cells, the numbers of cells
+    /// below and at `c` taken as Poisson ([`rank_refine`]); iterated to a fixed point.
+    MeanFieldRank {
+        /// Fixed-point iterations.
         iterations: u64,
-        /// Whether fewer than `P` cells were eligible (every non-zero cell decremented).
-        saturated: bool,
     },
 }
 
@@ -266,50 +263,9 @@ pub fn solve(params: &IbfParams) -> Result<IbfSolution, ModelError> {
             )
         }
         Delete::MinImp => {
-            let cap = f64::from(params.counter_cap());
-            let chain_at = |t: f64| {
-                let (cstar, theta) = (t.floor(), t - t.floor());
-                params.chain(move |_, c| {
-                    let c = f64::from(c);
-                    if c < cstar {
-                        1.0
-                    } else if c == cstar {
-                        theta
-                    } else {
-                        0.0
-                    }
-                })
-            };
-            let excess = |t: f64| {
-                let chain = chain_at(t);
-                match chain.stationary() {
-                    Ok(pi) => {
-                        let dec: f64 = pi.iter().zip(&chain.dec).map(|(x, d)| x * d).sum();
-                        m * dec - p
-                    }
-                    Err(_) => f64::NAN,
-                }
-            };
-            let hi = cap + 1.0;
-            if !(excess(hi) > 0.0) {
-                return finish(
-                    chain_at(hi),
-                    StableMethod::MeanFieldThreshold {
-                        threshold: hi,
-                        iterations: 0,
-                        saturated: true,
-                    },
-                );
-            }
-            let (t, iterations) = brent("mean-field threshold", 1.0, hi, 1e-12, excess)?;
-            finish(
-                chain_at(t),
-                StableMethod::MeanFieldThreshold {
-                    threshold: t,
-                    iterations,
-                    saturated: false,
-                },
-            )
+            // Start from uniform decrements and iterate the rank model to its fixed point.
+            let (chain, iterations) = rank_refine(params, params.chain(|_, _| p / m))?;
+            finish(chain, StableMethod::MeanFieldRank { iterations })
         }
     }
 }
@@ -481,4 +437,116 @@ pub struct IbfMetrics {
     pub memory_bits: u64,
     /// How the stable point was obtained.
     pub method: StableMethod,
+}
+
+/// The MinImp mean field.
+///
+/// A sharp threshold (cells with counter below `c*` decremented every step, none above)
+/// has no consistent fixed point: sets only raise counters, so cells above `c*` would
+/// never return to zero, while `c* = C` (the counter cap) delivers more than `P`
+/// decrements. In a real filter the `P`-th least counter fluctuates, and saturated cells
+/// are reached whenever the pool of low counters runs dry. So a cell at counter `c` is
+/// decremented with the probability that it ranks among the `P` least:
+///
+/// ```text
+/// d(c) = Σ_{j<P} Pois(j; λ_<(c)) · E[min(1, (P − j)/(N_c + 1))],   N_c ~ Pois(λ_=(c))
+/// λ_<(c) = m·Σ_{c'<c} Pr(v > 0, counter = c'),   λ_=(c) = m·Pr(v > 0, counter = c)
+/// ```
+/// (ties broken uniformly), iterated from uniform decrements to a fixed point with
+/// damping (step 0.1, shrunk by 0.7 down to 0.01 whenever the residual grows), until
+/// `max_c |F(d)(c) − d(c)| < 1e-7`.
+///
+/// # Errors
+/// [`ModelError::NoConvergence`] after 3000 iterations without reaching that residual.
+fn rank_refine(params: &IbfParams, start: CellChain) -> Result<(CellChain, u64), ModelError> {
+    let (m, p) = (params.m as f64, params.p as usize);
+    let cap = params.counter_cap() as usize;
+    let mut chain = start;
+    let mut d_level: Vec<f64> = (0..=cap)
+        .map(|c| {
+            if c == 0 {
+                0.0
+            } else {
+                chain.dec[chain.encode(1, c as u32)]
+            }
+        })
+        .collect();
+    let mut residual = f64::INFINITY;
+    // Damped iteration; the step shrinks whenever the residual grows (oscillation).
+    let mut step = 0.1;
+    let mut last = f64::INFINITY;
+    for it in 1..=3000u64 {
+        let pi = chain.stationary()?;
+        let mut g = vec![0.0; cap + 1];
+        for (s, &x) in pi.iter().enumerate().skip(1) {
+            g[chain.decode(s).1 as usize] += x;
+        }
+        let mut below = 0.0;
+        residual = 0.0;
+        for c in 1..=cap {
+            let (lt, eq) = (m * below, m * g[c]);
+            below += g[c];
+            let mut d = 0.0;
+            for j in 0..p {
+                let pj = poisson_pmf(j, lt);
+                if pj < 1e-300 {
+                    continue;
+                }
+                d += pj * share_of_slots(p - j, eq);
+            }
+            let new = (1.0 - step) * d_level[c] + step * probability(d);
+            residual = f64::max(residual, (probability(d) - d_level[c]).abs());
+            d_level[c] = new;
+        }
+        chain.dec = (0..chain.states())
+            .map(|s| {
+                let (v, c) = chain.decode(s);
+                if v == 0 {
+                    0.0
+                } else {
+                    d_level[c as usize]
+                }
+            })
+            .collect();
+        if residual < 1e-7 {
+            return Ok((chain, it));
+        }
+        if residual > last {
+            step = (step * 0.7).max(0.01);
+        }
+        last = residual;
+    }
+    Err(ModelError::NoConvergence {
+        solver: "MinImp rank refinement",
+        iterations: 3000,
+        residual,
+    })
+}
+
+/// `Pr(N = j)` for `N ~ Poisson(λ)`.
+fn poisson_pmf(j: usize, lambda: f64) -> f64 {
+    if lambda <= 0.0 {
+        return if j == 0 { 1.0 } else { 0.0 };
+    }
+    let jf = j as f64;
+    (jf * lambda.ln() - lambda - statrs::function::gamma::ln_gamma(jf + 1.0)).exp()
+}
+
+/// `E[min(1, s/(N + 1))]` for `N ~ Poisson(λ)`: the chance a cell gets one of `s` slots
+/// shared uniformly with `N` tied cells.
+///
+/// ```text
+/// E = s·E[1/(N+1)] + Σ_{n<s} Pois(n; λ)·(1 − s/(n+1)),   E[1/(N+1)] = (1 − e^(−λ))/λ
+/// ```
+pub(crate) fn share_of_slots(s: usize, lambda: f64) -> f64 {
+    let sf = s as f64;
+    let mean_inv = if lambda > 1e-12 {
+        -(-lambda).exp_m1() / lambda
+    } else {
+        1.0
+    };
+    let correction: f64 = (0..s)
+        .map(|n| poisson_pmf(n, lambda) * (1.0 - sf / (n + 1) as f64))
+        .sum();
+    probability((sf * mean_inv + correction).clamp(0.0, 1.0))
 }

@@ -211,7 +211,7 @@ fn global_policies_solve_and_deliver_p_decrements() {
         match sol.method() {
             StableMethod::ExactChain => panic!("{policy} is global"),
             StableMethod::MeanFieldWeight { mean_weight, .. } => assert!(mean_weight > 0.0),
-            StableMethod::MeanFieldThreshold { threshold, .. } => assert!(threshold >= 1.0),
+            StableMethod::MeanFieldRank { iterations } => assert!(iterations > 0),
         }
     }
 }
@@ -353,4 +353,21 @@ proptest! {
             prop_assert!((0.0..=1.0).contains(&f));
         }
     }
+}
+
+#[test]
+fn slot_share_matches_direct_sum() {
+    use statrs::distribution::{Discrete, Poisson};
+    for &(s, lambda) in &[(1usize, 0.3), (5, 4.0), (3, 40.0), (7, 2.5)] {
+        let pois = Poisson::new(lambda).unwrap();
+        let direct: f64 = (0..400u64)
+            .map(|n| pois.pmf(n) * (s as f64 / (n + 1) as f64).min(1.0))
+            .sum();
+        assert_relative_eq!(ibf::share_of_slots(s, lambda), direct, max_relative = 1e-12);
+    }
+    assert_relative_eq!(
+        ibf::share_of_slots(2, 5000.0),
+        2.0 / 5000.0,
+        max_relative = 1e-3
+    );
 }

@@ -7,3 +7,4 @@ pub mod classic;
 pub mod rbf;
 pub mod timing;
 pub mod pbf;
+pub mod stable;

@@ -38,3 +38,4 @@ impl WindowFilter for baseline::FingerprintQueue {
         self.contains_u64(key)
     }
 }
+pub mod stable;
