@@ -15,7 +15,6 @@ pub mod units;
 pub mod validate;
 
 use clap::CommandFactory;
-use cli::{Cli, Format, ModelFamily, OptimizeFamily, SimulateFamily, Verb};
 use cli::{Cli, Format, ModelFamily, OptimizeFamily, PosteriorFamily, SimulateFamily, Verb};
 use exit::CliError;
 use report::Report;
@@ -38,18 +37,11 @@ pub fn run(cli: &Cli) -> Result<Report, CliError> {
         Verb::Model { family } => match family {
             ModelFamily::Classic(a) => families::classic::model(a),
             ModelFamily::Rbf(a) => families::rbf::model(a),
-        },
-        Verb::Optimize { family } => match family {
-            OptimizeFamily::Classic(a) => families::classic::optimize(a),
-            OptimizeFamily::Rbf(a) => families::rbf::optimize(a),
-        },
-        Verb::Simulate { family } => match family {
-            SimulateFamily::Classic(a) => families::classic::simulate_cmd(a),
-            SimulateFamily::Rbf(a) => families::rbf::simulate_cmd(a),
             ModelFamily::Btbf(a) => families::timing::model(a),
         },
         Verb::Optimize { family } => match family {
             OptimizeFamily::Classic(a) => families::classic::optimize(a),
+            OptimizeFamily::Rbf(a) => families::rbf::optimize(a),
             OptimizeFamily::Btbf(a) => families::timing::optimize(a),
         },
         Verb::Posterior { family } => match family {
@@ -57,6 +49,7 @@ pub fn run(cli: &Cli) -> Result<Report, CliError> {
         },
         Verb::Simulate { family } => match family {
             SimulateFamily::Classic(a) => families::classic::simulate_cmd(a),
+            SimulateFamily::Rbf(a) => families::rbf::simulate_cmd(a),
             SimulateFamily::Btbf(a) => families::timing::simulate_cmd(a),
         },
         Verb::Validate(a) => validate::validate(a),

@@ -5,6 +5,7 @@ use predicates::prelude::*;
 use serde::Deserialize;
 
 mod rbf;
+mod timing;
 
 fn bfopt() -> Command {
     Command::cargo_bin("bfopt").unwrap()
@@ -689,4 +690,3 @@ fn recommend_validate_simulates_every_design() {
         }
     }
 }
-mod timing;

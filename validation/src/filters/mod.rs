@@ -3,13 +3,13 @@
 //! They are real, usable structures: bit-packed, one memory word per probe, seeded
 //! hashing ([`crate::hash`]).
 
-pub mod baseline;
 pub mod apbf;
+pub mod baseline;
 pub mod bits;
 pub mod classic;
+pub mod pbf;
 pub mod rbf;
 pub mod timing;
-pub mod pbf;
 
 pub use bits::BitVec;
 
