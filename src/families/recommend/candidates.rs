@@ -4,7 +4,7 @@
 use super::{Requirement, Shape};
 use crate::exit::CliError;
 use crate::families::classic::DEFAULT_BLOCK_BITS;
-use bfopt_models::apbf::{ApbfDesign, ApbfRequirement, Structure};
+use bfopt_models::apbf::{ApbbfParams, ApbfDesign, ApbfParams, ApbfRequirement, Structure};
 use bfopt_models::baseline::{
     fingerprint_queue::design_fingerprint_queue, rotating::design_rotating,
     FingerprintQueueRequirement, RotatingRequirement,
@@ -12,6 +12,7 @@ use bfopt_models::baseline::{
 use bfopt_models::classic::{design, ClassicRequirement, Layout};
 use bfopt_models::ModelError;
 use bfopt_validation::agree::Check;
+use bfopt_validation::experiments::apbf::{self as apbf_sim, ApbfSimFilter};
 use bfopt_validation::experiments::{baseline as base_sim, classic as classic_sim};
 use bfopt_validation::workload::Workload;
 use std::sync::Arc;
@@ -233,6 +234,35 @@ fn apbf(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
             ),
         };
         let m = d.metrics;
+        let filter = match d.structure {
+            Structure::Apbf => ApbfParams::new(d.k, d.l)
+                .and_then(|p| p.with_window(w))
+                .map(ApbfSimFilter::Apbf),
+            Structure::Apbbf {
+                block_bits,
+                block_hashes,
+            } => ApbbfParams::new(d.k, d.l, block_bits, block_hashes)
+                .and_then(|p| p.with_window(w))
+                .map(ApbfSimFilter::Apbbf),
+        };
+        let (warmup, generations, phases) = (u64::from(d.k + d.l) + 1, 4, 8);
+        let probes = probes(req.fp).div_ceil(generations * phases);
+        let items = (warmup + generations) * m.generation;
+        let validator = match filter {
+            Ok(filter) => validator(items, move |seed, confidence| {
+                apbf_sim::agreement(&apbf_sim::ApbfSimConfig {
+                    filter,
+                    workload: Workload::Distinct,
+                    epochs: EPOCHS,
+                    generations,
+                    phases,
+                    probes,
+                    seed,
+                    confidence,
+                })
+            }),
+            Err(e) => Err(e.to_string()),
+        };
         Candidate {
             family: "apbf",
             design: name,
@@ -246,7 +276,7 @@ fn apbf(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
             fp_kind: "worst case (just before a shift)",
             note,
             npws: Some(m.npws),
-            validator: Err("no reference simulation wired into recommend yet".into()),
+            validator,
         }
     };
     Ok(std::iter::once(plain).chain(blocked).map(row).collect())
