@@ -78,16 +78,22 @@ impl HashPair {
             range,
         }
     }
+}
 
-    /// A second, independent-looking pair (halves swapped and mixed), for structures
-    /// that need a block choice and in-block indices from one hash.
-    #[inline]
-    pub fn rehash(&self) -> HashPair {
-        HashPair {
-            h1: crate::workload::mix(self.h2),
-            h2: self.h1.rotate_left(32) | 1,
-        }
-    }
+/// The `j`-th of a family of indices in `[0, range)` derived from one 64-bit value `x`
+/// by independent mixes: `reduce(mix(x ⊕ (j+1)·C), range)`.
+///
+/// For small ranges (positions inside a cache-line block), where double hashing is not
+/// enough: there the first two indices of an item nearly fix the rest, so a non-member
+/// whose first two indices equal a stored item's matches all of them. With 512-bit blocks
+/// that made a blocked filter's measured FP exceed its exact state FP by 2% at k = 7 and
+/// 13% at k = 12; with these indices the two agree.
+#[inline]
+pub fn scattered(x: u64, j: u32, range: u64) -> u64 {
+    reduce(
+        crate::workload::mix(x ^ u64::from(j + 1).wrapping_mul(QUADRATIC)),
+        range,
+    )
 }
 
 /// The odd constant `C` of the quadratic term (2^64 / golden ratio).

@@ -10,10 +10,15 @@ use bfopt_models::baseline::{
     FingerprintQueueRequirement, RotatingRequirement,
 };
 use bfopt_models::classic::{design, ClassicRequirement, Layout};
+use bfopt_models::rbf::{
+    design as rbf_design, least_bits as rbf_least_bits, RbfParams, RbfRequirement,
+};
 use bfopt_models::ModelError;
 use bfopt_validation::agree::Check;
 use bfopt_validation::experiments::apbf::{self as apbf_sim, ApbfSimFilter};
+use bfopt_validation::experiments::rbf as rbf_sim;
 use bfopt_validation::experiments::{baseline as base_sim, classic as classic_sim};
+use bfopt_validation::filters::rbf::RbfConfig;
 use bfopt_validation::workload::Workload;
 use std::sync::Arc;
 
@@ -106,6 +111,8 @@ pub fn candidates(req: &Requirement) -> Result<Vec<Result<Candidate, String>>, C
     for proposal in [
         classic(req),
         apbf(req),
+        rbf_two_phase(req),
+        rbf_one_phase(req),
         rotating(req),
         fingerprint_queue(req),
     ] {
@@ -280,6 +287,96 @@ fn apbf(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
         }
     };
     Ok(std::iter::once(plain).chain(blocked).map(row).collect())
+}
+
+/// A σ-bounded RBF as a recommendation row; `items` sizes its validation stream.
+fn rbf_row(
+    d: &bfopt_models::rbf::RbfDesign,
+    w: u64,
+    false_negatives: &'static str,
+    note: &'static str,
+) -> Candidate {
+    let p = d.params;
+    // Counting starts after the first recycle (two with two phases); then about six
+    // cycles per epoch, so that each epoch's mean cycle is close to normal for the t
+    // interval (one cycle per epoch gave a seed whose four epochs spread by ±1 message).
+    let arrivals = (8.0 * d.metrics.expected_messages).ceil() as u64 + w;
+    let check = move |seed, confidence| {
+        let sim = rbf_sim::RbfSimConfig {
+            filter: RbfConfig::from_params(&p),
+            stream: rbf_sim::RbfStream::Distinct,
+            epochs: EPOCHS,
+            arrivals,
+            seed,
+            confidence,
+        };
+        rbf_sim::sigma_checks(&p, &sim)
+            .unwrap_or_else(|e| vec![Check::error("rbf", e.to_string(), seed)])
+    };
+    Candidate {
+        family: "rbf",
+        design: format!("rbf/{}-phase", p.phases()),
+        parameters: format!("M={} k={} sigma={}", p.m(), p.k(), p.sigma()),
+        bits: p.m() * u64::from(p.phases()),
+        accesses_insert: f64::from(p.k()),
+        accesses_query: f64::from(p.k()) * f64::from(p.phases()),
+        false_negatives,
+        slack: d.metrics.expected_messages as u64,
+        fp: d.metrics.fp_avg,
+        fp_kind: "long-run average over new arrivals",
+        note,
+        npws: None,
+        validator: validator(arrivals, check),
+    }
+}
+
+/// Two-phase σ-bounded RBF: an item stays for the rest of its cycle and the whole next
+/// one, at least `fn_window` new messages; the memory is the least whose guaranteed
+/// window covers `W`.
+fn rbf_two_phase(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
+    let Shape::Window(w) = req.shape else {
+        return Err(Proposal::Excluded(
+            "rbf: a recycling window structure; a static set needs --window".into(),
+        ));
+    };
+    let r = RbfRequirement::new(req.fp, 2)?;
+    let covers =
+        |bits: u64| rbf_design(bits, &r).is_ok_and(|d| d.metrics.fn_window.is_some_and(|f| f >= w));
+    let max = RbfParams::BITS.end() / 2;
+    let units = bfopt_models::numeric::first_true(w.div_ceil(2).max(8), max, |u| covers(2 * u))
+        .ok_or_else(|| {
+            Proposal::Excluded(format!(
+                "rbf/2-phase: no memory up to {max} bits covers W = {w}"
+            ))
+        })?;
+    let d = rbf_design(2 * units, &r)?;
+    Ok(vec![rbf_row(
+        &d,
+        w,
+        "none in the window (guaranteed window ≥ W)",
+        "two recycling filters; FP is a long-run average, not a worst case",
+    )])
+}
+
+/// One-phase σ-bounded RBF (`--allow-fn RATE`): everything is forgotten at each recycle.
+/// With cycles of about `L` new messages, a window item is forgotten with probability
+/// about `age/L`, `W/(2L)` averaged over the window, so `L ≥ W/(2·RATE)` (and `≥ W`).
+/// The renewal approximation is good for σ-bounded cycles, whose length is concentrated.
+fn rbf_one_phase(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
+    let (Shape::Window(w), Some(rate)) = (req.shape, req.allow_fn) else {
+        return Err(Proposal::Excluded(
+            "rbf/1-phase: forgets window items at each recycle; needs --window and --allow-fn"
+                .into(),
+        ));
+    };
+    let messages = ((w as f64 / (2.0 * rate)).ceil() as u64).max(w);
+    let d = rbf_least_bits(messages, &RbfRequirement::new(req.fp, 1)?)?;
+    Ok(vec![rbf_row(
+        &d,
+        w,
+        "yes: about W/(2·cycle) of window items, within --allow-fn",
+        "one recycling filter: least memory if some forgetting is acceptable",
+    )])
 }
 
 fn apbf_design(req: &ApbfRequirement) -> Result<ApbfDesign, ModelError> {

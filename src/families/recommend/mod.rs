@@ -39,6 +39,10 @@ pub struct RecommendArgs {
     /// Section 5.2 [APBF]).
     #[arg(long, value_parser = parse_real, allow_hyphen_values = true)]
     pub max_npws: Option<f64>,
+    /// Admit designs that may forget window items (one-phase RBF), with at most this
+    /// fraction of window items forgotten, 0 < RATE < 1.
+    #[arg(long, value_parser = parse_real, allow_hyphen_values = true)]
+    pub allow_fn: Option<f64>,
     /// Simulate every recommended design's reference implementation and compare with
     /// its model (exit 1 on any FAIL).
     #[arg(long)]
@@ -67,6 +71,9 @@ pub struct Requirement {
     pub shape: Shape,
     /// Bound on the peak NPWS of window designs.
     pub max_npws: Option<f64>,
+    /// Largest acceptable fraction of window items forgotten (designs with false
+    /// negatives are admitted only with it).
+    pub allow_fn: Option<f64>,
 }
 
 impl RecommendArgs {
@@ -89,10 +96,16 @@ impl RecommendArgs {
                 ))
             }
         };
+        if let Some(r) = self.allow_fn {
+            if !(r > 0.0 && r < 1.0) {
+                return Err(CliError::invalid("--allow-fn", r, "0 < rate < 1"));
+            }
+        }
         Ok(Requirement {
             fp: self.fp,
             shape,
             max_npws: self.max_npws,
+            allow_fn: self.allow_fn,
         })
     }
 }

@@ -1,7 +1,7 @@
 //! Reference standard, partitioned and blocked Bloom filters.
 
 use super::BitVec;
-use crate::hash::{reduce, HashPair, HashScheme};
+use crate::hash::{reduce, scattered, HashPair, HashScheme};
 use bfopt_models::classic::{ClassicParams, Layout};
 
 /// A classic Bloom filter in any of the three layouts of
@@ -82,9 +82,8 @@ impl ClassicFilter {
             }
             Layout::Blocked { .. } => {
                 let base = reduce(h.h1, self.blocks) * self.unit;
-                let inner = h.rehash();
-                for idx in inner.indices(self.k, self.unit) {
-                    self.bits.set(base + idx);
+                for j in 0..self.k {
+                    self.bits.set(base + scattered(h.h2, j, self.unit));
                 }
             }
         }
@@ -101,10 +100,7 @@ impl ClassicFilter {
             }),
             Layout::Blocked { .. } => {
                 let base = reduce(h.h1, self.blocks) * self.unit;
-                let inner = h.rehash();
-                inner
-                    .indices(self.k, self.unit)
-                    .all(|i| self.bits.get(base + i))
+                (0..self.k).all(|j| self.bits.get(base + scattered(h.h2, j, self.unit)))
             }
         }
     }
