@@ -63,6 +63,10 @@ pub enum Verb {
 pub enum ModelFamily {
     /// Standard, partitioned or blocked Bloom filter.
     Classic(families::classic::ModelArgs),
+    /// Age-Partitioned Bloom filter (sliding window).
+    Apbf(families::apbf::ModelArgs),
+    /// Age-Partitioned Blocked Bloom filter.
+    Apbbf(families::apbf::BlockedModelArgs),
 }
 
 /// `bfopt optimize <family>`.
@@ -70,6 +74,8 @@ pub enum ModelFamily {
 pub enum OptimizeFamily {
     /// Smallest classic filter meeting an FP target for n items.
     Classic(families::classic::OptimizeArgs),
+    /// Least-memory APBF/APBBF (k, l) for an FP target and a window; --all: Pareto set.
+    Apbf(families::apbf::OptimizeArgs),
 }
 
 /// `bfopt simulate <family>`.
@@ -77,6 +83,10 @@ pub enum OptimizeFamily {
 pub enum SimulateFamily {
     /// Fill a reference classic filter, probe non-members.
     Classic(families::classic::SimulateArgs),
+    /// Stream through a reference APBF; FP saw-tooth, accesses, false negatives.
+    Apbf(families::apbf::SimulateArgs),
+    /// Stream through a reference APBBF.
+    Apbbf(families::apbf::BlockedSimulateArgs),
 }
 
 /// Workload names.

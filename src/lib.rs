@@ -33,12 +33,17 @@ pub fn run(cli: &Cli) -> Result<Report, CliError> {
         Verb::Recommend(a) => families::recommend::recommend(a),
         Verb::Model { family } => match family {
             ModelFamily::Classic(a) => families::classic::model(a),
+            ModelFamily::Apbf(a) => families::apbf::model(a),
+            ModelFamily::Apbbf(a) => families::apbf::model_blocked(a),
         },
         Verb::Optimize { family } => match family {
             OptimizeFamily::Classic(a) => families::classic::optimize(a),
+            OptimizeFamily::Apbf(a) => families::apbf::optimize(a),
         },
         Verb::Simulate { family } => match family {
             SimulateFamily::Classic(a) => families::classic::simulate_cmd(a),
+            SimulateFamily::Apbf(a) => families::apbf::simulate_cmd(a),
+            SimulateFamily::Apbbf(a) => families::apbf::simulate_blocked_cmd(a),
         },
         Verb::Validate(a) => validate::validate(a),
     }

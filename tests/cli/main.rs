@@ -1,5 +1,7 @@
 //! The `bfopt` binary: exit codes, JSON shape, error messages.
 
+mod apbf;
+
 use assert_cmd::Command;
 use predicates::prelude::*;
 use serde::Deserialize;
