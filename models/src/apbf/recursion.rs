@@ -149,15 +149,75 @@ pub fn query_accesses(r: &[f64], k: usize, l: usize) -> QueryAccesses {
 /// so they match with probability 1; the query always returns true. The average is
 /// taken uniformly over `j = 0..l−1` (the reading that reproduces Table 2 [APBF]; see
 /// `shared/SPEC-NOTES.md`).
+///
+/// # Numerics
+/// The query always succeeds, so one value per state suffices: the expected accesses
+/// still to come, `T = 1 + r_i T(match) + (1 − r_i) T(miss)`, 0 at either end. A
+/// run-start state `(p, s)` only ever examines slices below `s + k`, so for item `j`
+/// every `s < j − k + 1` keeps its unforced value: sweeping `j` downward, each item
+/// recomputes only `s ≥ j − k + 1`. Equal to [`query_accesses`] with the forced fills
+/// (tested to 1e-12).
 pub fn window_accesses(r: &[f64], k: usize, l: usize) -> f64 {
+    debug_assert_eq!(r.len(), k + l);
     let mut forced = r.to_vec();
+    // run_start[(s + k) * k + p]: expected remaining accesses from run start (p, s).
+    let mut run_start = vec![0.0; (l + k + 1) * k];
+    let mut chain = vec![0.0; k + 1];
     let mut sum = 0.0;
-    for j in 0..l {
-        forced.copy_from_slice(r);
+    for j in (0..l).rev() {
         forced[j..j + k].iter_mut().for_each(|x| *x = 1.0);
-        sum += query_accesses(&forced, k, l).total();
+        if j + k < forced.len() {
+            forced[j + k] = r[j + k];
+        }
+        for s in (j + 1).saturating_sub(k)..=l {
+            for p in 0..k {
+                chain[k - p] = 0.0;
+                for c in (0..k - p).rev() {
+                    let ri = forced[s + c];
+                    let miss = if s + c >= k {
+                        run_start[(s + c) * k + c]
+                    } else {
+                        0.0
+                    };
+                    chain[c] = 1.0 + ri * chain[c + 1] + (1.0 - ri) * miss;
+                }
+                run_start[(s + k) * k + p] = chain[0];
+            }
+        }
+        sum += run_start[(l + k) * k];
     }
     sum / l as f64
+}
+
+/// `F` of every prefix of the slices: element `n − k` is `F` over `r[..n]`, for
+/// `n = k..=r.len()` — with the tail slices of an APBF all alike, the FP of every
+/// `l` in one sweep.
+///
+/// # Formula
+/// The same event as [`consecutive_match`] (some `k` consecutive matches), scanned
+/// forward: `v_a` = P(current run of `a` matches, none complete yet);
+/// slice `i` moves `r_i v_a` to `a + 1` (absorbed at `k`) and `(1 − r_i) Σ v` to 0.
+/// `O(k·n)` for all prefixes together.
+pub fn consecutive_match_prefixes(r: &[f64], k: usize) -> Vec<f64> {
+    let mut v = vec![0.0; k.max(1)];
+    v[0] = 1.0;
+    let mut absorbed = 0.0;
+    let mut out = Vec::with_capacity(r.len().saturating_sub(k) + 1);
+    if k == 0 {
+        return vec![1.0; r.len() + 1];
+    }
+    for (i, &ri) in r.iter().enumerate() {
+        let alive: f64 = v.iter().sum();
+        absorbed += ri * v[k - 1];
+        for a in (1..k).rev() {
+            v[a] = ri * v[a - 1];
+        }
+        v[0] = (1.0 - ri) * alive;
+        if i + 1 >= k {
+            out.push(probability(absorbed));
+        }
+    }
+    out
 }
 
 /// The probability that Algorithm 1 [APBF] reports an item whose slices `present`

@@ -352,3 +352,36 @@ fn design_saves_memory_against_the_rule() {
         assert!(d.metrics.bits_per_item <= rbits);
     }
 }
+
+#[test]
+fn window_accesses_match_forced_query_accesses() {
+    for (k, l) in [(1, 1), (2, 5), (4, 3), (7, 5), (10, 25), (5, 1)] {
+        for r in [fills::paper(k, l), fills::real(k, l)] {
+            let (ku, lu) = (k as usize, l as usize);
+            let direct: f64 = (0..lu)
+                .map(|j| {
+                    let mut f = r.clone();
+                    f[j..j + ku].iter_mut().for_each(|x| *x = 1.0);
+                    let a = query_accesses(&f, ku, lu);
+                    assert!(a.p_false.abs() < 1e-12);
+                    a.total()
+                })
+                .sum::<f64>()
+                / f64::from(l);
+            assert_relative_eq!(window_accesses(&r, ku, lu), direct, max_relative = 1e-12);
+        }
+    }
+}
+
+#[test]
+fn prefix_sweep_matches_each_l() {
+    for k in [1u32, 3, 7, 12] {
+        let r = fills::real(k, 40);
+        let all = recursion::consecutive_match_prefixes(&r, k as usize);
+        assert_eq!(all.len(), 41);
+        for l in 1..=40u32 {
+            let direct = ApbfParams::new(k, l).unwrap().fp();
+            assert_relative_eq!(all[l as usize], direct, max_relative = 1e-12);
+        }
+    }
+}
