@@ -338,3 +338,13 @@ fn validate_apbf_passes() {
         .success()
         .stdout(predicate::str::contains("FAIL").not());
 }
+
+#[test]
+fn recommend_rows_meet_the_target() {
+    let rows = bfopt::families::apbf::recommend_rows(1e-3, 100_000).unwrap();
+    assert_eq!(rows.len(), 3);
+    for r in rows {
+        assert!(r.metrics["fp"].as_f64().unwrap() <= 1e-3);
+        assert!(r.metrics["bits"].as_u64().unwrap() > 0);
+    }
+}

@@ -139,7 +139,14 @@ impl ApbfFilter {
     /// Physical segment of logical segment `i`.
     #[inline]
     fn physical(&self, i: u32) -> u32 {
-        (self.base + i) % (self.k + self.l)
+        // base < k + l and i < k + l: one conditional subtraction, no division.
+        let p = self.base + i;
+        let segments = self.k + self.l;
+        if p >= segments {
+            p - segments
+        } else {
+            p
+        }
     }
 
     /// Word index and bit mask(s) of an item in physical segment `p`: calls `f` with
