@@ -385,3 +385,28 @@ fn prefix_sweep_matches_each_l() {
         }
     }
 }
+
+#[test]
+fn reporting_probability_decays_through_the_transition_zone() {
+    // Figure 4 [APBF] (k = 10, l = 15): generations j ≤ l are always reported; the
+    // i-th generation past the window has lost i slices and is reported with about
+    // 2^(−i) (Section 5.2) — a little more, through other matching runs — until it falls
+    // to the background FP at j = k + l.
+    let p = ApbfParams::new(10, 15).unwrap();
+    for j in 0..=15 {
+        assert_relative_eq!(p.report_probability(j), 1.0, max_relative = 1e-12);
+    }
+    let mut prev = 1.0;
+    for i in 1..10 {
+        let r = p.report_probability(15 + i);
+        assert!(r < prev, "not decreasing at i = {i}");
+        let paper = 0.5f64.powi(i as i32);
+        assert!(
+            r >= paper * 0.999 && r < paper * 1.3 + p.fp(),
+            "i = {i}: {r} vs {paper}"
+        );
+        prev = r;
+    }
+    assert_relative_eq!(p.report_probability(25), p.fp(), max_relative = 1e-12);
+    assert_relative_eq!(p.report_probability(40), p.fp(), max_relative = 1e-12);
+}
