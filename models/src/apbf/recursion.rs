@@ -99,39 +99,54 @@ impl QueryAccesses {
 /// `E_t`.
 /// Writing a state by the start `s = i − c` of its current run, a miss leads to run
 /// start `s + c − k < s`, so sweeping `s` upward needs only the run-start states
-/// `(p, 0, s')`: `O(k²(k+l))` time and `O(k(k+l))` memory.
+/// `(p, 0, s')`. Unrolling a run, with `P_c = Π_{c'<c} r_{s+c'}` and `f_c` the miss
+/// child at position `c`:
+/// ```text
+/// Q(p,s)   = Σ_{c<n} P_c (1−r) Q(f_c)                 n = k − p
+/// T(p,s)   = Σ_{c<n} P_c (1−r) T(f_c) + P_n
+/// E_f(p,s) = Σ_{c<n} P_c (1−r) (E_f(f_c) + (c+1) Q(f_c))
+/// E_t(p,s) = Σ_{c<n} P_c (1−r) (E_t(f_c) + (c+1) T(f_c)) + n P_n
+/// ```
+/// and one prefix sum over `c` serves every `p`: `O(k(k+l))` time and memory.
 pub fn query_accesses(r: &[f64], k: usize, l: usize) -> QueryAccesses {
     debug_assert_eq!(r.len(), k + l);
     // (P(false), P(true), E[acc·1{false}], E[acc·1{true}]) from a state onward. Both
     // probabilities are carried so that neither is formed as `1 − other` (a tiny FP
     // would cancel to 0).
     const FALSE: [f64; 4] = [1.0, 0.0, 0.0, 0.0];
-    const TRUE: [f64; 4] = [0.0, 1.0, 0.0, 0.0];
     // run_start[(s + k) * k + p] = values of state (p, c = 0, i = s), s in -k..=l.
     let mut run_start = vec![FALSE; (l + k + 1) * k];
-    let mut chain = vec![TRUE; k + 1];
+    // partial[n] = sums over the first n positions of a run; reach[n] = Π_{c<n} r.
+    let mut partial = vec![[0.0; 4]; k + 1];
+    let mut reach = vec![1.0; k + 1];
     for s in 0..=l {
+        let mut acc = [0.0; 4];
+        let mut prod = 1.0;
+        for c in 0..k {
+            let ri = r[s + c];
+            // Miss at position c after c matches (c + 1 accesses in this run); the
+            // next run starts at s + c − k (terminal false if negative).
+            let f = if s + c >= k {
+                run_start[(s + c) * k + c]
+            } else {
+                FALSE
+            };
+            let w = prod * (1.0 - ri);
+            let n = (c + 1) as f64;
+            acc[0] += w * f[0];
+            acc[1] += w * f[1];
+            acc[2] += w * (f[2] + n * f[0]);
+            acc[3] += w * (f[3] + n * f[1]);
+            prod *= ri;
+            partial[c + 1] = acc;
+            reach[c + 1] = prod;
+        }
         for p in 0..k {
-            // States (p, c, s + c) for c = k − p (terminal true) down to 0.
-            chain[k - p] = TRUE;
-            for c in (0..k - p).rev() {
-                let ri = r[s + c];
-                let m = chain[c + 1];
-                // Miss: new run starts at s + c − k (terminal false if negative).
-                let f = if s + c >= k {
-                    run_start[(s + c) * k + c]
-                } else {
-                    FALSE
-                };
-                let (a, b) = (ri, 1.0 - ri);
-                chain[c] = [
-                    a * m[0] + b * f[0],
-                    a * m[1] + b * f[1],
-                    a * (m[2] + m[0]) + b * (f[2] + f[0]),
-                    a * (m[3] + m[1]) + b * (f[3] + f[1]),
-                ];
-            }
-            run_start[(s + k) * k + p] = chain[0];
+            // A run from (p, s) ends true after n = k − p matches (n accesses).
+            let n = k - p;
+            let (part, hit) = (partial[n], reach[n]);
+            run_start[(s + k) * k + p] =
+                [part[0], part[1] + hit, part[2], part[3] + n as f64 * hit];
         }
     }
     let start = run_start[(l + k) * k];
