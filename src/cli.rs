@@ -103,6 +103,10 @@ pub enum Verb {
 pub enum ModelFamily {
     /// Standard, partitioned or blocked Bloom filter.
     Classic(families::classic::ModelArgs),
+    /// Age-Partitioned Bloom filter (sliding window).
+    Apbf(families::apbf::ModelArgs),
+    /// Age-Partitioned Blocked Bloom filter.
+    Apbbf(families::apbf::BlockedModelArgs),
     /// Recycling Bloom filter (σ- or N-bounded, one or two phases).
     Rbf(families::rbf::ModelArgs),
     /// Timing / Block Timing Bloom filter (family `timing`).
@@ -128,6 +132,8 @@ pub enum OptimizeFamily {
     /// Penalty-optimal BTBF (k, bpt, B, P) for a bits-per-item budget.
     #[command(alias = "timing")]
     Btbf(families::timing::OptimizeArgs),
+    /// Least-memory APBF/APBBF (k, l) for an FP target and a window; --all: Pareto set.
+    Apbf(families::apbf::OptimizeArgs),
 }
 
 /// `bfopt simulate <family>`.
@@ -140,6 +146,10 @@ pub enum SimulateFamily {
     /// Section 6 stream experiment on a reference BTBF.
     #[command(alias = "timing")]
     Btbf(families::timing::SimulateArgs),
+    /// Stream through a reference APBF; FP saw-tooth, accesses, false negatives.
+    Apbf(families::apbf::SimulateArgs),
+    /// Stream through a reference APBBF.
+    Apbbf(families::apbf::BlockedSimulateArgs),
 }
 
 /// Workload names.

@@ -36,11 +36,14 @@ pub fn run(cli: &Cli) -> Result<Report, CliError> {
         Verb::Recommend(a) => families::recommend::recommend(a),
         Verb::Model { family } => match family {
             ModelFamily::Classic(a) => families::classic::model(a),
+            ModelFamily::Apbf(a) => families::apbf::model(a),
+            ModelFamily::Apbbf(a) => families::apbf::model_blocked(a),
             ModelFamily::Rbf(a) => families::rbf::model(a),
             ModelFamily::Btbf(a) => families::timing::model(a),
         },
         Verb::Optimize { family } => match family {
             OptimizeFamily::Classic(a) => families::classic::optimize(a),
+            OptimizeFamily::Apbf(a) => families::apbf::optimize(a),
             OptimizeFamily::Rbf(a) => families::rbf::optimize(a),
             OptimizeFamily::Btbf(a) => families::timing::optimize(a),
         },
@@ -49,6 +52,8 @@ pub fn run(cli: &Cli) -> Result<Report, CliError> {
         },
         Verb::Simulate { family } => match family {
             SimulateFamily::Classic(a) => families::classic::simulate_cmd(a),
+            SimulateFamily::Apbf(a) => families::apbf::simulate_cmd(a),
+            SimulateFamily::Apbbf(a) => families::apbf::simulate_blocked_cmd(a),
             SimulateFamily::Rbf(a) => families::rbf::simulate_cmd(a),
             SimulateFamily::Btbf(a) => families::timing::simulate_cmd(a),
         },

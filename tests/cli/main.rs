@@ -4,6 +4,7 @@ use assert_cmd::Command;
 use predicates::prelude::*;
 use serde::Deserialize;
 
+mod apbf;
 mod rbf;
 mod timing;
 

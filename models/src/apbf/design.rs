@@ -16,6 +16,7 @@
 //! window item's query costs a little more than a false positive's (0.2-0.8 more over
 //! Table 2 [APBF]; both are at least `k`).
 
+use super::recursion::consecutive_match_prefixes;
 use super::{blocked::ApbbfParams, npws_formula, ApbfParams};
 use crate::error::{check, ModelError};
 use crate::numeric::{first_true, last_true};
@@ -321,6 +322,38 @@ const ALL: Active = Active {
     npws: true,
 };
 
+/// The largest `l ≤ l_cap` whose sized filter meets the FP target (FP grows with `l`).
+///
+/// APBF: one forward sweep ([`consecutive_match_prefixes`]) gives the unsized FP of
+/// every `l`; the sized FP (slices of finite `m`) differs by `O(1/m)`, so the estimate
+/// is corrected by stepping `l` against the sized FP. APBBF: binary search on the
+/// sized FP.
+fn largest_l_for_fp(req: &ApbfRequirement, k: u32, l_cap: u32) -> Option<u32> {
+    let w = req.window;
+    let fp_ok = |l: u32| Sized::build(req.structure, k, l, w).is_some_and(|s| s.fp() <= req.fp);
+    match req.structure {
+        Structure::Apbf => {
+            let all = consecutive_match_prefixes(&super::fills::real(k, l_cap), k as usize);
+            // all[l] is the FP with l extra slices (all[0]: none).
+            let mut l = all[1..].partition_point(|&f| f <= req.fp) as u32;
+            // Correct for the finite slice size (a few steps at most).
+            while l >= 1 && !fp_ok(l) {
+                l -= 1;
+            }
+            if l == 0 {
+                return fp_ok(1).then_some(1);
+            }
+            while l < l_cap && fp_ok(l + 1) {
+                l += 1;
+            }
+            Some(l)
+        }
+        Structure::Apbbf { .. } => {
+            last_true(1, u64::from(l_cap), |l| fp_ok(l as u32)).map(|l| l as u32)
+        }
+    }
+}
+
 /// The least-memory design under the active constraints (FP always enforced).
 fn search(req: &ApbfRequirement, on: Active) -> Option<ApbfDesign> {
     let w = req.window;
@@ -332,11 +365,10 @@ fn search(req: &ApbfRequirement, on: Active) -> Option<ApbfDesign> {
             }
         }
         let l_cap = ApbfRequirement::L_MAX.min(u32::try_from(w).unwrap_or(u32::MAX));
-        let fp_ok = |l: u32| Sized::build(req.structure, k, l, w).is_some_and(|s| s.fp() <= req.fp);
-        let Some(l_fp) = last_true(1, u64::from(l_cap), |l| fp_ok(l as u32)) else {
+        let Some(l_fp) = largest_l_for_fp(req, k, l_cap) else {
             continue;
         };
-        let mut l_hi = l_fp as u32;
+        let mut l_hi = l_fp;
         let mut binding = Constraint::Fp;
         if let (true, Some(a)) = (on.accesses, req.max_accesses) {
             let acc_ok = |l: u32| {

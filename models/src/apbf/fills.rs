@@ -40,12 +40,12 @@ pub fn real(k: u32, l: u32) -> Vec<f64> {
 /// `1 − 2^(−x) = −expm1(−x ln 2)`.
 pub fn real_at_phase(k: u32, l: u32, t: f64) -> Vec<f64> {
     let kf = f64::from(k);
-    (0..k + l)
-        .map(|i| {
-            let gens = if i < k { f64::from(i) + t } else { kf };
-            -(-gens / kf * std::f64::consts::LN_2).exp_m1()
-        })
-        .collect()
+    let mut r: Vec<f64> = (0..k)
+        .map(|i| -(-(f64::from(i) + t) / kf * std::f64::consts::LN_2).exp_m1())
+        .collect();
+    // Slices that have received all k generations: 1 − 2^(−1) = 1/2.
+    r.resize((k + l) as usize, 0.5);
+    r
 }
 
 /// Expected fills of slices of `m` bits with generations of `g` insertions, just
@@ -58,14 +58,12 @@ pub fn sized(k: u32, l: u32, m: u64, g: u64) -> Vec<f64> {
 /// slice `i < k` has received `i·g + j` insertions, slice `i ≥ k` received `k·g`.
 pub fn sized_at_phase(k: u32, l: u32, m: u64, g: u64, j: u64) -> Vec<f64> {
     let (mf, gf, jf) = (m as f64, g as f64, j as f64);
-    (0..k + l)
-        .map(|i| {
-            let n = if i < k {
-                f64::from(i) * gf + jf
-            } else {
-                f64::from(k) * gf
-            };
-            one_minus_pow1m(1.0 / mf, n)
-        })
-        .collect()
+    let mut r: Vec<f64> = (0..k)
+        .map(|i| one_minus_pow1m(1.0 / mf, f64::from(i) * gf + jf))
+        .collect();
+    r.resize(
+        (k + l) as usize,
+        one_minus_pow1m(1.0 / mf, f64::from(k) * gf),
+    );
+    r
 }

@@ -99,39 +99,54 @@ impl QueryAccesses {
 /// `E_t`.
 /// Writing a state by the start `s = i − c` of its current run, a miss leads to run
 /// start `s + c − k < s`, so sweeping `s` upward needs only the run-start states
-/// `(p, 0, s')`: `O(k²(k+l))` time and `O(k(k+l))` memory.
+/// `(p, 0, s')`. Unrolling a run, with `P_c = Π_{c'<c} r_{s+c'}` and `f_c` the miss
+/// child at position `c`:
+/// ```text
+/// Q(p,s)   = Σ_{c<n} P_c (1−r) Q(f_c)                 n = k − p
+/// T(p,s)   = Σ_{c<n} P_c (1−r) T(f_c) + P_n
+/// E_f(p,s) = Σ_{c<n} P_c (1−r) (E_f(f_c) + (c+1) Q(f_c))
+/// E_t(p,s) = Σ_{c<n} P_c (1−r) (E_t(f_c) + (c+1) T(f_c)) + n P_n
+/// ```
+/// and one prefix sum over `c` serves every `p`: `O(k(k+l))` time and memory.
 pub fn query_accesses(r: &[f64], k: usize, l: usize) -> QueryAccesses {
     debug_assert_eq!(r.len(), k + l);
     // (P(false), P(true), E[acc·1{false}], E[acc·1{true}]) from a state onward. Both
     // probabilities are carried so that neither is formed as `1 − other` (a tiny FP
     // would cancel to 0).
     const FALSE: [f64; 4] = [1.0, 0.0, 0.0, 0.0];
-    const TRUE: [f64; 4] = [0.0, 1.0, 0.0, 0.0];
     // run_start[(s + k) * k + p] = values of state (p, c = 0, i = s), s in -k..=l.
     let mut run_start = vec![FALSE; (l + k + 1) * k];
-    let mut chain = vec![TRUE; k + 1];
+    // partial[n] = sums over the first n positions of a run; reach[n] = Π_{c<n} r.
+    let mut partial = vec![[0.0; 4]; k + 1];
+    let mut reach = vec![1.0; k + 1];
     for s in 0..=l {
+        let mut acc = [0.0; 4];
+        let mut prod = 1.0;
+        for c in 0..k {
+            let ri = r[s + c];
+            // Miss at position c after c matches (c + 1 accesses in this run); the
+            // next run starts at s + c − k (terminal false if negative).
+            let f = if s + c >= k {
+                run_start[(s + c) * k + c]
+            } else {
+                FALSE
+            };
+            let w = prod * (1.0 - ri);
+            let n = (c + 1) as f64;
+            acc[0] += w * f[0];
+            acc[1] += w * f[1];
+            acc[2] += w * (f[2] + n * f[0]);
+            acc[3] += w * (f[3] + n * f[1]);
+            prod *= ri;
+            partial[c + 1] = acc;
+            reach[c + 1] = prod;
+        }
         for p in 0..k {
-            // States (p, c, s + c) for c = k − p (terminal true) down to 0.
-            chain[k - p] = TRUE;
-            for c in (0..k - p).rev() {
-                let ri = r[s + c];
-                let m = chain[c + 1];
-                // Miss: new run starts at s + c − k (terminal false if negative).
-                let f = if s + c >= k {
-                    run_start[(s + c) * k + c]
-                } else {
-                    FALSE
-                };
-                let (a, b) = (ri, 1.0 - ri);
-                chain[c] = [
-                    a * m[0] + b * f[0],
-                    a * m[1] + b * f[1],
-                    a * (m[2] + m[0]) + b * (f[2] + f[0]),
-                    a * (m[3] + m[1]) + b * (f[3] + f[1]),
-                ];
-            }
-            run_start[(s + k) * k + p] = chain[0];
+            // A run from (p, s) ends true after n = k − p matches (n accesses).
+            let n = k - p;
+            let (part, hit) = (partial[n], reach[n]);
+            run_start[(s + k) * k + p] =
+                [part[0], part[1] + hit, part[2], part[3] + n as f64 * hit];
         }
     }
     let start = run_start[(l + k) * k];
@@ -149,15 +164,81 @@ pub fn query_accesses(r: &[f64], k: usize, l: usize) -> QueryAccesses {
 /// so they match with probability 1; the query always returns true. The average is
 /// taken uniformly over `j = 0..l−1` (the reading that reproduces Table 2 [APBF]; see
 /// `shared/SPEC-NOTES.md`).
+///
+/// # Numerics
+/// The query always succeeds, so one value per state suffices: the expected accesses
+/// still to come, `T = 1 + r_i T(match) + (1 − r_i) T(miss)`, 0 at either end. A
+/// run-start state `(p, s)` only ever examines slices below `s + k`, so for item `j`
+/// every `s < j − k + 1` keeps its unforced value: sweeping `j` downward, each item
+/// recomputes only `s ≥ j − k + 1`, each in `O(k)` (the chains of all `p` share one
+/// prefix sum): `O(l·(l + k)·k)` in all. Equal to [`query_accesses`] with the forced fills
+/// (tested to 1e-12).
 pub fn window_accesses(r: &[f64], k: usize, l: usize) -> f64 {
+    debug_assert_eq!(r.len(), k + l);
     let mut forced = r.to_vec();
+    // run_start[(s + k) * k + p]: expected remaining accesses from run start (p, s).
+    let mut run_start = vec![0.0; (l + k + 1) * k];
+    let mut partial = vec![0.0; k + 1];
     let mut sum = 0.0;
-    for j in 0..l {
-        forced.copy_from_slice(r);
+    for j in (0..l).rev() {
         forced[j..j + k].iter_mut().for_each(|x| *x = 1.0);
-        sum += query_accesses(&forced, k, l).total();
+        if j + k < forced.len() {
+            forced[j + k] = r[j + k];
+        }
+        for s in (j + 1).saturating_sub(k)..=l {
+            // T_p = Σ_{c < k−p} (1 + (1 − r_c) miss_c) Π_{c' < c} r_c': the chain of a
+            // run start does not depend on p except where it ends, so one prefix sum
+            // serves every p.
+            let (mut prod, mut acc) = (1.0, 0.0);
+            for c in 0..k {
+                let ri = forced[s + c];
+                let miss = if s + c >= k {
+                    run_start[(s + c) * k + c]
+                } else {
+                    0.0
+                };
+                acc += prod * (1.0 + (1.0 - ri) * miss);
+                prod *= ri;
+                partial[c + 1] = acc;
+            }
+            for p in 0..k {
+                run_start[(s + k) * k + p] = partial[k - p];
+            }
+        }
+        sum += run_start[(l + k) * k];
     }
     sum / l as f64
+}
+
+/// `F` of every prefix of the slices: element `n − k` is `F` over `r[..n]`, for
+/// `n = k..=r.len()` — with the tail slices of an APBF all alike, the FP of every
+/// `l` in one sweep.
+///
+/// # Formula
+/// The same event as [`consecutive_match`] (some `k` consecutive matches), scanned
+/// forward: `v_a` = P(current run of `a` matches, none complete yet);
+/// slice `i` moves `r_i v_a` to `a + 1` (absorbed at `k`) and `(1 − r_i) Σ v` to 0.
+/// `O(k·n)` for all prefixes together.
+pub fn consecutive_match_prefixes(r: &[f64], k: usize) -> Vec<f64> {
+    let mut v = vec![0.0; k.max(1)];
+    v[0] = 1.0;
+    let mut absorbed = 0.0;
+    let mut out = Vec::with_capacity(r.len().saturating_sub(k) + 1);
+    if k == 0 {
+        return vec![1.0; r.len() + 1];
+    }
+    for (i, &ri) in r.iter().enumerate() {
+        let alive: f64 = v.iter().sum();
+        absorbed += ri * v[k - 1];
+        for a in (1..k).rev() {
+            v[a] = ri * v[a - 1];
+        }
+        v[0] = (1.0 - ri) * alive;
+        if i + 1 >= k {
+            out.push(probability(absorbed));
+        }
+    }
+    out
 }
 
 /// The probability that Algorithm 1 [APBF] reports an item whose slices `present`

@@ -352,3 +352,61 @@ fn design_saves_memory_against_the_rule() {
         assert!(d.metrics.bits_per_item <= rbits);
     }
 }
+
+#[test]
+fn window_accesses_match_forced_query_accesses() {
+    for (k, l) in [(1, 1), (2, 5), (4, 3), (7, 5), (10, 25), (5, 1)] {
+        for r in [fills::paper(k, l), fills::real(k, l)] {
+            let (ku, lu) = (k as usize, l as usize);
+            let direct: f64 = (0..lu)
+                .map(|j| {
+                    let mut f = r.clone();
+                    f[j..j + ku].iter_mut().for_each(|x| *x = 1.0);
+                    let a = query_accesses(&f, ku, lu);
+                    assert!(a.p_false.abs() < 1e-12);
+                    a.total()
+                })
+                .sum::<f64>()
+                / f64::from(l);
+            assert_relative_eq!(window_accesses(&r, ku, lu), direct, max_relative = 1e-12);
+        }
+    }
+}
+
+#[test]
+fn prefix_sweep_matches_each_l() {
+    for k in [1u32, 3, 7, 12] {
+        let r = fills::real(k, 40);
+        let all = recursion::consecutive_match_prefixes(&r, k as usize);
+        assert_eq!(all.len(), 41);
+        for l in 1..=40u32 {
+            let direct = ApbfParams::new(k, l).unwrap().fp();
+            assert_relative_eq!(all[l as usize], direct, max_relative = 1e-12);
+        }
+    }
+}
+
+#[test]
+fn reporting_probability_decays_through_the_transition_zone() {
+    // Figure 4 [APBF] (k = 10, l = 15): generations j ≤ l are always reported; the
+    // i-th generation past the window has lost i slices and is reported with about
+    // 2^(−i) (Section 5.2) — a little more, through other matching runs — until it falls
+    // to the background FP at j = k + l.
+    let p = ApbfParams::new(10, 15).unwrap();
+    for j in 0..=15 {
+        assert_relative_eq!(p.report_probability(j), 1.0, max_relative = 1e-12);
+    }
+    let mut prev = 1.0;
+    for i in 1..10 {
+        let r = p.report_probability(15 + i);
+        assert!(r < prev, "not decreasing at i = {i}");
+        let paper = 0.5f64.powi(i as i32);
+        assert!(
+            r >= paper * 0.999 && r < paper * 1.3 + p.fp(),
+            "i = {i}: {r} vs {paper}"
+        );
+        prev = r;
+    }
+    assert_relative_eq!(p.report_probability(25), p.fp(), max_relative = 1e-12);
+    assert_relative_eq!(p.report_probability(40), p.fp(), max_relative = 1e-12);
+}

@@ -1,0 +1,350 @@
+//! `bfopt model|optimize|simulate apbf` and `model|simulate apbbf` (issue 3).
+
+use super::bfopt;
+use predicates::prelude::*;
+use serde::Deserialize;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ApbfModelJson {
+    family: String,
+    params: ApbfParamsJson,
+    metrics: ApbfMetricsJson,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ApbfParamsJson {
+    k: u32,
+    l: u32,
+    window: Option<u64>,
+    slice_bits: Option<u64>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ApbfMetricsJson {
+    fp_paper: f64,
+    fp: f64,
+    fp_average: f64,
+    accesses_window: f64,
+    accesses_fp: f64,
+    accesses_false: f64,
+    npws: f64,
+    npws_exact: f64,
+    efficiency: f64,
+    generation: Option<u64>,
+    slice_bits: Option<u64>,
+    window: Option<u64>,
+    slack: Option<u64>,
+    total_bits: Option<u64>,
+    bits_per_item: Option<f64>,
+}
+
+fn json_of(args: &[&str]) -> Vec<u8> {
+    bfopt()
+        .args(args)
+        .args(["--format", "json"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone()
+}
+
+#[test]
+fn model_apbf_json_reproduces_table_2() {
+    let out = json_of(&["model", "apbf", "--hashes", "10", "--extra-slices", "7"]);
+    let j: ApbfModelJson = serde_json::from_slice(&out).unwrap();
+    assert_eq!(j.family, "apbf");
+    assert_eq!((j.params.k, j.params.l), (10, 7));
+    let m = j.metrics;
+    assert_eq!(format!("{:.6}", m.fp_paper), "0.001211");
+    assert_eq!(format!("{:.2}", m.accesses_window), "10.86");
+    assert_eq!(format!("{:.2}", m.accesses_fp), "10.42");
+    assert_eq!(format!("{:.2}", m.accesses_false), "1.85");
+    assert_eq!(format!("{:.2}", m.efficiency), "0.40");
+    assert!(m.fp > m.fp_paper && m.fp_average < m.fp);
+    assert!(m.npws > 0.28 && m.npws_exact > 0.2);
+    assert!(m.generation.is_none() && m.window.is_none() && j.params.window.is_none());
+}
+
+#[test]
+fn model_apbf_sized_reports_section_5_2_quantities() {
+    let out = json_of(&[
+        "model",
+        "apbf",
+        "--hashes",
+        "4",
+        "--extra-slices",
+        "3",
+        "--slice-bits",
+        "1000",
+    ]);
+    let j: ApbfModelJson = serde_json::from_slice(&out).unwrap();
+    let m = j.metrics;
+    let g = (1000.0 * std::f64::consts::LN_2 / 4.0) as u64; // 173
+    assert_eq!(j.params.slice_bits, Some(1000));
+    assert_eq!(m.generation, Some(g));
+    assert_eq!(m.slice_bits, Some(1000));
+    assert_eq!(m.window, Some(3 * g));
+    assert_eq!(m.slack, Some(4 * g));
+    assert_eq!(m.total_bits, Some(7000));
+    assert!((m.bits_per_item.unwrap() - 7000.0 / (3 * g) as f64).abs() < 1e-12);
+}
+
+#[test]
+fn model_apbbf_reproduces_table_3() {
+    let out = json_of(&[
+        "model",
+        "apbbf",
+        "--hashes",
+        "2",
+        "--extra-slices",
+        "5",
+        "--block-bits",
+        "512",
+        "--block-hashes",
+        "4",
+    ]);
+    let j: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(j["family"], "apbbf");
+    let m = &j["metrics"];
+    let f = |k: &str| m[k].as_f64().unwrap();
+    assert_eq!(format!("{:.7}", f("fp_paper")), "0.0197654");
+    assert_eq!(format!("{:.7}", f("fp_apbf")), "0.0335359");
+    assert_eq!(format!("{:.3}", f("capacity_ratio")), "0.996");
+    assert_eq!(format!("{:.2}", f("accesses_window")), "3.81");
+    assert_eq!(format!("{:.2}", f("accesses_fp")), "3.26");
+    assert_eq!(format!("{:.2}", f("accesses_false")), "3.33");
+    assert_eq!(format!("{:.2}", f("npws")), "0.21");
+    assert!(f("fp") > 0.0);
+}
+
+#[test]
+fn optimize_apbf_default_and_pareto() {
+    let out = json_of(&["optimize", "apbf", "--fp", "0.01", "--window", "1e5"]);
+    let d: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let m = &d["metrics"];
+    assert!(m["fp"].as_f64().unwrap() <= 0.01);
+    assert!(m["window"].as_u64().unwrap() >= 100_000);
+    assert_eq!(m["default"], true);
+    let out = json_of(&[
+        "optimize", "apbf", "--fp", "0.01", "--window", "1e5", "--all",
+    ]);
+    let front: Vec<serde_json::Value> = serde_json::from_slice(&out).unwrap();
+    assert!(front.len() > 3);
+    let defaults: Vec<_> = front
+        .iter()
+        .filter(|r| r["metrics"]["default"] == true)
+        .collect();
+    assert_eq!(defaults.len(), 1);
+    assert_eq!(defaults[0]["metrics"]["k"], m["k"]);
+    assert_eq!(defaults[0]["metrics"]["l"], m["l"]);
+    // The default has the least memory of the set.
+    let least = front
+        .iter()
+        .map(|r| r["metrics"]["total_bits"].as_u64().unwrap())
+        .min();
+    assert_eq!(least, m["total_bits"].as_u64());
+}
+
+#[test]
+fn optimize_apbf_blocked_and_bounds() {
+    let out = json_of(&[
+        "optimize",
+        "apbf",
+        "--fp",
+        "1e-3",
+        "--window",
+        "1e5",
+        "--blocked",
+        "--block-bits",
+        "512",
+        "--block-hashes",
+        "8",
+        "--max-npws",
+        "0.1",
+    ]);
+    let d: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(d["family"], "apbbf");
+    assert!(d["metrics"]["fp"].as_f64().unwrap() <= 1e-3);
+    assert!(d["metrics"]["npws"].as_f64().unwrap() <= 0.1);
+}
+
+#[test]
+fn invalid_input_exits_2_naming_the_flag() {
+    let cases: [(&[&str], &str); 7] = [
+        (
+            &["model", "apbf", "--hashes", "0", "--extra-slices", "3"],
+            "--hashes = 0",
+        ),
+        (
+            &["model", "apbf", "--hashes", "4", "--extra-slices", "0"],
+            "--extra-slices = 0",
+        ),
+        (
+            &[
+                "model",
+                "apbf",
+                "--hashes",
+                "4",
+                "--extra-slices",
+                "10",
+                "--window",
+                "9",
+            ],
+            "--window = 9: allowed window >= l = 10",
+        ),
+        (
+            &[
+                "model",
+                "apbbf",
+                "--hashes",
+                "2",
+                "--extra-slices",
+                "3",
+                "--block-bits",
+                "96",
+                "--block-hashes",
+                "4",
+            ],
+            "--block-bits = 96",
+        ),
+        (
+            &[
+                "model",
+                "apbbf",
+                "--hashes",
+                "2",
+                "--extra-slices",
+                "3",
+                "--block-bits",
+                "512",
+                "--block-hashes",
+                "3",
+            ],
+            "--block-hashes = 3",
+        ),
+        (
+            &["optimize", "apbf", "--fp", "1.5", "--window", "100"],
+            "--fp = 1.5",
+        ),
+        (
+            &["optimize", "apbf", "--fp", "0", "--window", "100"],
+            "--fp = 0",
+        ),
+    ];
+    for (args, msg) in cases {
+        bfopt()
+            .args(args)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(msg));
+    }
+}
+
+#[test]
+fn infeasible_requirement_exits_3_naming_the_constraint() {
+    bfopt()
+        .args([
+            "optimize", "apbf", "--fp", "0.01", "--window", "1e5", "--memory", "1000",
+        ])
+        .assert()
+        .code(3)
+        .stderr(predicate::str::contains("memory <= 1000 bits binds"));
+    bfopt()
+        .args([
+            "optimize",
+            "apbf",
+            "--fp",
+            "0.01",
+            "--window",
+            "1e5",
+            "--max-accesses",
+            "3",
+        ])
+        .assert()
+        .code(3)
+        .stderr(predicate::str::contains("max_accesses"));
+}
+
+#[test]
+fn simulate_apbf_agrees_and_never_misses_the_window() {
+    for family in [
+        vec![
+            "simulate",
+            "apbf",
+            "--hashes",
+            "4",
+            "--extra-slices",
+            "3",
+            "--window",
+            "600",
+        ],
+        vec![
+            "simulate",
+            "apbbf",
+            "--hashes",
+            "2",
+            "--extra-slices",
+            "3",
+            "--block-bits",
+            "64",
+            "--block-hashes",
+            "4",
+            "--window",
+            "600",
+        ],
+    ] {
+        let out = json_of(
+            &[
+                family.as_slice(),
+                &[
+                    "--epochs",
+                    "6",
+                    "--generations",
+                    "8",
+                    "--probes",
+                    "20000",
+                    "--confidence",
+                    "0.999",
+                ],
+            ]
+            .concat(),
+        );
+        let j: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        let m = &j["metrics"];
+        assert_eq!(m["false_negatives"], 0, "{j}");
+        assert!(m["window_checks"].as_u64().unwrap() > 0);
+        assert_eq!(m["agrees"], true, "{j}");
+    }
+}
+
+#[test]
+fn simulate_apbf_needs_a_size() {
+    bfopt()
+        .args(["simulate", "apbf", "--hashes", "4", "--extra-slices", "3"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--window"));
+}
+
+#[test]
+fn validate_apbf_passes() {
+    bfopt()
+        .args(["validate", "--family", "apbf"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("FAIL").not());
+}
+
+#[test]
+fn recommend_rows_meet_the_target() {
+    let rows = bfopt::families::apbf::recommend_rows(1e-3, 100_000).unwrap();
+    assert_eq!(rows.len(), 3);
+    for r in rows {
+        assert!(r.metrics["fp"].as_f64().unwrap() <= 1e-3);
+        assert!(r.metrics["bits"].as_u64().unwrap() > 0);
+    }
+}
