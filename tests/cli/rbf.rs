@@ -212,6 +212,15 @@ fn optimize_rbf_by_memory_and_by_messages() {
 }
 
 #[test]
+fn optimize_rbf_for_a_window_uses_two_phases() {
+    let out = json_of(&["optimize", "rbf", "--window", "1000", "--fp", "0.001"]);
+    let j: OptimizeJson = serde_json::from_slice(&out).unwrap();
+    assert_eq!(j.params.phases, 2);
+    assert!(j.metrics.model.fn_window.unwrap() >= 1000);
+    assert!(j.metrics.model.fp_avg <= 0.001);
+}
+
+#[test]
 fn simulate_rbf_agrees_with_the_model() {
     bfopt()
         .args([

@@ -28,6 +28,7 @@
 //! | large-M approximation | | [`fluid::point`] |
 //! | false negatives, cycle length | (not in the paper) | [`forgetting`] |
 //! | capacity optimizer | Figs. 6-8 | [`design`], [`least_bits`] |
+//! | two-phase design for a guaranteed window | (not in the paper) | [`design_window`] |
 //!
 //! # Assumptions
 //! Ideal hashes; every counted arrival is a message new to the filter(s) it is checked
@@ -67,7 +68,8 @@ pub mod transitions;
 mod tests;
 
 pub use design::{
-    design, least_bits, worst_case_messages, RbfDesign, RbfRequirement, DESIGN_EXACT_BITS,
+    design, design_window, least_bits, worst_case_messages, RbfDesign, RbfRequirement,
+    DESIGN_EXACT_BITS,
 };
 pub use nbounded::{fp_worst, RbfNMetrics};
 
@@ -102,7 +104,7 @@ pub enum Recycling {
 pub enum Method {
     /// The chain, exactly: `O(k²·σ)` time, `O(k²)` memory.
     Exact,
-    /// The level-crossing approximation ([`fluid`]): `O(k)`; relative error `O(k/σ)`.
+    /// The level-crossing approximation ([`fluid`]): `O(k)`; relative error about `5/M`.
     Fluid,
     /// Exact when `k²·σ ≤` [`EXACT_BUDGET`], else fluid.
     Auto,

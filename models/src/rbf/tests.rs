@@ -372,6 +372,29 @@ fn least_bits_is_least() {
     assert!(less.metrics.expected_messages < 500.0);
 }
 
+#[test]
+fn design_window_guarantees_the_window_with_least_memory() {
+    let req = RbfRequirement::new(0.01, 2).unwrap();
+    let d = design_window(500, &req).unwrap();
+    let p = d.params;
+    assert!(p.fn_window().unwrap() >= 500);
+    assert!(d.metrics.fp_avg <= 0.01);
+    // Two bits less (one per filter) misses the target with the same k and σ.
+    let less = RbfParams::new(
+        p.bits() - 2,
+        p.k(),
+        p.sigma(),
+        2,
+        p.hashing(),
+        p.recycling(),
+    )
+    .unwrap()
+    .metrics(Method::Exact)
+    .unwrap();
+    assert!(less.fp_avg > 0.01);
+    assert!(design_window(500, &RbfRequirement::new(0.01, 1).unwrap()).is_err());
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(40))]
 
@@ -416,6 +439,23 @@ proptest! {
         let req = RbfRequirement::new(fp, 1).unwrap();
         if let Ok(d) = design(bits, &req) {
             prop_assert!(d.metrics.fp_avg <= fp);
+        }
+    }
+}
+
+/// Prints the fluid model's relative errors quoted in `fluid`'s module doc.
+#[test]
+#[ignore = "diagnostic: prints the error table of the fluid doc"]
+fn print_fluid_errors() {
+    for m in [1_000u64, 10_000, 100_000, 1_000_000, 10_000_000] {
+        for (k, frac) in [(7u32, 0.5), (3, 0.3), (10, 0.6)] {
+            let l = law(m, k, Hashing::Colliding);
+            let sigma = (m as f64 * frac) as u64;
+            let e = solve(l, sigma, Retention::None).unwrap();
+            let f = fluid::point(l, sigma, false);
+            println!("M={m} k={k} σ={sigma} fp={:.4e} rel fp {:.2e} msgs {:.2e} frozen {:.2e} paper {:.2e}", e.fp,
+                (f.fp - e.fp) / e.fp, (f.messages - e.messages) / e.messages, (f.fp_frozen - e.fp_frozen) / e.fp_frozen,
+                (f.messages_paper - messages_paper(l, sigma)) / messages_paper(l, sigma));
         }
     }
 }
