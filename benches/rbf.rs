@@ -50,5 +50,34 @@ fn rbf(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, rbf);
+criterion_group!(benches, rbf, rbf_filter);
 criterion_main!(benches);
+
+fn rbf_filter(c: &mut Criterion) {
+    use bfopt_validation::filters::rbf::{Bound, RbfConfig, RbfFilter};
+    use criterion::Throughput;
+    let mut g = c.benchmark_group("rbf_filter");
+    const OPS: u64 = 100_000;
+    g.throughput(Throughput::Elements(OPS));
+    for phases in [1u8, 2] {
+        let cfg = RbfConfig {
+            m: 1 << 20,
+            k: 7,
+            bound: Bound::Bits(600_000),
+            phases,
+            hashing: Hashing::Colliding,
+            recycling: Recycling::NonRetaining,
+        };
+        let mut f = RbfFilter::new(cfg, 1).unwrap();
+        let mut key = 0u64;
+        g.bench_function(BenchmarkId::new("offer", format!("phases={phases}")), |b| {
+            b.iter(|| {
+                for _ in 0..OPS {
+                    key = key.wrapping_add(1);
+                    black_box(f.offer_u64(key));
+                }
+            })
+        });
+    }
+    g.finish();
+}

@@ -250,6 +250,23 @@ impl RbfParams {
 
     /// All metrics by `method`.
     ///
+    /// # Example
+    /// Section V-A [RBF]: M = 1000 bits; two phases split them (500 bits per filter).
+    /// ```
+    /// use bfopt_models::rbf::{Hashing, Method, RbfParams, Recycling};
+    /// let one = RbfParams::new(1000, 4, 600, 1, Hashing::Colliding, Recycling::NonRetaining)
+    ///     .unwrap()
+    ///     .metrics(Method::Exact)
+    ///     .unwrap();
+    /// assert!((one.fp_avg - 0.03486).abs() < 5e-6);
+    /// assert!(one.expected_messages > one.expected_messages_paper);
+    /// let two = RbfParams::new(1000, 4, 300, 2, Hashing::Colliding, Recycling::NonRetaining)
+    ///     .unwrap()
+    ///     .metrics(Method::Exact)
+    ///     .unwrap();
+    /// assert_eq!(two.fn_window, Some(1 + 301u64.div_ceil(4)));
+    /// ```
+    ///
     /// # Errors
     /// As [`chain::solve`].
     pub fn metrics(&self, method: Method) -> Result<RbfMetrics, ModelError> {
@@ -367,6 +384,14 @@ impl RbfNParams {
 
 /// Eq. (19) [RBF], colliding, non-retaining, `k = 1`:
 /// `f = Σ_{i≤σ} i/(M(M−i)) / Σ_{j≤σ} 1/(M−j)` (the normaliser is a constant).
+///
+/// # Example
+/// ```
+/// use bfopt_models::rbf::{fp_k1_closed_form, Hashing, Method, RbfParams, Recycling};
+/// let p = RbfParams::new(1000, 1, 500, 1, Hashing::Colliding, Recycling::NonRetaining).unwrap();
+/// let chain = p.metrics(Method::Exact).unwrap().fp_avg;
+/// assert!((chain - fp_k1_closed_form(1000, 500)).abs() < 1e-14);
+/// ```
 pub fn fp_k1_closed_form(m: u64, sigma: u64) -> f64 {
     let mf = m as f64;
     let mut num = crate::numeric::CompensatedSum::new();
