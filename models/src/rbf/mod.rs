@@ -113,6 +113,9 @@ pub enum Method {
 /// Largest `k²·σ` that [`Method::Auto`] solves exactly (about a second).
 pub const EXACT_BUDGET: f64 = 1e9;
 
+/// Largest `k²·σ` that [`Method::Exact`] accepts (minutes); beyond, use the fluid model.
+pub const EXACT_LIMIT: f64 = 1e11;
+
 impl Method {
     fn resolve(self, k: u32, sigma: u64) -> Method {
         match self {
@@ -268,11 +271,20 @@ impl RbfParams {
     /// ```
     ///
     /// # Errors
-    /// As [`chain::solve`].
+    /// As [`chain::solve`]; [`ModelError::InvalidParam`] naming `sigma` when
+    /// [`Method::Exact`] is asked for beyond [`EXACT_LIMIT`].
     pub fn metrics(&self, method: Method) -> Result<RbfMetrics, ModelError> {
         let law = self.law();
         let two = self.phases == 2;
         let method = method.resolve(self.k, self.sigma);
+        let work = f64::from(self.k).powi(2) * self.sigma as f64;
+        if method == Method::Exact && work > EXACT_LIMIT {
+            return Err(ModelError::invalid(
+                "sigma",
+                self.sigma,
+                format!("k²·sigma <= {EXACT_LIMIT:e} with the exact method (use auto or fluid)"),
+            ));
+        }
         let (fp_avg, fp_avg_paper, fp_frozen, messages, messages_paper) = match method {
             Method::Exact => {
                 let sol = chain::solve(law, self.sigma, self.retention())?;
