@@ -16,6 +16,13 @@ pub struct Cli {
     /// Output format (`junit` only for `validate`).
     #[arg(long, global = true, value_enum, default_value_t = Format::Table)]
     pub format: Format,
+    /// No progress bars and no notes under tables.
+    #[arg(long, short, global = true)]
+    pub quiet: bool,
+    /// Worker threads for simulations (default: one per core); results do not depend
+    /// on it.
+    #[arg(long, global = true, value_parser = crate::units::parse_count)]
+    pub threads: Option<u64>,
 }
 
 /// Output formats.
@@ -35,27 +42,60 @@ pub enum Format {
 #[derive(Debug, Subcommand)]
 pub enum Verb {
     /// Rank the designs of every family that meet a requirement.
+    #[command(
+        after_help = "Examples:\n  bfopt recommend --fp 0.01 --window 1e6\n  bfopt recommend --fp 1e-4 --capacity 1e8 --memory 256MiB --format json"
+    )]
     Recommend(families::recommend::RecommendArgs),
     /// Evaluate a family's model for given parameters.
+    #[command(after_help = "Example:\n  bfopt model classic --bits 8Mb --hashes 7 --items 1e6")]
     Model {
         /// The family.
         #[command(subcommand)]
         family: ModelFamily,
     },
     /// Choose a family's parameters for a requirement.
+    #[command(
+        after_help = "Example:\n  bfopt optimize classic --fp 0.01 --items 1e6 --layout blocked"
+    )]
     Optimize {
         /// The family.
         #[command(subcommand)]
         family: OptimizeFamily,
     },
+    /// Posterior probabilities of an inferential filter for one observation.
+    Posterior {
+        /// The family.
+        #[command(subcommand)]
+        family: PosteriorFamily,
+    },
     /// Simulate a family's reference filter and compare with the model.
+    #[command(
+        after_help = "Example:\n  bfopt simulate classic --bits 1Mb --hashes 7 --items 1e5 --epochs 8 --seed 1"
+    )]
     Simulate {
         /// The family.
         #[command(subcommand)]
         family: SimulateFamily,
     },
     /// Run the model-vs-simulation suite (exit 1 on any FAIL).
+    #[command(
+        after_help = "Examples:\n  bfopt validate\n  bfopt validate --family classic --level full --format junit > report.xml"
+    )]
     Validate(ValidateArgs),
+    /// Recompute a table or figure of the papers: CSV, SVG and the differences.
+    #[command(
+        after_help = "Examples:\n  bfopt reproduce --list\n  bfopt reproduce apbf-table1 --out figures"
+    )]
+    Reproduce(crate::reproduce::ReproduceArgs),
+    /// Print a shell completion script.
+    #[command(
+        after_help = "Example:\n  bfopt completions bash > ~/.local/share/bash-completion/completions/bfopt"
+    )]
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
 }
 
 /// `bfopt model <family>`.
@@ -65,6 +105,17 @@ pub enum ModelFamily {
     Classic(families::classic::ModelArgs),
     /// Recycling Bloom filter (σ- or N-bounded, one or two phases).
     Rbf(families::rbf::ModelArgs),
+    /// Timing / Block Timing Bloom filter (family `timing`).
+    #[command(alias = "timing")]
+    Btbf(families::timing::ModelArgs),
+}
+
+/// `bfopt posterior <family>`.
+#[derive(Debug, Subcommand)]
+pub enum PosteriorFamily {
+    /// Inferential BTBF: P(I_x < w | R_x), expected and most likely insertion age.
+    #[command(alias = "timing")]
+    Btbf(families::timing::PosteriorArgs),
 }
 
 /// `bfopt optimize <family>`.
@@ -74,6 +125,9 @@ pub enum OptimizeFamily {
     Classic(families::classic::OptimizeArgs),
     /// RBF (k, σ) with the most messages per cycle, or the least memory.
     Rbf(families::rbf::OptimizeArgs),
+    /// Penalty-optimal BTBF (k, bpt, B, P) for a bits-per-item budget.
+    #[command(alias = "timing")]
+    Btbf(families::timing::OptimizeArgs),
 }
 
 /// `bfopt simulate <family>`.
@@ -83,6 +137,9 @@ pub enum SimulateFamily {
     Classic(families::classic::SimulateArgs),
     /// Run a reference RBF on a stream, count false positives three ways.
     Rbf(families::rbf::SimulateArgs),
+    /// Section 6 stream experiment on a reference BTBF.
+    #[command(alias = "timing")]
+    Btbf(families::timing::SimulateArgs),
 }
 
 /// Workload names.

@@ -10,10 +10,12 @@ pub mod exit;
 pub mod families;
 pub mod render;
 pub mod report;
+pub mod reproduce;
 pub mod units;
 pub mod validate;
 
-use cli::{Cli, Format, ModelFamily, OptimizeFamily, SimulateFamily, Verb};
+use clap::CommandFactory;
+use cli::{Cli, Format, ModelFamily, OptimizeFamily, PosteriorFamily, SimulateFamily, Verb};
 use exit::CliError;
 use report::Report;
 
@@ -22,6 +24,7 @@ use report::Report;
 /// # Errors
 /// Invalid input (exit 2) or an infeasible requirement (exit 3).
 pub fn run(cli: &Cli) -> Result<Report, CliError> {
+    configure(cli)?;
     if cli.format == Format::Junit && !matches!(cli.verb, Verb::Validate(_)) {
         return Err(CliError::invalid(
             "--format",
@@ -34,15 +37,47 @@ pub fn run(cli: &Cli) -> Result<Report, CliError> {
         Verb::Model { family } => match family {
             ModelFamily::Classic(a) => families::classic::model(a),
             ModelFamily::Rbf(a) => families::rbf::model(a),
+            ModelFamily::Btbf(a) => families::timing::model(a),
         },
         Verb::Optimize { family } => match family {
             OptimizeFamily::Classic(a) => families::classic::optimize(a),
             OptimizeFamily::Rbf(a) => families::rbf::optimize(a),
+            OptimizeFamily::Btbf(a) => families::timing::optimize(a),
+        },
+        Verb::Posterior { family } => match family {
+            PosteriorFamily::Btbf(a) => families::timing::posterior(a),
         },
         Verb::Simulate { family } => match family {
             SimulateFamily::Classic(a) => families::classic::simulate_cmd(a),
             SimulateFamily::Rbf(a) => families::rbf::simulate_cmd(a),
+            SimulateFamily::Btbf(a) => families::timing::simulate_cmd(a),
         },
         Verb::Validate(a) => validate::validate(a),
+        Verb::Reproduce(a) => reproduce::reproduce(a),
+        Verb::Completions { shell } => {
+            let mut script = Vec::new();
+            clap_complete::generate(*shell, &mut Cli::command(), "bfopt", &mut script);
+            Ok(Report::text(String::from_utf8_lossy(&script).into_owned()))
+        }
     }
+}
+
+/// Applies the global flags: `--quiet` turns progress bars off, `--threads` sizes the
+/// simulation thread pool (once per process; results never depend on it).
+///
+/// # Errors
+/// `--threads` outside 1 to 1024.
+pub fn configure(cli: &Cli) -> Result<(), CliError> {
+    bfopt_validation::sim::set_progress(!cli.quiet);
+    if let Some(t) = cli.threads {
+        if !(1..=1024).contains(&t) {
+            return Err(CliError::invalid("--threads", t, "1 to 1024"));
+        }
+        // A second call in the same process keeps the first pool, which is harmless:
+        // results depend on seeds only.
+        let _ = rayon::ThreadPoolBuilder::new()
+            .num_threads(t as usize)
+            .build_global();
+    }
+    Ok(())
 }

@@ -9,7 +9,10 @@ use std::process::ExitCode;
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match bfopt::run(&cli) {
-        Ok(report) => {
+        Ok(mut report) => {
+            if cli.quiet {
+                report.notes.clear();
+            }
             let mut out = std::io::stdout().lock();
             let written =
                 bfopt::render::write(&report, cli.format, &mut out).and_then(|()| out.flush());

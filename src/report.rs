@@ -64,6 +64,8 @@ pub struct Report {
     pub notes: Vec<String>,
     /// The exit status of a successful run (1 when a check failed).
     pub exit: Exit,
+    /// Text printed as it is, whatever the format (shell completion scripts).
+    pub text: Option<String>,
 }
 
 impl Report {
@@ -75,6 +77,15 @@ impl Report {
             checks: None,
             notes: Vec::new(),
             exit: Exit::Ok,
+            text: None,
+        }
+    }
+
+    /// Text printed verbatim in every format.
+    pub fn text(text: String) -> Self {
+        Self {
+            text: Some(text),
+            ..Self::list(Vec::new())
         }
     }
 
@@ -86,6 +97,7 @@ impl Report {
             checks: None,
             notes: Vec::new(),
             exit: Exit::Ok,
+            text: None,
         }
     }
 }

@@ -4,6 +4,7 @@
 pub mod classic;
 pub mod rbf;
 pub mod recommend;
+pub mod timing;
 
 use crate::cli::{SimArgs, WorkloadArg};
 use crate::exit::CliError;

@@ -15,6 +15,9 @@ use std::io::{self, Write};
 /// # Errors
 /// I/O errors (a closed pipe among them).
 pub fn write(report: &Report, format: Format, out: &mut dyn Write) -> io::Result<()> {
+    if let Some(text) = &report.text {
+        return out.write_all(text.as_bytes());
+    }
     match format {
         Format::Table => table::write(report, out),
         Format::Json => json::write(report, out),

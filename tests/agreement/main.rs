@@ -1,5 +1,10 @@
 //! Model-vs-simulation agreement at quick sizes, one module per family.
 //! The same checks run larger behind `bfopt validate --level full`.
 
+mod apbf;
+mod baseline;
 mod classic;
+mod pbf;
 mod rbf;
+mod stable;
+mod timing;

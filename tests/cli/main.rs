@@ -5,6 +5,7 @@ use predicates::prelude::*;
 use serde::Deserialize;
 
 mod rbf;
+mod timing;
 
 fn bfopt() -> Command {
     Command::cargo_bin("bfopt").unwrap()
@@ -192,13 +193,119 @@ fn recommend_ranks_by_memory_in_every_format() {
         ])
         .assert()
         .success()
-        .stdout(predicate::str::starts_with("family,fp_target,n,layout"))
-        .stdout(predicate::str::contains("classic,0.01,1000000,standard"));
+        .stdout(predicate::str::starts_with(
+            "family,design,parameters,bits,bytes,bits_per_item,accesses_insert",
+        ))
+        .stdout(predicate::str::contains(
+            "classic,classic/standard,m=9592956 k=7,9592956,",
+        ));
     bfopt()
         .args(["recommend", "--fp", "0.01", "--capacity", "1e6"])
         .assert()
         .success()
         .stdout(predicate::str::contains("blocked"));
+}
+
+#[test]
+fn recommend_for_a_window_sizes_the_hand_built_baselines() {
+    let out = bfopt()
+        .args([
+            "recommend",
+            "--fp",
+            "0.01",
+            "--window",
+            "1e5",
+            "--format",
+            "json",
+        ])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let rows: Vec<serde_json::Value> = serde_json::from_slice(&out).unwrap();
+    let designs: Vec<&str> = rows
+        .iter()
+        .map(|r| r["params"]["design"].as_str().unwrap())
+        .collect();
+    for d in [
+        "apbf",
+        "apbbf",
+        "rotating/standard",
+        "rotating/blocked",
+        "fingerprint-queue",
+    ] {
+        assert!(designs.contains(&d), "{designs:?}");
+    }
+    for r in &rows {
+        let m = &r["metrics"];
+        assert!(m["fp"].as_f64().unwrap() <= 0.01, "{r}");
+        assert!(m["bits"].as_u64().unwrap() > 0);
+        assert_eq!(m["false_negatives"], "none in the window");
+    }
+    // A static-set family says why it cannot serve a window.
+    bfopt()
+        .args(["recommend", "--fp", "0.01", "--window", "1e5"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("excluded classic:"));
+}
+
+#[test]
+fn recommend_bounds_the_npws_of_window_designs() {
+    let npws = |extra: &[&str]| -> f64 {
+        let out = bfopt()
+            .args([
+                "recommend",
+                "--fp",
+                "0.01",
+                "--window",
+                "1e5",
+                "--format",
+                "json",
+            ])
+            .args(extra)
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone();
+        let rows: Vec<serde_json::Value> = serde_json::from_slice(&out).unwrap();
+        let apbf = rows
+            .iter()
+            .find(|r| r["params"]["design"] == "apbf")
+            .expect("an apbf row");
+        apbf["metrics"]["npws"].as_f64().unwrap()
+    };
+    // A tight NPWS bound forces less slack than the memory-optimal APBF.
+    let free = npws(&[]);
+    assert!(free > 0.01, "{free}");
+    let bounded = npws(&["--max-npws", "0.01"]);
+    assert!(bounded <= 0.01, "{bounded}");
+    bfopt()
+        .args([
+            "recommend",
+            "--fp",
+            "0.01",
+            "--window",
+            "1e5",
+            "--max-npws",
+            "-1",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--max-npws"));
+}
+
+#[test]
+fn recommend_needs_exactly_one_shape() {
+    for extra in [&[][..], &["--capacity", "10", "--window", "10"][..]] {
+        bfopt()
+            .args(["recommend", "--fp", "0.01"])
+            .args(extra)
+            .assert()
+            .code(2);
+    }
 }
 
 #[test]
@@ -450,4 +557,136 @@ fn help_and_version_exit_0() {
         .stdout(predicate::str::contains("recommend"));
     bfopt().arg("--version").assert().success();
     bfopt().assert().code(2);
+}
+
+#[test]
+fn reproduce_writes_csv_and_svg_and_lists_its_catalogue() {
+    bfopt()
+        .args(["reproduce", "--list"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("apbf-table1"));
+    let dir = std::env::temp_dir().join(format!("bfopt-reproduce-{}", std::process::id()));
+    bfopt()
+        .args(["reproduce", "apbf-table1", "--out"])
+        .arg(&dir)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("matches the paper"));
+    let csv = std::fs::read_to_string(dir.join("apbf-table1.csv")).unwrap();
+    assert!(csv.starts_with("aimed_fp,k,bits_per_item"));
+    assert_eq!(csv.lines().count(), 6);
+    let svg = std::fs::read_to_string(dir.join("apbf-table1.svg")).unwrap();
+    assert!(svg.starts_with("<svg"));
+    std::fs::remove_dir_all(&dir).unwrap();
+    bfopt()
+        .args(["reproduce", "no-such-table"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("allowed one of apbf-table1"));
+}
+
+#[test]
+fn completions_quiet_and_threads() {
+    for shell in ["bash", "zsh", "fish"] {
+        bfopt()
+            .args(["completions", shell])
+            .assert()
+            .success()
+            .stdout(predicate::str::contains("recommend"));
+    }
+    bfopt()
+        .args(["recommend", "--fp", "0.01", "--window", "1e4", "--quiet"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("excluded").not());
+    bfopt()
+        .args([
+            "--threads",
+            "0",
+            "recommend",
+            "--fp",
+            "0.01",
+            "--window",
+            "1e4",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--threads = 0: allowed 1 to 1024"));
+}
+
+#[test]
+fn same_seed_same_json_on_any_thread_count() {
+    let run = |threads: &str| {
+        bfopt()
+            .args([
+                "--threads",
+                threads,
+                "--format",
+                "json",
+                "simulate",
+                "classic",
+            ])
+            .args(["--bits", "4096", "--hashes", "3", "--items", "500"])
+            .args(["--epochs", "4", "--probes", "2000", "--seed", "9"])
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone()
+    };
+    assert_eq!(run("1"), run("2"));
+}
+
+#[test]
+fn every_verb_help_shows_an_example() {
+    for verb in [
+        "recommend",
+        "model",
+        "optimize",
+        "simulate",
+        "validate",
+        "reproduce",
+        "completions",
+    ] {
+        bfopt()
+            .args([verb, "--help"])
+            .assert()
+            .success()
+            .stdout(predicate::str::contains(format!("bfopt {verb}")));
+    }
+}
+
+#[test]
+fn recommend_validate_simulates_every_design() {
+    for shape in [["--window", "2e4"], ["--capacity", "2e4"]] {
+        let out = bfopt()
+            .args([
+                "recommend",
+                "--fp",
+                "0.02",
+                "--validate",
+                "--format",
+                "json",
+            ])
+            .args(shape)
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone();
+        let rows: Vec<serde_json::Value> = serde_json::from_slice(&out).unwrap();
+        assert!(rows.len() >= 3);
+        for r in rows
+            .iter()
+            .filter(|r| r["metrics"]["validated"] != "skipped")
+        {
+            assert_eq!(r["metrics"]["validated"], "PASS", "{r}");
+            let (lo, hi) = (
+                r["metrics"]["measured_fp_lo"].as_f64().unwrap(),
+                r["metrics"]["measured_fp_hi"].as_f64().unwrap(),
+            );
+            assert!(lo <= hi && hi < 0.05, "{r}");
+        }
+    }
 }

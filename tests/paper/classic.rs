@@ -1,34 +1,19 @@
 //! Table 1 [APBF]: Bloom filters sized by the half-fill rule (Section 4).
 //! The table truncates `bits/item` and `actual fp` (10.0989 → "10.09", 6.1035156e-5 →
 //! "0.0000610351") but rounds the access counts (1.99915 for k = 14 → "2.00"): each
-//! column is compared under its own printing rule.
+//! column is compared under its own printing rule, by `bfopt reproduce apbf-table1`,
+//! whose printed values (`TABLE_1_PRINTED` in `src/reproduce/classic.rs`) are the
+//! test vector.
 
-use crate::common::assert_printed;
-use bfopt_models::classic::HalfFillDesign;
-use bfopt_models::printed::Printing::{Rounded, Truncated};
-
-/// aimed fp, k, bits/item, actual fp, query true, query false — as printed.
-const TABLE_1: [(&str, u32, &str, &str, &str, &str); 5] = [
-    ("0.1", 4, "5.77", "0.0625", "4.00", "1.73"),
-    ("0.01", 7, "10.09", "0.0078125", "7.00", "1.94"),
-    ("0.001", 10, "14.42", "0.0009765625", "10.00", "1.99"),
-    ("0.0001", 14, "20.19", "0.0000610351", "14.00", "2.00"),
-    ("0.00001", 17, "24.52", "0.0000076293", "17.00", "2.00"),
-];
+use bfopt::reproduce::{find, Options};
 
 #[test]
 fn table1_matches_printed() {
-    for (aimed, k, bits, fp, q_true, q_false) in TABLE_1 {
-        let d = HalfFillDesign::for_fp(aimed.parse().unwrap()).unwrap();
-        assert_eq!(d.k, k, "Table 1 [APBF], row {aimed}: k");
-        let cols = [
-            ("bits/item", d.bits_per_item, bits, Truncated),
-            ("actual fp", d.fp, fp, Truncated),
-            ("query true", d.accesses_query_true, q_true, Rounded),
-            ("query false", d.accesses_query_false, q_false, Rounded),
-        ];
-        for (column, got, printed, how) in cols {
-            assert_printed("Table 1 [APBF]", aimed, column, got, printed, how);
-        }
-    }
+    let entry = find("apbf-table1").unwrap();
+    let r = (entry.build)(&Options { seed: 1, scale: 1 }).unwrap();
+    assert_eq!(r.rows.len(), 5);
+    assert!(r.differences.is_empty(), "{:#?}", r.differences);
+    // k = ⌈log2(1/p)⌉ for p = 0.1 … 1e-5.
+    let ks: Vec<u64> = r.rows.iter().map(|row| row[1].as_u64().unwrap()).collect();
+    assert_eq!(ks, [4, 7, 10, 14, 17]);
 }

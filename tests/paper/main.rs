@@ -5,5 +5,9 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod apbf;
 mod classic;
+mod pbf;
 mod rbf;
+mod stable;
+mod timing;

@@ -85,6 +85,21 @@ impl Check {
         }
     }
 
+    /// A failed check for a simulation that could not run (the message says why).
+    pub fn error(family: &str, name: String, seed: u64) -> Self {
+        Self::new(
+            family,
+            format!("error: {name}"),
+            0.0,
+            f64::NAN,
+            (f64::NAN, f64::NAN),
+            0.0,
+            Tolerance::EXACT,
+            0,
+            seed,
+        )
+    }
+
     /// `PASS` or `FAIL`.
     pub fn verdict(&self) -> &'static str {
         if self.pass {

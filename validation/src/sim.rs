@@ -12,8 +12,16 @@ pub fn epoch_seed(base: u64, epoch: u64) -> u64 {
     mix(mix(base) ^ epoch.wrapping_add(1).wrapping_mul(0xD1B5_4A32_D192_ED03))
 }
 
-/// A progress bar on stderr that appears only on a terminal and only once the work has
-/// taken more than a second.
+/// Whether progress bars may appear at all (`bfopt --quiet` turns them off).
+static PROGRESS_ENABLED: AtomicBool = AtomicBool::new(true);
+
+/// Turns progress bars on or off for the whole process.
+pub fn set_progress(enabled: bool) {
+    PROGRESS_ENABLED.store(enabled, Ordering::Relaxed);
+}
+
+/// A progress bar on stderr that appears only on a terminal, only once the work has
+/// taken more than a second, and never after [`set_progress`]`(false)`.
 pub struct Progress {
     bar: ProgressBar,
     start: Instant,
@@ -38,6 +46,7 @@ impl Progress {
     /// Advances by one step.
     pub fn inc(&self) {
         if !self.shown.load(Ordering::Relaxed)
+            && PROGRESS_ENABLED.load(Ordering::Relaxed)
             && self.start.elapsed() > Duration::from_secs(1)
             && std::io::stderr().is_terminal()
             && !self.shown.swap(true, Ordering::Relaxed)

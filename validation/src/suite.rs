@@ -27,7 +27,12 @@ pub type FamilyChecks = fn(Level, u64, f64) -> Vec<Check>;
 /// Every family in the suite, by name.
 pub const FAMILIES: &[(&str, FamilyChecks)] = &[
     ("classic", crate::experiments::classic::checks),
+    ("baseline", crate::experiments::baseline::checks),
     ("rbf", crate::experiments::rbf::checks),
+    ("timing", crate::experiments::timing::checks),
+    ("apbf", crate::experiments::apbf::checks),
+    ("pbf", crate::experiments::pbf::checks),
+    ("stable", crate::experiments::stable::checks),
 ];
 
 /// Names of the families in the suite.

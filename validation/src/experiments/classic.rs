@@ -153,47 +153,53 @@ pub fn checks(level: Level, seed: u64, confidence: f64) -> Vec<Check> {
                     continue;
                 }
             };
-            let (fp, tol) = prediction(&params);
-            let pf = &r.probe_fp;
-            out.push(Check::new(
-                "classic",
-                name("probe fp"),
-                fp,
-                pf.rate,
-                (pf.interval.lo, pf.interval.hi),
-                confidence,
-                tol,
-                pf.trials,
-                case_seed,
-            ));
-            let sf = &r.state_fp;
-            out.push(Check::new(
-                "classic",
-                name("state fp"),
-                fp,
-                sf.mean,
-                (sf.interval.lo, sf.interval.hi),
-                confidence,
-                tol,
-                sf.samples,
-                case_seed,
-            ));
-            let fl = &r.fill;
-            out.push(Check::new(
-                "classic",
-                name("fill"),
-                params.fill(),
-                fl.mean,
-                (fl.interval.lo, fl.interval.hi),
-                confidence,
-                Tolerance::EXACT,
-                fl.samples,
-                case_seed,
-            ));
+            out.extend(compare(&name(""), &params, &r, confidence, case_seed));
         }
     }
     out.extend(low_fp_checks(level, seed + 100, confidence));
     out
+}
+
+/// Checks of one simulation against the model: probe FP and state-conditional FP
+/// against [`prediction`], fill against [`ClassicParams::fill`]. `name` prefixes each
+/// check's name.
+pub fn compare(
+    name: &str,
+    params: &ClassicParams,
+    r: &ClassicSimResult,
+    confidence: f64,
+    seed: u64,
+) -> Vec<Check> {
+    let (fp, tol) = prediction(params);
+    let check = |what: &str, predicted: f64, m: &Mean, tol| {
+        Check::new(
+            "classic",
+            format!("{name}{what}"),
+            predicted,
+            m.mean,
+            (m.interval.lo, m.interval.hi),
+            confidence,
+            tol,
+            m.samples,
+            seed,
+        )
+    };
+    let pf = &r.probe_fp;
+    vec![
+        Check::new(
+            "classic",
+            format!("{name}probe fp"),
+            fp,
+            pf.rate,
+            (pf.interval.lo, pf.interval.hi),
+            confidence,
+            tol,
+            pf.trials,
+            seed,
+        ),
+        check("state fp", fp, &r.state_fp, tol),
+        check("fill", params.fill(), &r.fill, Tolerance::EXACT),
+    ]
 }
 
 /// FP rates far below what probing resolves (about 1e-9 and 1e-12), validated through

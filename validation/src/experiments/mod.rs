@@ -1,5 +1,10 @@
 //! Model-vs-simulation experiments, one module per family: a `simulate` function that
 //! measures a reference filter on a workload, and the `checks` of the validate suite.
 
+pub mod apbf;
+pub mod baseline;
 pub mod classic;
+pub mod pbf;
 pub mod rbf;
+pub mod stable;
+pub mod timing;

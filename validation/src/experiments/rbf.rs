@@ -310,7 +310,7 @@ pub fn checks(level: Level, seed: u64, confidence: f64) -> Vec<Check> {
                 case += 1;
                 match sigma_checks(&p, &sim) {
                     Ok(c) => out.extend(c.into_iter().take(if phases == 2 { 1 } else { 2 })),
-                    Err(e) => out.push(failed(format!("{p:?}: {e}"), confidence, seed)),
+                    Err(e) => out.push(Check::error("rbf", format!("{p:?}: {e}"), seed)),
                 }
             }
         }
@@ -340,23 +340,8 @@ pub fn checks(level: Level, seed: u64, confidence: f64) -> Vec<Check> {
                 c.name.push_str(" (pool 1000)");
                 c
             })),
-            Err(e) => out.push(failed(format!("{p:?}: {e}"), confidence, seed)),
+            Err(e) => out.push(Check::error("rbf", format!("{p:?}: {e}"), seed)),
         }
     }
     out
-}
-
-/// A check that could not run: reported as a FAIL rather than dropped.
-fn failed(name: String, confidence: f64, seed: u64) -> Check {
-    Check::new(
-        "rbf",
-        name,
-        f64::NAN,
-        f64::NAN,
-        (0.0, 0.0),
-        confidence,
-        Tolerance::EXACT,
-        0,
-        seed,
-    )
 }

@@ -1,0 +1,336 @@
+//! Age-Partitioned Blocked Bloom filters (Section 6, Tables 3-4 [APBF]).
+//!
+//! Every segment is a blocked Bloom filter of `B`-bit blocks; an insertion picks one
+//! block per segment and sets one bit in each of the `b` parts (`B/b` bits each) of the
+//! block. A segment's match probability for a non-member, given that its block holds
+//! `j` items, is `(1 − (1 − b/B)^j)^b` (exact: the parts are hashed independently).
+//!
+//! # Formula
+//! ```text
+//! λ      = ln2 / −ln(1 − b/B)          mean block load of a full segment (parts half full)
+//! q(μ)   = Σ_j Poisson(j; μ) (1 − (1 − b/B)^j)^b
+//! r_i    = q(λ (i+1)/k) for i < k,  q(λ) for i ≥ k      (worst case, just before a shift)
+//! FP     = F(k, l, 0, 0) over r                         Section 5.3 and 6 [APBF]
+//! cap.   = (b/B) / −ln(1 − b/B)        window relative to APBF(k·b, l·b), same memory
+//! NPWS   = Σ_{i<k} q(λ)^i / l
+//! ```
+//! A sized filter replaces the Poisson load by the exact Binomial(`min(i+1,k)·g`,
+//! `1/blocks`) load of its blocks ([`ApbbfParams::fp`]).
+
+use super::recursion::{consecutive_match, query_accesses, window_accesses, QueryAccesses};
+use super::{fills, npws_formula, ApbfParams};
+use crate::error::{check, ModelError};
+use crate::numeric::{binomial_pmf, poisson_pmf, pow1m};
+use serde::Serialize;
+use std::ops::RangeInclusive;
+
+/// Mass cut of the load distributions (relative to the mode).
+const CUT: f64 = 1e-18;
+
+/// Segment size of a sized APBBF.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct ApbbfSizing {
+    /// Blocks per segment.
+    pub blocks: u64,
+    /// Insertions per generation `g = ⌊λ·blocks/k⌋`.
+    pub generation: u64,
+}
+
+/// Parameters of an APBBF: `k` segments written per insertion, `l` extra segments,
+/// blocks of `B` bits with `b` bits set per block.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct ApbbfParams {
+    k: u32,
+    l: u32,
+    block_bits: u32,
+    block_hashes: u32,
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    sizing: Option<ApbbfSizing>,
+}
+
+impl ApbbfParams {
+    /// Allowed block sizes (a power of two in this range).
+    pub const BLOCK_BITS: RangeInclusive<u32> = 64..=(1 << 16);
+    /// Allowed hashes per block (and a divisor of the block size).
+    pub const BLOCK_HASHES: RangeInclusive<u32> = 1..=64;
+
+    /// Validates and builds unsized parameters (Poisson block loads).
+    ///
+    /// # Errors
+    /// `k`, `l` as for [`ApbfParams::new`]; `block_bits` not a power of two in
+    /// [`Self::BLOCK_BITS`]; `block_hashes` outside [`Self::BLOCK_HASHES`] or not
+    /// dividing `block_bits`.
+    pub fn new(k: u32, l: u32, block_bits: u32, block_hashes: u32) -> Result<Self, ModelError> {
+        ApbfParams::new(k, l)?;
+        if !(Self::BLOCK_BITS.contains(&block_bits) && block_bits.is_power_of_two()) {
+            return Err(ModelError::invalid(
+                "block_bits",
+                block_bits,
+                "a power of two from 64 to 65536",
+            ));
+        }
+        check::in_range("block_hashes", block_hashes, Self::BLOCK_HASHES)?;
+        if block_bits % block_hashes != 0 || block_hashes == block_bits {
+            return Err(ModelError::invalid(
+                "block_hashes",
+                block_hashes,
+                format!("a divisor of block_bits = {block_bits} smaller than it"),
+            ));
+        }
+        Ok(Self {
+            k,
+            l,
+            block_bits,
+            block_hashes,
+            sizing: None,
+        })
+    }
+
+    /// Sized for a window of at least `w` items: `g = ⌈w/l⌉`, blocks per segment
+    /// `⌈k·g/λ⌉`, then `g = ⌊λ·blocks/k⌋ ≥ ⌈w/l⌉`.
+    ///
+    /// # Errors
+    /// `w` outside [`ApbfParams::W`] or below `l`.
+    pub fn with_window(mut self, w: u64) -> Result<Self, ModelError> {
+        check::in_range("window", w, ApbfParams::W)?;
+        if w < u64::from(self.l) {
+            return Err(ModelError::invalid(
+                "window",
+                w,
+                format!("window >= l = {}", self.l),
+            ));
+        }
+        let g = w.div_ceil(u64::from(self.l));
+        let lambda = self.full_load();
+        let k = f64::from(self.k);
+        let mut blocks = ((g as f64 * k / lambda).ceil() as u64).max(1);
+        while ((lambda * blocks as f64 / k).floor() as u64) < g {
+            blocks += 1;
+        }
+        let generation = (lambda * blocks as f64 / k).floor() as u64;
+        self.sizing = Some(ApbbfSizing { blocks, generation });
+        Ok(self)
+    }
+
+    /// Segments written per insertion `k`.
+    pub fn k(&self) -> u32 {
+        self.k
+    }
+    /// Extra segments `l`.
+    pub fn l(&self) -> u32 {
+        self.l
+    }
+    /// Block size `B` in bits.
+    pub fn block_bits(&self) -> u32 {
+        self.block_bits
+    }
+    /// Bits set per block `b`.
+    pub fn block_hashes(&self) -> u32 {
+        self.block_hashes
+    }
+    /// Segment size, if sized.
+    pub fn sizing(&self) -> Option<ApbbfSizing> {
+        self.sizing
+    }
+    /// Window `l·g`, if sized.
+    pub fn window(&self) -> Option<u64> {
+        self.sizing.map(|s| u64::from(self.l) * s.generation)
+    }
+    /// Total bits `(k+l)·blocks·B`, if sized.
+    pub fn total_bits(&self) -> Option<u64> {
+        self.sizing
+            .map(|s| u64::from(self.k + self.l) * s.blocks * u64::from(self.block_bits))
+    }
+
+    fn ratio(&self) -> f64 {
+        f64::from(self.block_hashes) / f64::from(self.block_bits)
+    }
+
+    /// Mean block load of a full segment, `λ = ln2 / −ln(1 − b/B)`: each part half full.
+    pub fn full_load(&self) -> f64 {
+        std::f64::consts::LN_2 / -(-self.ratio()).ln_1p()
+    }
+
+    /// Match probability of a block holding `j` items, `(1 − (1 − b/B)^j)^b`.
+    fn block_match(&self, j: u64) -> f64 {
+        (1.0 - pow1m(self.ratio(), j as f64)).powi(self.block_hashes as i32)
+    }
+
+    /// A segment's match probability under Poisson(`load`) block loads.
+    pub fn segment_fp_poisson(&self, load: f64) -> f64 {
+        poisson_pmf(load, CUT)
+            .iter()
+            .map(|&(j, p)| p * self.block_match(j))
+            .sum()
+    }
+
+    /// The worst-case segment match probabilities with Poisson loads (Table 3 [APBF]).
+    pub fn segments_paper(&self) -> Vec<f64> {
+        let lambda = self.full_load();
+        let full = self.segment_fp_poisson(lambda);
+        let k = f64::from(self.k);
+        (0..self.k + self.l)
+            .map(|i| {
+                if i < self.k {
+                    self.segment_fp_poisson(lambda * f64::from(i + 1) / k)
+                } else {
+                    full
+                }
+            })
+            .collect()
+    }
+
+    /// The worst-case segment match probabilities of a real filter: Binomial block loads
+    /// when sized, else the Poisson limit ([`Self::segments_paper`]).
+    pub fn segments_real(&self) -> Vec<f64> {
+        let Some(s) = self.sizing else {
+            return self.segments_paper();
+        };
+        let p = 1.0 / s.blocks as f64;
+        let seg = |gens: u64| -> f64 {
+            binomial_pmf(gens * s.generation, p, CUT)
+                .iter()
+                .map(|&(j, w)| w * self.block_match(j))
+                .sum()
+        };
+        let full = seg(u64::from(self.k));
+        (0..self.k + self.l)
+            .map(|i| {
+                if i < self.k {
+                    seg(u64::from(i + 1))
+                } else {
+                    full
+                }
+            })
+            .collect()
+    }
+
+    /// FP of a sized filter after `j ∈ 1..=g` insertions of the current generation:
+    /// segment `i < k` holds `Binomial(i·g + j, 1/blocks)` items per block; unsized:
+    /// the worst case [`Self::fp`].
+    pub fn fp_after(&self, j: u64) -> f64 {
+        let Some(s) = self.sizing else {
+            return self.fp();
+        };
+        let p = 1.0 / s.blocks as f64;
+        let seg = |n: u64| -> f64 {
+            binomial_pmf(n, p, CUT)
+                .iter()
+                .map(|&(x, w)| w * self.block_match(x))
+                .sum()
+        };
+        let full = seg(u64::from(self.k) * s.generation);
+        let r: Vec<f64> = (0..self.k + self.l)
+            .map(|i| {
+                if i < self.k {
+                    seg(u64::from(i) * s.generation + j)
+                } else {
+                    full
+                }
+            })
+            .collect();
+        consecutive_match(&r, self.k as usize)
+    }
+
+    /// Table 3's APBBF FP: `F(k,l,0,0)` over [`Self::segments_paper`].
+    pub fn fp_paper(&self) -> f64 {
+        consecutive_match(&self.segments_paper(), self.k as usize)
+    }
+
+    /// FP of a real filter (Binomial loads when sized).
+    pub fn fp(&self) -> f64 {
+        consecutive_match(&self.segments_real(), self.k as usize)
+    }
+
+    /// Table 3's APBF column: the paper FP of the APBF with `(k·b, l·b)` slices.
+    pub fn fp_apbf(&self) -> f64 {
+        let (kb, lb) = (self.k * self.block_hashes, self.l * self.block_hashes);
+        consecutive_match(&fills::paper(kb, lb), kb as usize)
+    }
+
+    /// Window relative to the APBF `(k·b, l·b)` with the same memory:
+    /// `(b/B) / −ln(1 − b/B)` (Table 3 [APBF]).
+    pub fn capacity_ratio(&self) -> f64 {
+        self.ratio() / -(-self.ratio()).ln_1p()
+    }
+
+    /// Bits per window item, `(k+l)·k·B / (λ·l)` unsized (Table 4 [APBF]), or
+    /// `total_bits / window` when sized.
+    pub fn bits_per_item(&self) -> f64 {
+        match (self.total_bits(), self.window()) {
+            (Some(bits), Some(w)) => bits as f64 / w as f64,
+            _ => {
+                let (k, l) = (f64::from(self.k), f64::from(self.l));
+                (k + l) * k * f64::from(self.block_bits) / (self.full_load() * l)
+            }
+        }
+    }
+
+    /// Expected block accesses for non-members (paper loads; Table 3).
+    pub fn accesses_paper(&self) -> QueryAccesses {
+        query_accesses(&self.segments_paper(), self.k as usize, self.l as usize)
+    }
+
+    /// Peak NPWS with the full segment's match probability in place of 1/2.
+    pub fn npws(&self) -> f64 {
+        let full = *self.segments_paper().last().unwrap_or(&0.5);
+        npws_formula(full, self.k, self.l)
+    }
+
+    /// All metrics (the keys of `bfopt model apbbf`).
+    pub fn metrics(&self) -> ApbbfMetrics {
+        let seg = self.segments_paper();
+        let (k, l) = (self.k as usize, self.l as usize);
+        let acc = query_accesses(&seg, k, l);
+        ApbbfMetrics {
+            fp_paper: consecutive_match(&seg, k),
+            fp_apbf: self.fp_apbf(),
+            fp: self.fp(),
+            capacity_ratio: self.capacity_ratio(),
+            accesses_window: window_accesses(&seg, k, l),
+            accesses_fp: acc.given_true(),
+            accesses_false: acc.given_false(),
+            npws: npws_formula(seg[seg.len() - 1], self.k, self.l),
+            bits_per_item: self.bits_per_item(),
+            generation: self.sizing.map(|s| s.generation),
+            blocks: self.sizing.map(|s| s.blocks),
+            window: self.window(),
+            total_bits: self.total_bits(),
+        }
+    }
+}
+
+/// Predicted metrics of an APBBF.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct ApbbfMetrics {
+    /// FP with Poisson block loads (Table 3's APBBF column).
+    pub fp_paper: f64,
+    /// Paper FP of the APBF with `(k·b, l·b)` (Table 3's APBF column).
+    pub fp_apbf: f64,
+    /// FP of a real filter (Binomial loads when sized; else equal to `fp_paper`).
+    pub fp: f64,
+    /// Window relative to that APBF with the same memory (Table 3's "cap.").
+    pub capacity_ratio: f64,
+    /// Expected block accesses of a query for a window item.
+    pub accesses_window: f64,
+    /// Expected block accesses of a false positive.
+    pub accesses_fp: f64,
+    /// Expected block accesses of a query that returns false.
+    pub accesses_false: f64,
+    /// Peak NPWS, Section 5.2's formula with the full-segment FP.
+    pub npws: f64,
+    /// Bits per window item (Table 4 [APBF]).
+    pub bits_per_item: f64,
+    /// Insertions per generation (sized only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub generation: Option<u64>,
+    /// Blocks per segment (sized only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub blocks: Option<u64>,
+    /// Window `l·g` (sized only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub window: Option<u64>,
+    /// Total bits (sized only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub total_bits: Option<u64>,
+}

@@ -1,0 +1,601 @@
+//! Choosing `(k, l)` for a sliding-window requirement (issue 3).
+//!
+//! Published APBF ports take `k = ⌈log2(1/p)⌉` and the largest `l` whose FP meets `p`
+//! (p = 0.01 → (7, 4)). That is one point of a larger space: for a fixed `l`, memory,
+//! accesses and NPWS all grow with `k` while the FP falls, and for a fixed `k`, memory
+//! and NPWS fall with `l` while FP and accesses grow. [`design`] returns the design
+//! with the least memory that meets every constraint; [`pareto`] the non-dominated
+//! designs over (memory, accesses, NPWS).
+//!
+//! Every candidate is sized for the window (`g = ⌈w/l⌉`, smallest slice with
+//! `⌊m ln2/k⌋ ≥ g`) and judged by the FP of the *real* filter at that size
+//! ([`ApbfParams::fp`], [`ApbbfParams::fp`]), never by the paper's chord fills.
+//!
+//! "Accesses" is the larger of the expected accesses of a non-member query that
+//! returns false and of one that returns true (Algorithm 1 [APBF], real fills); a
+//! window item's query costs a little more than a false positive's (0.2-0.8 more over
+//! Table 2 [APBF]; both are at least `k`).
+
+use super::{blocked::ApbbfParams, npws_formula, ApbfParams};
+use crate::error::{check, ModelError};
+use crate::numeric::{first_true, last_true};
+use serde::Serialize;
+
+/// Which structure to size.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(tag = "structure", rename_all = "snake_case")]
+pub enum Structure {
+    /// APBF: one slice per segment.
+    Apbf,
+    /// APBBF: blocked segments.
+    Apbbf {
+        /// Block size `B` (bits).
+        block_bits: u32,
+        /// Bits set per block `b`.
+        block_hashes: u32,
+    },
+}
+
+/// A constraint of an [`ApbfRequirement`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Constraint {
+    /// The FP target.
+    Fp,
+    /// The memory budget.
+    Memory,
+    /// The bound on expected accesses per query.
+    Accesses,
+    /// The bound on peak NPWS.
+    Npws,
+}
+
+impl std::fmt::Display for Constraint {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Constraint::Fp => "fp",
+            Constraint::Memory => "memory",
+            Constraint::Accesses => "max_accesses",
+            Constraint::Npws => "max_npws",
+        })
+    }
+}
+
+/// What a sliding-window filter must achieve.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct ApbfRequirement {
+    #[serde(rename = "fp_target")]
+    fp: f64,
+    window: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    memory: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    max_accesses: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    max_npws: Option<f64>,
+    #[serde(flatten)]
+    structure: Structure,
+}
+
+impl ApbfRequirement {
+    /// Largest `k` considered.
+    pub const K_MAX: u32 = 64;
+    /// Largest `l` considered.
+    pub const L_MAX: u32 = 4096;
+
+    /// FP at most `fp` for the last `window` insertions.
+    ///
+    /// # Errors
+    /// `fp` outside (0, 1); `window` outside [`ApbfParams::W`].
+    pub fn new(fp: f64, window: u64) -> Result<Self, ModelError> {
+        check::open_probability("fp", fp)?;
+        check::in_range("window", window, ApbfParams::W)?;
+        Ok(Self {
+            fp,
+            window,
+            memory: None,
+            max_accesses: None,
+            max_npws: None,
+            structure: Structure::Apbf,
+        })
+    }
+
+    /// A memory budget in bits.
+    ///
+    /// # Errors
+    /// `memory = 0`.
+    pub fn with_memory(mut self, bits: u64) -> Result<Self, ModelError> {
+        check::in_range("memory", bits, 1..=u64::MAX)?;
+        self.memory = Some(bits);
+        Ok(self)
+    }
+
+    /// A bound on the expected accesses per query (≥ 1).
+    ///
+    /// # Errors
+    /// Not finite or below 1.
+    pub fn with_max_accesses(mut self, a: f64) -> Result<Self, ModelError> {
+        if !(a >= 1.0 && a.is_finite()) {
+            return Err(ModelError::invalid(
+                "max_accesses",
+                a,
+                "1 <= max_accesses < inf",
+            ));
+        }
+        self.max_accesses = Some(a);
+        Ok(self)
+    }
+
+    /// A bound on the peak NPWS (Section 5.2 [APBF]).
+    ///
+    /// # Errors
+    /// Not positive and finite.
+    pub fn with_max_npws(mut self, x: f64) -> Result<Self, ModelError> {
+        self.max_npws = Some(check::positive_finite("max_npws", x)?);
+        Ok(self)
+    }
+
+    /// Size an APBBF instead.
+    ///
+    /// # Errors
+    /// An invalid block (see [`ApbbfParams::new`]).
+    pub fn blocked(mut self, block_bits: u32, block_hashes: u32) -> Result<Self, ModelError> {
+        ApbbfParams::new(1, 1, block_bits, block_hashes)?;
+        self.structure = Structure::Apbbf {
+            block_bits,
+            block_hashes,
+        };
+        Ok(self)
+    }
+
+    /// The FP target.
+    pub fn fp(&self) -> f64 {
+        self.fp
+    }
+    /// The window.
+    pub fn window(&self) -> u64 {
+        self.window
+    }
+    /// The structure.
+    pub fn structure(&self) -> Structure {
+        self.structure
+    }
+}
+
+/// Predicted figures of a candidate design.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct DesignMetrics {
+    /// Worst-case FP of the real filter at its size.
+    pub fp: f64,
+    /// Total bits.
+    pub total_bits: u64,
+    /// Bits per window item.
+    pub bits_per_item: f64,
+    /// Window `l·g` (at least the required one).
+    pub window: u64,
+    /// Insertions per generation.
+    pub generation: u64,
+    /// Expected accesses of a non-member query returning false.
+    pub accesses_false: f64,
+    /// Expected accesses of a false positive.
+    pub accesses_fp: f64,
+    /// Peak NPWS (Section 5.2's formula).
+    pub npws: f64,
+}
+
+impl DesignMetrics {
+    /// The accesses objective: `max(accesses_false, accesses_fp)`.
+    pub fn accesses(&self) -> f64 {
+        self.accesses_false.max(self.accesses_fp)
+    }
+}
+
+/// A chosen `(k, l)` with its predicted figures and the constraint that bound it.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct ApbfDesign {
+    /// Segments written per insertion.
+    pub k: u32,
+    /// Extra segments.
+    pub l: u32,
+    /// The structure.
+    #[serde(flatten)]
+    pub structure: Structure,
+    /// Predicted figures.
+    pub metrics: DesignMetrics,
+    /// What stopped `l` from growing (less memory): the FP target or the accesses bound.
+    pub binding: Constraint,
+}
+
+/// A sized candidate.
+enum Sized {
+    Apbf(ApbfParams),
+    Apbbf(ApbbfParams),
+}
+
+impl Sized {
+    fn build(structure: Structure, k: u32, l: u32, w: u64) -> Option<Self> {
+        match structure {
+            Structure::Apbf => ApbfParams::new(k, l)
+                .and_then(|p| p.with_window(w))
+                .ok()
+                .map(Sized::Apbf),
+            Structure::Apbbf {
+                block_bits,
+                block_hashes,
+            } => ApbbfParams::new(k, l, block_bits, block_hashes)
+                .and_then(|p| p.with_window(w))
+                .ok()
+                .map(Sized::Apbbf),
+        }
+    }
+
+    fn fp(&self) -> f64 {
+        match self {
+            Sized::Apbf(p) => p.fp(),
+            Sized::Apbbf(p) => p.fp(),
+        }
+    }
+
+    fn total_bits(&self) -> u64 {
+        match self {
+            Sized::Apbf(p) => p.total_bits().unwrap_or(u64::MAX),
+            Sized::Apbbf(p) => p.total_bits().unwrap_or(u64::MAX),
+        }
+    }
+
+    fn accesses(&self) -> (f64, f64) {
+        let a = match self {
+            Sized::Apbf(p) => p.accesses_real(),
+            Sized::Apbbf(p) => {
+                super::query_accesses(&p.segments_real(), p.k() as usize, p.l() as usize)
+            }
+        };
+        (a.given_false(), a.given_true())
+    }
+
+    fn metrics(&self) -> DesignMetrics {
+        let (accesses_false, accesses_fp) = self.accesses();
+        let (window, generation, npws, bits_per_item) = match self {
+            Sized::Apbf(p) => (
+                p.window().unwrap_or(0),
+                p.sizing().map_or(0, |s| s.generation),
+                p.npws(),
+                p.bits_per_item(),
+            ),
+            Sized::Apbbf(p) => (
+                p.window().unwrap_or(0),
+                p.sizing().map_or(0, |s| s.generation),
+                p.npws(),
+                p.bits_per_item(),
+            ),
+        };
+        DesignMetrics {
+            fp: self.fp(),
+            total_bits: self.total_bits(),
+            bits_per_item,
+            window,
+            generation,
+            accesses_false,
+            accesses_fp,
+            npws,
+        }
+    }
+}
+
+/// NPWS by the formula, without sizing (it does not depend on the size).
+fn npws_of(structure: Structure, k: u32, l: u32) -> f64 {
+    match structure {
+        Structure::Apbf => npws_formula(0.5, k, l),
+        Structure::Apbbf {
+            block_bits,
+            block_hashes,
+        } => ApbbfParams::new(k, l, block_bits, block_hashes).map_or(f64::INFINITY, |p| p.npws()),
+    }
+}
+
+/// Lower bound on the memory of any design with `k` segments written per insertion:
+/// the `k` filling segments alone hold the window at half fill.
+fn memory_floor(structure: Structure, k: u32, w: u64) -> f64 {
+    let per_item = match structure {
+        Structure::Apbf => 1.0 / std::f64::consts::LN_2,
+        Structure::Apbbf {
+            block_bits,
+            block_hashes,
+        } => ApbbfParams::new(1, 1, block_bits, block_hashes)
+            .map_or(0.0, |p| f64::from(block_bits) / p.full_load()),
+    };
+    f64::from(k) * w as f64 * per_item
+}
+
+/// Which constraints to enforce in a search.
+#[derive(Clone, Copy)]
+struct Active {
+    memory: bool,
+    accesses: bool,
+    npws: bool,
+}
+
+const ALL: Active = Active {
+    memory: true,
+    accesses: true,
+    npws: true,
+};
+
+/// The least-memory design under the active constraints (FP always enforced).
+fn search(req: &ApbfRequirement, on: Active) -> Option<ApbfDesign> {
+    let w = req.window;
+    let mut best: Option<(u64, u32, u32, Constraint)> = None;
+    for k in 1..=ApbfRequirement::K_MAX {
+        if let Some((bits, ..)) = best {
+            if memory_floor(req.structure, k, w) > bits as f64 {
+                break;
+            }
+        }
+        let l_cap = ApbfRequirement::L_MAX.min(u32::try_from(w).unwrap_or(u32::MAX));
+        let fp_ok = |l: u32| Sized::build(req.structure, k, l, w).is_some_and(|s| s.fp() <= req.fp);
+        let Some(l_fp) = last_true(1, u64::from(l_cap), |l| fp_ok(l as u32)) else {
+            continue;
+        };
+        let mut l_hi = l_fp as u32;
+        let mut binding = Constraint::Fp;
+        if let (true, Some(a)) = (on.accesses, req.max_accesses) {
+            let acc_ok = |l: u32| {
+                Sized::build(req.structure, k, l, w).is_some_and(|s| {
+                    let (f, t) = s.accesses();
+                    f.max(t) <= a
+                })
+            };
+            match last_true(1, u64::from(l_hi), |l| acc_ok(l as u32)) {
+                None => continue,
+                Some(l) if (l as u32) < l_hi => {
+                    l_hi = l as u32;
+                    binding = Constraint::Accesses;
+                }
+                Some(_) => {}
+            }
+        }
+        let l_lo = match (on.npws, req.max_npws) {
+            (true, Some(x)) => {
+                match first_true(1, u64::from(l_hi), |l| {
+                    npws_of(req.structure, k, l as u32) <= x
+                }) {
+                    Some(l) => l as u32,
+                    None => continue,
+                }
+            }
+            _ => 1,
+        };
+        // Memory is not monotone in l (rounding of g and m): scan the feasible range.
+        for l in (l_lo..=l_hi).rev() {
+            let Some(s) = Sized::build(req.structure, k, l, w) else {
+                continue;
+            };
+            let bits = s.total_bits();
+            if on.memory && req.memory.is_some_and(|m| bits > m) {
+                continue;
+            }
+            if best.is_none_or(|(b, ..)| bits < b) && s.fp() <= req.fp {
+                let bind = if l == l_hi { binding } else { Constraint::Fp };
+                best = Some((bits, k, l, bind));
+            }
+        }
+    }
+    best.and_then(|(_, k, l, binding)| {
+        Sized::build(req.structure, k, l, w).map(|s| ApbfDesign {
+            k,
+            l,
+            structure: req.structure,
+            metrics: s.metrics(),
+            binding,
+        })
+    })
+}
+
+/// The design with the least memory meeting every constraint of `req`.
+///
+/// # Errors
+/// [`ModelError::Infeasible`] naming the binding constraint (the one whose removal
+/// makes the requirement feasible) and what is achievable without it.
+pub fn design(req: &ApbfRequirement) -> Result<ApbfDesign, ModelError> {
+    if let Some(d) = search(req, ALL) {
+        return Ok(d);
+    }
+    let relax = [
+        (
+            Constraint::Memory,
+            Active {
+                memory: false,
+                ..ALL
+            },
+        ),
+        (
+            Constraint::Accesses,
+            Active {
+                accesses: false,
+                ..ALL
+            },
+        ),
+        (Constraint::Npws, Active { npws: false, ..ALL }),
+    ];
+    for (c, on) in relax {
+        let given = match c {
+            Constraint::Memory => req.memory.is_some(),
+            Constraint::Accesses => req.max_accesses.is_some(),
+            _ => req.max_npws.is_some(),
+        };
+        if !given {
+            continue;
+        }
+        if let Some(d) = search(req, on) {
+            let (bound, achievable) = match c {
+                Constraint::Memory => (
+                    format!("memory <= {} bits", req.memory.unwrap_or(0)),
+                    format!("{} bits at k = {}, l = {}", d.metrics.total_bits, d.k, d.l),
+                ),
+                Constraint::Accesses => (
+                    format!("max_accesses <= {}", req.max_accesses.unwrap_or(0.0)),
+                    format!("{:.3} accesses", best_accesses(req)),
+                ),
+                _ => (
+                    format!("max_npws <= {}", req.max_npws.unwrap_or(0.0)),
+                    format!("npws {:.4}", best_npws(req)),
+                ),
+            };
+            return Err(ModelError::infeasible(
+                format!("{bound} binds (fp <= {}, window {})", req.fp, req.window),
+                achievable,
+            ));
+        }
+    }
+    if search(
+        req,
+        Active {
+            memory: false,
+            accesses: false,
+            npws: false,
+        },
+    )
+    .is_none()
+    {
+        let least = Sized::build(req.structure, ApbfRequirement::K_MAX, 1, req.window)
+            .map_or(f64::NAN, |s| s.fp());
+        return Err(ModelError::infeasible(
+            format!("fp <= {} binds (k <= {})", req.fp, ApbfRequirement::K_MAX),
+            format!("fp {least:e}"),
+        ));
+    }
+    Err(ModelError::infeasible(
+        "the memory, max_accesses and max_npws bounds together",
+        "relax two of them",
+    ))
+}
+
+/// Fewest expected accesses meeting the FP target (and NPWS/memory if given).
+fn best_accesses(req: &ApbfRequirement) -> f64 {
+    candidates(
+        req,
+        Active {
+            accesses: false,
+            ..ALL
+        },
+    )
+    .iter()
+    .map(|d| d.metrics.accesses())
+    .fold(f64::INFINITY, f64::min)
+}
+
+/// Least NPWS meeting the FP target (and accesses/memory if given).
+fn best_npws(req: &ApbfRequirement) -> f64 {
+    candidates(req, Active { npws: false, ..ALL })
+        .iter()
+        .map(|d| d.metrics.npws)
+        .fold(f64::INFINITY, f64::min)
+}
+
+/// The grid of `l` values of the Pareto search: every `l ≤ 32`, then steps of ~10%.
+fn l_grid() -> Vec<u32> {
+    let mut v: Vec<u32> = (1..=32).collect();
+    let mut x = 32.0f64;
+    loop {
+        x *= 1.1;
+        let l = x.round() as u32;
+        if l > ApbfRequirement::L_MAX {
+            break;
+        }
+        v.push(l);
+    }
+    v
+}
+
+/// For each `l` of the grid, the least `k` meeting the FP target (memory, accesses and
+/// NPWS all grow with `k` at fixed `l`, so only that `k` can be Pareto-optimal),
+/// filtered by the active constraints.
+fn candidates(req: &ApbfRequirement, on: Active) -> Vec<ApbfDesign> {
+    let w = req.window;
+    let mut out = Vec::new();
+    let mut k = 1;
+    for l in l_grid() {
+        if u64::from(l) > w {
+            break;
+        }
+        // The least k is nondecreasing in l (FP grows with l).
+        while k <= ApbfRequirement::K_MAX
+            && !Sized::build(req.structure, k, l, w).is_some_and(|s| s.fp() <= req.fp)
+        {
+            k += 1;
+        }
+        if k > ApbfRequirement::K_MAX {
+            break;
+        }
+        let Some(s) = Sized::build(req.structure, k, l, w) else {
+            continue;
+        };
+        let m = s.metrics();
+        if (on.memory && req.memory.is_some_and(|b| m.total_bits > b))
+            || (on.npws && req.max_npws.is_some_and(|x| m.npws > x))
+            || (on.accesses && req.max_accesses.is_some_and(|a| m.accesses() > a))
+        {
+            continue;
+        }
+        out.push(ApbfDesign {
+            k,
+            l,
+            structure: req.structure,
+            metrics: m,
+            binding: Constraint::Fp,
+        });
+    }
+    out
+}
+
+/// The designs meeting every constraint that no other such design beats on all of
+/// memory, accesses and NPWS, in increasing memory; the [`design`] choice included.
+///
+/// # Accuracy
+/// Searched over `l ∈ {1..32} ∪` a 10% geometric grid up to 4096, with the least
+/// feasible `k` for each `l`; the least-memory design is exact (from [`design`]).
+///
+/// # Errors
+/// As [`design`].
+pub fn pareto(req: &ApbfRequirement) -> Result<Vec<ApbfDesign>, ModelError> {
+    let best = design(req)?;
+    let mut all = candidates(req, ALL);
+    all.push(best);
+    let dominates = |a: &ApbfDesign, b: &ApbfDesign| {
+        let (ma, mb) = (&a.metrics, &b.metrics);
+        ma.total_bits <= mb.total_bits
+            && ma.accesses() <= mb.accesses()
+            && ma.npws <= mb.npws
+            && (ma.total_bits < mb.total_bits || ma.accesses() < mb.accesses() || ma.npws < mb.npws)
+    };
+    let mut front: Vec<ApbfDesign> = all
+        .iter()
+        .filter(|b| !all.iter().any(|a| dominates(a, b)))
+        .copied()
+        .collect();
+    front.sort_by(|a, b| {
+        a.metrics
+            .total_bits
+            .cmp(&b.metrics.total_bits)
+            .then(a.l.cmp(&b.l))
+    });
+    front.dedup_by(|a, b| a.k == b.k && a.l == b.l);
+    Ok(front)
+}
+
+/// The rule of the published ports: `k = ⌈log2(1/p)⌉` and the largest `l` whose real
+/// FP meets `p` at window `w`; `None` when even `l = 1` misses the target.
+pub fn rule_of_thumb(fp: f64, w: u64) -> Option<(u32, u32, ApbfParams)> {
+    let k = (1.0 / fp).log2().ceil().max(1.0) as u32;
+    let l_cap = ApbfRequirement::L_MAX.min(u32::try_from(w).unwrap_or(u32::MAX));
+    let ok = |l: u32| {
+        ApbfParams::new(k, l)
+            .and_then(|p| p.with_window(w))
+            .is_ok_and(|p| p.fp() <= fp)
+    };
+    let l = last_true(1, u64::from(l_cap), |l| ok(l as u32))? as u32;
+    ApbfParams::new(k, l)
+        .and_then(|p| p.with_window(w))
+        .ok()
+        .map(|p| (k, l, p))
+}

@@ -1,0 +1,172 @@
+//! The two recursions of Section 5 [APBF] over a vector of per-slice match
+//! probabilities, evaluated as iterative dynamic programmes.
+//!
+//! Both take `r[i]`, the probability that a non-member's bit in logical slice (or
+//! segment) `s_i` is set, `i = 0..k+l`. For an APBF that is the slice's fill ratio; for
+//! an APBBF (Section 6 [APBF]) it is the false-positive rate of the segment's blocked
+//! filter. A probability of 1 marks a slice that certainly matches (the slices of a
+//! window item).
+
+use crate::numeric::probability;
+
+/// `F(k, l, 0, 0)`: the probability that some `k` consecutive slices all match
+/// (Section 5.3 [APBF]).
+///
+/// # Formula
+/// ```text
+/// F(k,l,a,i) = 1                                          if a = k
+///            = 0                                          if i > l + a
+///            = r_i F(k,l,a+1,i+1) + (1-r_i) F(k,l,0,i+1)   otherwise
+/// ```
+/// Section 5.3 [APBF]. The programme sweeps `i` from the last slice down to 0 holding
+/// the row `F(·, i+1)` (`k+1` values): `O((k+l)·k)` time, `O(k)` memory, no recursion.
+///
+/// # Accuracy
+/// Exact for independent match events: `F` is multilinear in the `r_i`, so feeding it
+/// expected fill ratios of independently hashed slices gives the exact expected FP.
+pub fn consecutive_match(r: &[f64], k: usize) -> f64 {
+    if k == 0 {
+        return 1.0;
+    }
+    let mut next = vec![0.0; k + 1];
+    next[k] = 1.0;
+    let mut cur = next.clone();
+    for &ri in r.iter().rev() {
+        for a in 0..k {
+            cur[a] = ri * next[a + 1] + (1.0 - ri) * next[0];
+        }
+        std::mem::swap(&mut cur, &mut next);
+    }
+    probability(next[0])
+}
+
+/// Expected memory accesses of Algorithm 1 [APBF], split by the query's answer.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct QueryAccesses {
+    /// Probability that the query returns false, `1 − F`.
+    pub p_false: f64,
+    /// Probability that it returns true, `F` (carried separately: no cancellation).
+    pub p_true: f64,
+    /// `E[accesses · 1{false}]`: `A(k, l, 0, 0, 0, l)` of Section 5.4 [APBF].
+    pub false_mass: f64,
+    /// `E[accesses · 1{true}]`.
+    pub true_mass: f64,
+}
+
+impl QueryAccesses {
+    /// Expected accesses of a query that returns false, `A(k,l,0,0,0,l) / (1 − F)`
+    /// (Section 5.4 [APBF]); 0 when the query can never return false.
+    pub fn given_false(&self) -> f64 {
+        if self.p_false > 0.0 {
+            self.false_mass / self.p_false
+        } else {
+            0.0
+        }
+    }
+
+    /// Expected accesses of a query that returns true (a false positive, for a
+    /// non-member); 0 when it can never return true.
+    pub fn given_true(&self) -> f64 {
+        if self.p_true > 0.0 {
+            self.true_mass / self.p_true
+        } else {
+            0.0
+        }
+    }
+
+    /// Expected accesses whatever the answer.
+    pub fn total(&self) -> f64 {
+        self.false_mass + self.true_mass
+    }
+}
+
+/// Expected accesses of Algorithm 1 [APBF] (start at slice `l`, count matches `c`,
+/// jump `k` slices left on a miss keeping `p := c`, stop when `p + c = k` or `i < 0`).
+///
+/// # Formula
+/// ```text
+/// A(k,l,p,c,a,i) = a                                                    if i < 0
+///                = 0                                                    if p + c = k
+///                = r_i A(k,l,p,c+1,a+1,i+1) + (1-r_i) A(k,l,c,0,a+1,i-k)  otherwise
+/// ```
+/// Section 5.4 [APBF]; `A(k,l,0,0,0,l)` is [`QueryAccesses::false_mass`]. The analogue
+/// for queries that return true scores `a` at `p + c = k` and 0 at `i < 0`.
+///
+/// # Numerics
+/// Instead of carrying the accumulator `a`, each state `σ` holds
+/// `(Q, T, E_f, E_t) = (P(false | σ), P(true | σ), E[future accesses·1{false} | σ],
+/// E[…·1{true} | σ])` and an access at `σ` adds `Q(child)` to `E_f` and `T(child)` to
+/// `E_t`.
+/// Writing a state by the start `s = i − c` of its current run, a miss leads to run
+/// start `s + c − k < s`, so sweeping `s` upward needs only the run-start states
+/// `(p, 0, s')`: `O(k²(k+l))` time and `O(k(k+l))` memory.
+pub fn query_accesses(r: &[f64], k: usize, l: usize) -> QueryAccesses {
+    debug_assert_eq!(r.len(), k + l);
+    // (P(false), P(true), E[acc·1{false}], E[acc·1{true}]) from a state onward. Both
+    // probabilities are carried so that neither is formed as `1 − other` (a tiny FP
+    // would cancel to 0).
+    const FALSE: [f64; 4] = [1.0, 0.0, 0.0, 0.0];
+    const TRUE: [f64; 4] = [0.0, 1.0, 0.0, 0.0];
+    // run_start[(s + k) * k + p] = values of state (p, c = 0, i = s), s in -k..=l.
+    let mut run_start = vec![FALSE; (l + k + 1) * k];
+    let mut chain = vec![TRUE; k + 1];
+    for s in 0..=l {
+        for p in 0..k {
+            // States (p, c, s + c) for c = k − p (terminal true) down to 0.
+            chain[k - p] = TRUE;
+            for c in (0..k - p).rev() {
+                let ri = r[s + c];
+                let m = chain[c + 1];
+                // Miss: new run starts at s + c − k (terminal false if negative).
+                let f = if s + c >= k {
+                    run_start[(s + c) * k + c]
+                } else {
+                    FALSE
+                };
+                let (a, b) = (ri, 1.0 - ri);
+                chain[c] = [
+                    a * m[0] + b * f[0],
+                    a * m[1] + b * f[1],
+                    a * (m[2] + m[0]) + b * (f[2] + f[0]),
+                    a * (m[3] + m[1]) + b * (f[3] + f[1]),
+                ];
+            }
+            run_start[(s + k) * k + p] = chain[0];
+        }
+    }
+    let start = run_start[(l + k) * k];
+    QueryAccesses {
+        p_false: probability(start[0]),
+        p_true: probability(start[1]),
+        false_mass: start[2],
+        true_mass: start[3],
+    }
+}
+
+/// Expected accesses of a query for a window item, averaged over its age.
+///
+/// An item inserted `j` generations before the current one has slices `j..j+k−1` set,
+/// so they match with probability 1; the query always returns true. The average is
+/// taken uniformly over `j = 0..l−1` (the reading that reproduces Table 2 [APBF]; see
+/// `shared/SPEC-NOTES.md`).
+pub fn window_accesses(r: &[f64], k: usize, l: usize) -> f64 {
+    let mut forced = r.to_vec();
+    let mut sum = 0.0;
+    for j in 0..l {
+        forced.copy_from_slice(r);
+        forced[j..j + k].iter_mut().for_each(|x| *x = 1.0);
+        sum += query_accesses(&forced, k, l).total();
+    }
+    sum / l as f64
+}
+
+/// The probability that Algorithm 1 [APBF] reports an item whose slices `present`
+/// (a range of logical indices) are certainly set, other slices matching with `r_i`.
+pub fn report_probability(r: &[f64], k: usize, present: std::ops::Range<usize>) -> f64 {
+    let mut forced = r.to_vec();
+    let end = present.end.min(r.len());
+    if present.start < end {
+        forced[present.start..end].iter_mut().for_each(|x| *x = 1.0);
+    }
+    consecutive_match(&forced, k)
+}

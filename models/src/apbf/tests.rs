@@ -1,0 +1,354 @@
+use super::*;
+use approx::assert_relative_eq;
+use proptest::prelude::*;
+
+/// Algorithm 1 [APBF] run on a fixed match pattern: (answer, accesses).
+fn algorithm1(matches: &[bool], k: usize, l: usize) -> (bool, u32) {
+    let (mut i, mut p, mut c, mut acc) = (l as i64, 0, 0, 0);
+    while i >= 0 {
+        acc += 1;
+        if matches[i as usize] {
+            c += 1;
+            i += 1;
+            if p + c == k {
+                return (true, acc);
+            }
+        } else {
+            i -= k as i64;
+            p = c;
+            c = 0;
+        }
+    }
+    (false, acc)
+}
+
+/// The query specification of Section 5.1 [APBF]: some `j ≤ l` with `k` matches.
+fn spec(matches: &[bool], k: usize, l: usize) -> bool {
+    (0..=l).any(|j| matches[j..j + k].iter().all(|&m| m))
+}
+
+/// Exact expectations by enumerating all `2^(k+l)` match patterns.
+fn brute(r: &[f64], k: usize, l: usize) -> (f64, f64, f64) {
+    let n = k + l;
+    let (mut fp, mut ef, mut et) = (0.0, 0.0, 0.0);
+    for mask in 0u32..(1 << n) {
+        let matches: Vec<bool> = (0..n).map(|i| mask >> i & 1 == 1).collect();
+        let w: f64 = (0..n)
+            .map(|i| if matches[i] { r[i] } else { 1.0 - r[i] })
+            .product();
+        let (ans, acc) = algorithm1(&matches, k, l);
+        assert_eq!(
+            ans,
+            spec(&matches, k, l),
+            "Algorithm 1 disagrees with the spec"
+        );
+        if ans {
+            fp += w;
+            et += w * f64::from(acc);
+        } else {
+            ef += w * f64::from(acc);
+        }
+    }
+    (fp, ef, et)
+}
+
+#[test]
+fn dynamic_programmes_match_enumeration() {
+    for (k, l) in [
+        (1, 1),
+        (1, 4),
+        (2, 1),
+        (2, 3),
+        (3, 3),
+        (4, 3),
+        (3, 7),
+        (5, 5),
+        (4, 8),
+    ] {
+        for r in [fills::paper(k, l), fills::real(k, l)] {
+            let (fp, ef, et) = brute(&r, k as usize, l as usize);
+            let a = query_accesses(&r, k as usize, l as usize);
+            assert_relative_eq!(consecutive_match(&r, k as usize), fp, max_relative = 1e-12);
+            assert_relative_eq!(a.p_true, fp, max_relative = 1e-12);
+            assert_relative_eq!(a.p_false + a.p_true, 1.0, max_relative = 1e-14);
+            assert_relative_eq!(a.false_mass, ef, max_relative = 1e-12);
+            assert_relative_eq!(a.true_mass, et, max_relative = 1e-12);
+        }
+    }
+}
+
+#[test]
+fn recursion_as_printed_matches_the_sweep() {
+    // Section 5.3's recursion written literally (exponential; small sizes only).
+    fn f(r: &[f64], k: usize, l: usize, a: usize, i: usize) -> f64 {
+        if a == k {
+            1.0
+        } else if i > l + a {
+            0.0
+        } else {
+            r[i] * f(r, k, l, a + 1, i + 1) + (1.0 - r[i]) * f(r, k, l, 0, i + 1)
+        }
+    }
+    for (k, l) in [(4, 3), (5, 7), (7, 5)] {
+        let r = fills::paper(k, l);
+        assert_relative_eq!(
+            consecutive_match(&r, k as usize),
+            f(&r, k as usize, l as usize, 0, 0),
+            max_relative = 1e-13
+        );
+    }
+}
+
+#[test]
+fn edge_values() {
+    // k = 1: a match anywhere among l + 1 slices (of l + 1 checked).
+    let p = ApbfParams::new(1, 1).unwrap();
+    assert_relative_eq!(p.fp_paper(), 1.0 - 0.5 * 0.5, max_relative = 1e-15);
+    assert_eq!(consecutive_match(&[0.0; 5], 2), 0.0);
+    assert_eq!(consecutive_match(&[1.0; 5], 2), 1.0);
+    // A window item is always reported.
+    for j in 0..=7 {
+        assert_relative_eq!(
+            ApbfParams::new(4, 7).unwrap().report_probability(j),
+            1.0,
+            max_relative = 1e-15
+        );
+    }
+}
+
+#[test]
+fn sizing_follows_section_5_2() {
+    // g = ⌊m ln2/k⌋, w = l·g, s = k·g.
+    let p = ApbfParams::new(7, 5)
+        .unwrap()
+        .with_slice_bits(10_000)
+        .unwrap();
+    let s = p.sizing().unwrap();
+    assert_eq!(
+        s.generation,
+        (10_000.0 * std::f64::consts::LN_2 / 7.0) as u64
+    );
+    assert_eq!(p.window(), Some(5 * s.generation));
+    assert_eq!(p.slack(), Some(7 * s.generation));
+    assert_eq!(p.total_bits(), Some(12 * 10_000));
+    let w = ApbfParams::new(7, 5).unwrap().with_window(1000).unwrap();
+    let s = w.sizing().unwrap();
+    assert_eq!(s.generation, 200);
+    assert!(generation(s.slice_bits, 7) >= 200 && generation(s.slice_bits - 1, 7) < 200);
+    // The sized worst case tends to the unsized one.
+    let big = ApbfParams::new(7, 5)
+        .unwrap()
+        .with_window(5_000_000)
+        .unwrap();
+    assert_relative_eq!(big.fp(), w.fp(), max_relative = 1e-2);
+    assert_relative_eq!(
+        big.fp(),
+        ApbfParams::new(7, 5).unwrap().fp(),
+        max_relative = 1e-5
+    );
+}
+
+#[test]
+fn invalid_input_is_an_error() {
+    assert!(ApbfParams::new(0, 3).is_err());
+    assert!(ApbfParams::new(3, 0).is_err());
+    assert!(ApbfParams::new(65, 3).is_err());
+    let e = ApbfParams::new(4, 10).unwrap().with_window(9).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "invalid window = 9 (allowed: window >= l = 10)"
+    );
+    assert!(ApbfParams::new(10, 3).unwrap().with_slice_bits(10).is_err());
+    assert!(ApbbfParams::new(2, 3, 100, 4).is_err());
+    assert!(ApbbfParams::new(2, 3, 32, 4).is_err());
+    assert!(ApbbfParams::new(2, 3, 64, 3).is_err());
+    assert!(ApbbfParams::new(2, 3, 64, 64).is_err());
+    assert!(ApbfRequirement::new(1.5, 100).is_err());
+    assert!(ApbfRequirement::new(f64::NAN, 100).is_err());
+    assert!(ApbfRequirement::new(0.01, 0).is_err());
+}
+
+#[test]
+fn phase_average_quadrature_matches_simpson() {
+    for (k, l) in [(4, 3), (10, 7), (17, 13)] {
+        let p = ApbfParams::new(k, l).unwrap();
+        let n = 2000;
+        let h = 1.0 / n as f64;
+        let simpson: f64 = (0..=n)
+            .map(|i| {
+                let w = if i == 0 || i == n {
+                    1.0
+                } else if i % 2 == 1 {
+                    4.0
+                } else {
+                    2.0
+                };
+                w * p.fp_at_phase(i as f64 * h)
+            })
+            .sum::<f64>()
+            * h
+            / 3.0;
+        assert_relative_eq!(p.fp_average(), simpson, max_relative = 1e-12);
+        // The average lies between the best (just after a shift) and the worst case.
+        assert!(p.fp_at_phase(0.0) < p.fp_average() && p.fp_average() < p.fp());
+    }
+}
+
+#[test]
+fn phase_average_of_a_sized_filter_is_the_mean_over_insertions() {
+    // g ≤ EXACT_PHASES: the exact mean; above: quadrature plus Euler-Maclaurin.
+    let small = ApbfParams::new(4, 3).unwrap().with_window(3000).unwrap();
+    let g = small.sizing().unwrap().generation;
+    assert!(g <= EXACT_PHASES);
+    let mean: f64 = (1..=g).map(|j| small.fp_after(j)).sum::<f64>() / g as f64;
+    assert_relative_eq!(small.fp_average(), mean, max_relative = 1e-14);
+    let large = ApbfParams::new(4, 3).unwrap().with_window(60_000).unwrap();
+    let g = large.sizing().unwrap().generation;
+    assert!(g > EXACT_PHASES);
+    let mean: f64 = (1..=g).map(|j| large.fp_after(j)).sum::<f64>() / g as f64;
+    assert_relative_eq!(large.fp_average(), mean, max_relative = 1e-9);
+}
+
+#[test]
+fn npws_exact_is_close_to_the_formula_for_large_k() {
+    // The formula keeps only the leading path (prob 2^-i); the exact probability adds
+    // other ways of completing k matches, so it is larger, by less as l grows.
+    for (k, l) in [(4, 3), (10, 25), (17, 36)] {
+        let p = ApbfParams::new(k, l).unwrap();
+        assert!(p.npws_exact() >= p.npws() * 0.99, "({k},{l})");
+        assert!(p.npws_exact() < p.npws() * 1.5, "({k},{l})");
+    }
+}
+
+#[test]
+fn apbbf_capacity_and_sizing() {
+    let p = ApbbfParams::new(2, 5, 512, 4).unwrap();
+    assert_relative_eq!(
+        p.capacity_ratio(),
+        (4.0 / 512.0) / -(-4.0f64 / 512.0).ln_1p()
+    );
+    let s = p.with_window(100_000).unwrap();
+    assert!(s.window().unwrap() >= 100_000);
+    // Binomial loads converge to the Poisson model.
+    assert_relative_eq!(s.fp(), p.fp_paper(), max_relative = 1e-3);
+}
+
+#[test]
+fn optimizer_meets_the_target_and_beats_the_rule() {
+    for (fp, w) in [(0.1, 1000u64), (0.01, 10_000), (1e-3, 100_000)] {
+        let req = ApbfRequirement::new(fp, w).unwrap();
+        let d = design(&req).unwrap();
+        assert!(d.metrics.fp <= fp && d.metrics.window >= w);
+        if let Some((_, _, rule)) = design::rule_of_thumb(fp, w) {
+            assert!(d.metrics.total_bits <= rule.total_bits().unwrap());
+        }
+        let front = pareto(&req).unwrap();
+        assert!(front.iter().any(|x| x.k == d.k && x.l == d.l));
+        assert!(front.iter().all(|x| x.metrics.fp <= fp));
+    }
+}
+
+#[test]
+fn infeasible_requirements_name_the_binding_constraint() {
+    let req = ApbfRequirement::new(0.01, 10_000)
+        .unwrap()
+        .with_memory(1000)
+        .unwrap();
+    let e = design(&req).unwrap_err();
+    assert!(e.to_string().contains("memory"), "{e}");
+    let req = ApbfRequirement::new(0.01, 10_000)
+        .unwrap()
+        .with_max_accesses(2.0)
+        .unwrap();
+    let e = design(&req).unwrap_err();
+    assert!(e.to_string().contains("max_accesses"), "{e}");
+    let req = ApbfRequirement::new(0.01, 10_000)
+        .unwrap()
+        .with_max_npws(1e-4)
+        .unwrap();
+    let e = design(&req).unwrap_err();
+    assert!(e.to_string().contains("max_npws"), "{e}");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn fp_is_a_probability_increasing_in_l(k in 1u32..=24, l in 1u32..=60) {
+        let a = ApbfParams::new(k, l).unwrap();
+        let b = ApbfParams::new(k, l + 1).unwrap();
+        for (x, y) in [(a.fp_paper(), b.fp_paper()), (a.fp(), b.fp()), (a.fp_average(), b.fp_average())] {
+            prop_assert!((0.0..=1.0).contains(&x));
+            prop_assert!(x <= y);
+        }
+    }
+
+    #[test]
+    fn fp_decreases_in_k(k in 1u32..=24, l in 1u32..=60) {
+        let a = ApbfParams::new(k, l).unwrap();
+        let b = ApbfParams::new(k + 1, l).unwrap();
+        prop_assert!(b.fp_paper() <= a.fp_paper());
+        prop_assert!(b.fp() <= a.fp());
+    }
+
+    #[test]
+    fn fp_grows_with_the_phase(k in 1u32..=16, l in 1u32..=30, t in 0.0f64..1.0) {
+        let p = ApbfParams::new(k, l).unwrap();
+        prop_assert!(p.fp_at_phase(t) <= p.fp_at_phase((t + 0.1).min(1.0)) + 1e-15);
+        prop_assert!(p.fp_at_phase(t) <= p.fp());
+    }
+
+    #[test]
+    fn apbbf_fp_is_a_probability(k in 1u32..=6, l in 1u32..=12, e in 6u32..=10, b in 0u32..=3) {
+        let p = ApbbfParams::new(k, l, 1 << e, 1 << b).unwrap();
+        let m = p.metrics();
+        prop_assert!((0.0..=1.0).contains(&m.fp_paper));
+        prop_assert!(m.accesses_false >= 1.0 && m.accesses_window >= f64::from(k));
+    }
+
+    #[test]
+    fn constructors_never_panic(k in any::<u32>(), l in any::<u32>(), w in any::<u64>(), fp in crate::strategies::nasty_f64()) {
+        if let Ok(p) = ApbfParams::new(k, l) {
+            let _ = p.with_window(w);
+            let _ = p.with_slice_bits(w);
+        }
+        let _ = ApbbfParams::new(k, l, k, l);
+        let _ = ApbfRequirement::new(fp, w);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(12))]
+
+    #[test]
+    fn optimizer_choice_meets_its_target(e in 1.0f64..6.0, w in 100u64..1_000_000) {
+        let fp = 10f64.powf(-e);
+        let d = design(&ApbfRequirement::new(fp, w).unwrap()).unwrap();
+        prop_assert!(d.metrics.fp <= fp);
+        prop_assert!(d.metrics.window >= w);
+        let p = ApbfParams::new(d.k, d.l).unwrap().with_window(w).unwrap();
+        prop_assert_eq!(p.fp(), d.metrics.fp);
+    }
+}
+
+/// Issue 3: memory per window item of the default design against the published rule
+/// `k = ⌈log2(1/p)⌉` + largest `l` (both judged by the real FP, window 10^6).
+#[test]
+fn design_saves_memory_against_the_rule() {
+    let w = 1_000_000;
+    for e in 1..=5 {
+        let fp = 10f64.powi(-e);
+        let d = design(&ApbfRequirement::new(fp, w).unwrap()).unwrap();
+        let rule = design::rule_of_thumb(fp, w);
+        let (rk, rl, rbits) =
+            rule.map_or((0, 0, f64::INFINITY), |(k, l, p)| (k, l, p.bits_per_item()));
+        println!(
+            "p = 1e-{e}: design (k = {}, l = {}) {:.2} bits/item; rule (k = {rk}, l = {rl}) {rbits:.2} bits/item; saves {:.1}%",
+            d.k,
+            d.l,
+            d.metrics.bits_per_item,
+            100.0 * (1.0 - d.metrics.bits_per_item / rbits)
+        );
+        assert!(d.metrics.bits_per_item <= rbits);
+    }
+}

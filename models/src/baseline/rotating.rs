@@ -1,0 +1,176 @@
+//! Rotating classic filters for a sliding window (Section 3 [APBF], "a sequence of plain
+//! BFs, one per generation").
+//!
+//! `r ≥ 2` filters, each holding one generation of `g = ⌈W/(r−1)⌉` insertions. Insertions
+//! go to the newest filter; when it holds `g` items the oldest is cleared and becomes the
+//! newest. A query ORs all `r` filters. The `r − 1` older filters always hold the last
+//! `(r−1)·g ≥ W` insertions, so nothing in the window is missed; up to `g` older items
+//! are still reported (the slack).
+//!
+//! # FP of the union
+//! Just before a rotation every filter holds `g` items; the filters are independent, so
+//! ```text
+//! FP_union = 1 − (1 − f)^r,   f = FP of one filter with g items
+//! ```
+//! To meet a target `P`, each filter needs `f ≤ 1 − (1 − P)^(1/r)` ≈ `P/r`. Sizing each
+//! filter at `P` (a common mistake) gives a union FP of about `r·P`; the design reports
+//! that figure as `fp_if_each_sized_at_target`.
+
+use crate::classic::{design, ClassicDesign, ClassicRequirement, Layout};
+use crate::error::{check, ModelError};
+use serde::Serialize;
+use std::ops::RangeInclusive;
+
+/// A window requirement for rotating classic filters.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct RotatingRequirement {
+    #[serde(rename = "fp_target")]
+    fp: f64,
+    window: u64,
+    #[serde(flatten)]
+    layout: Layout,
+    max_filters: u32,
+}
+
+impl RotatingRequirement {
+    /// Allowed window sizes.
+    pub const WINDOW: RangeInclusive<u64> = 1..=(1 << 50);
+    /// Allowed filter counts.
+    pub const FILTERS: RangeInclusive<u32> = 2..=64;
+    /// Filter counts the search tries by default (more filters mean less slack but more
+    /// accesses per query).
+    pub const MAX_FILTERS_DEFAULT: u32 = 16;
+
+    /// FP at most `fp` (0 < fp < 1) over a window of the last `window` insertions.
+    ///
+    /// # Errors
+    /// `fp` outside (0, 1), `window` outside [`Self::WINDOW`], a bad block size.
+    pub fn new(fp: f64, window: u64, layout: Layout) -> Result<Self, ModelError> {
+        check::open_probability("fp", fp)?;
+        check::in_range("window", window, Self::WINDOW)?;
+        // Validates the layout with the classic rules.
+        ClassicRequirement::new(fp, window, layout)?;
+        Ok(Self {
+            fp,
+            window,
+            layout,
+            max_filters: Self::MAX_FILTERS_DEFAULT,
+        })
+    }
+
+    /// Limits the search to at most `max_filters` filters.
+    ///
+    /// # Errors
+    /// `max_filters` outside [`Self::FILTERS`].
+    pub fn with_max_filters(mut self, max_filters: u32) -> Result<Self, ModelError> {
+        self.max_filters = check::in_range("max_filters", max_filters, Self::FILTERS)?;
+        Ok(self)
+    }
+
+    /// Sizes `r` filters for this window: generation `⌈W/(r−1)⌉`, per-filter target
+    /// `1 − (1 − P)^(1/r)`; also sizes the naive ring (each filter at `P`) to report
+    /// its union FP.
+    ///
+    /// # Errors
+    /// `r` outside [`Self::FILTERS`]; [`ModelError::Infeasible`] when a filter cannot
+    /// be sized.
+    pub fn design_with(&self, filters: u32) -> Result<RotatingDesign, ModelError> {
+        let mut d = self.size(filters)?;
+        d.fp_if_each_sized_at_target = ClassicRequirement::new(self.fp, d.generation, self.layout)
+            .and_then(|req| design(&req))
+            .map(|n| union_fp(n.metrics.fp, filters))
+            .ok();
+        Ok(d)
+    }
+
+    /// [`Self::design_with`] without the naive comparison.
+    fn size(&self, filters: u32) -> Result<RotatingDesign, ModelError> {
+        check::in_range("filters", filters, Self::FILTERS)?;
+        let r = f64::from(filters);
+        let generation = self.window.div_ceil(u64::from(filters - 1));
+        let per_filter_fp = -((-self.fp).ln_1p() / r).exp_m1();
+        let sub = design(&ClassicRequirement::new(
+            per_filter_fp,
+            generation,
+            self.layout,
+        )?)?;
+        let bits = sub.params.m() * u64::from(filters);
+        Ok(RotatingDesign {
+            filters,
+            generation,
+            per_filter: sub,
+            bits,
+            bits_per_item: bits as f64 / self.window as f64,
+            fp: union_fp(sub.metrics.fp, filters),
+            fp_if_each_sized_at_target: None,
+            slack: generation * u64::from(filters) - self.window,
+            accesses_insert: sub.metrics.accesses_insert,
+            accesses_query_false: r * sub.metrics.accesses_query_false,
+            clear_words_per_insert: sub.params.m().div_ceil(64) as f64 / generation as f64,
+        })
+    }
+}
+
+/// Rotating filters sized for a window.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct RotatingDesign {
+    /// Filters in the ring `r`.
+    pub filters: u32,
+    /// Insertions per generation `g = ⌈W/(r−1)⌉`.
+    pub generation: u64,
+    /// One filter, sized for `g` items at the per-filter target.
+    pub per_filter: ClassicDesign,
+    /// Total bits `r·m`.
+    pub bits: u64,
+    /// Bits per window item.
+    pub bits_per_item: f64,
+    /// Worst-case FP of the union, just before a rotation: `1 − (1 − f)^r`.
+    pub fp: f64,
+    /// The union FP had each filter been sized at the target itself.
+    pub fp_if_each_sized_at_target: Option<f64>,
+    /// Older insertions still reported at the worst moment: `r·g − W`.
+    pub slack: u64,
+    /// Memory accesses per insertion (one filter).
+    pub accesses_insert: f64,
+    /// Expected accesses of a query that returns false (all `r` filters probed).
+    pub accesses_query_false: f64,
+    /// 64-bit words cleared per insertion, amortised over a generation.
+    pub clear_words_per_insert: f64,
+}
+
+/// `1 − (1 − f)^r`, the FP of `r` independent filters of FP `f` queried together.
+fn union_fp(f: f64, filters: u32) -> f64 {
+    -(f64::from(filters) * (-f).ln_1p()).exp_m1()
+}
+
+/// The ring size with the fewest bits (ties to fewer filters, fewer accesses).
+///
+/// Total bits `≈ r/(r−1) · W · log2(r/P)/ln 2` fall then rise with `r`; the search stops
+/// once they have grown for two ring sizes in a row.
+///
+/// # Errors
+/// [`ModelError::Infeasible`] when no ring size can be sized.
+pub fn design_rotating(req: &RotatingRequirement) -> Result<RotatingDesign, ModelError> {
+    let mut best: Option<RotatingDesign> = None;
+    let mut last_err = None;
+    let mut worse = 0;
+    for r in *RotatingRequirement::FILTERS.start()..=req.max_filters {
+        match req.size(r) {
+            Ok(d) if best.is_none_or(|b| d.bits < b.bits) => {
+                best = Some(d);
+                worse = 0;
+            }
+            Ok(_) => worse += 1,
+            Err(e) => last_err = Some(e),
+        }
+        if worse == 2 {
+            break;
+        }
+    }
+    match best {
+        Some(d) => req.design_with(d.filters),
+        None => {
+            Err(last_err.unwrap_or_else(|| ModelError::infeasible("window", "no ring size fits")))
+        }
+    }
+}

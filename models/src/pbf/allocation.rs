@@ -1,0 +1,390 @@
+//! Optimal bit allocation across the filters of a PBF (Section 5 [PBF], Eqs. 10-13).
+
+use crate::classic::fp_standard;
+use crate::error::{check, ModelError};
+use crate::numeric::{probability, CompensatedSum};
+use argmin::core::{CostFunction, Executor, State};
+use argmin::solver::brent::BrentRoot;
+use serde::Serialize;
+use std::f64::consts::LN_2;
+use std::ops::RangeInclusive;
+
+/// `ln² 2`, the constant of Eqs. (10)-(14) [PBF].
+pub const LN2_SQ: f64 = LN_2 * LN_2;
+
+/// The allocation problem: `m` bits over filters with `d_i` distinct items and `f_i`
+/// expected probes per query.
+///
+/// # Formula
+/// ```text
+/// maximise  Σ_i f_i · ln(1 − 2^(−ln2 · m_i/d_i))   subject to Σ_i m_i = m, m_i ≥ 0
+///                                                         Section 5.1 [PBF]
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AllocationProblem {
+    bits: u64,
+    distinct: Vec<f64>,
+    frequency: Vec<f64>,
+}
+
+/// A bit allocation with its predicted FP, continuous and after rounding.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Allocation {
+    /// Continuous bits `m_i` per filter (sum `m`).
+    pub bits: Vec<f64>,
+    /// The Lagrange multiplier `λ` of Eq. (10) [PBF] (negative; `None` for an allocation
+    /// that is not the optimum, or when no filter is ever probed).
+    pub lambda: Option<f64>,
+    /// `1 − Π_i (1 − 2^(−ln2·m_i/d_i))^{f_i}` at the continuous `m_i` (optimal `k`, real).
+    pub fp: f64,
+    /// Integer bits per filter (largest remainders; sum `m`).
+    pub bits_rounded: Vec<u64>,
+    /// Hash counts `k_i = ⌈(m_i/d_i)·ln 2⌉` on the integer bits, within `[1, k_max]`;
+    /// 0 for a filter with no bits.
+    pub hashes: Vec<u32>,
+    /// `1 − Π_i (1 − p_i)^{f_i}` with `p_i = (1 − (1 − 1/m_i)^{k_i d_i})^{k_i}` at the
+    /// integer bits and those hash counts (a filter with no bits answers yes: `p_i = 1`).
+    pub fp_rounded: f64,
+}
+
+impl AllocationProblem {
+    /// Allowed total bits.
+    pub const BITS: RangeInclusive<u64> = 1..=(1 << 50);
+    /// Allowed hash-count caps.
+    pub const K_MAX: RangeInclusive<u32> = 1..=64;
+    /// The paper's cap on hash counts (Section 7 [PBF]).
+    pub const K_MAX_DEFAULT: u32 = 16;
+
+    /// Validates the inputs.
+    ///
+    /// # Errors
+    /// `bits` outside [`Self::BITS`]; lists of different lengths or empty; a `d_i` or
+    /// `f_i` negative, NaN or infinite.
+    pub fn new(bits: u64, distinct: Vec<f64>, frequency: Vec<f64>) -> Result<Self, ModelError> {
+        check::in_range("bits", bits, Self::BITS)?;
+        if distinct.is_empty() {
+            return Err(ModelError::invalid("distinct", "[]", "at least one filter"));
+        }
+        if frequency.len() != distinct.len() {
+            return Err(ModelError::invalid(
+                "frequency",
+                format!("{} values", frequency.len()),
+                format!("one per filter: {} values, as distinct", distinct.len()),
+            ));
+        }
+        for (name, list) in [("distinct", &distinct), ("frequency", &frequency)] {
+            if let Some((i, &v)) = list
+                .iter()
+                .enumerate()
+                .find(|(_, &v)| !(v >= 0.0 && v.is_finite()))
+            {
+                return Err(ModelError::invalid(
+                    name,
+                    v,
+                    format!("a finite number >= 0 (value {} of the list)", i + 1),
+                ));
+            }
+        }
+        Ok(Self {
+            bits,
+            distinct,
+            frequency,
+        })
+    }
+
+    /// Total bits `m`.
+    pub fn bits(&self) -> u64 {
+        self.bits
+    }
+    /// Distinct items per filter `d_i`.
+    pub fn distinct(&self) -> &[f64] {
+        &self.distinct
+    }
+    /// Expected probes per query `f_i`.
+    pub fn frequency(&self) -> &[f64] {
+        &self.frequency
+    }
+
+    /// Whether filter `i` takes part in the optimum (`f_i > 0` and `d_i > 0`); the others
+    /// sit on the KKT boundary `m_i = 0`: an empty filter answers no with no bits, and an
+    /// unprobed one does not enter the objective.
+    fn active(&self, i: usize) -> bool {
+        self.frequency[i] > 0.0 && self.distinct[i] > 0.0
+    }
+
+    /// The objective's FP for continuous bits, `1 − Π (1 − e^(−ln²2·m_i/d_i))^{f_i}`.
+    pub fn fp_continuous(&self, bits: &[f64]) -> f64 {
+        survival_to_fp(
+            (0..self.distinct.len())
+                .filter(|&i| self.frequency[i] > 0.0 && self.distinct[i] > 0.0)
+                .map(|i| {
+                    let p = (-LN2_SQ * bits[i] / self.distinct[i]).exp();
+                    self.frequency[i] * (-p).ln_1p()
+                }),
+        )
+    }
+
+    /// The optimal allocation (Eqs. 10-13 [PBF]) and its rounding.
+    ///
+    /// # Formula
+    /// With `μ = −λ > 0` and `r_i = ln²2 · f_i/d_i` (Eq. 10 [PBF]):
+    /// ```text
+    /// m_i = (d_i / ln²2) · ln(1 + r_i/μ)     for f_i > 0, d_i > 0;   m_i = 0 otherwise
+    /// Σ_i d_i · ln(1 + r_i/μ) = m · ln²2                              Eqs. (12), (13)
+    /// ```
+    /// The left side falls strictly from ∞ to 0 as `ln μ` grows, so the root is unique;
+    /// it lies in `ln μ ∈ [ln r_min − ln(e^z − 1), ln r_max − ln(e^z − 1)]` with
+    /// `z = m·ln²2 / Σ d_i` (each term is at least / at most `d_i·z` at the ends), where
+    /// Brent's method (argmin) finds it. Every active `m_i` is positive: the objective's
+    /// slope is infinite at `m_i = 0`.
+    /// # Errors
+    /// `k_max` outside [`Self::K_MAX`]; [`ModelError::NoConvergence`] if the root finder
+    /// fails (not expected: the bracket is checked first).
+    pub fn optimal(&self, k_max: u32) -> Result<Allocation, ModelError> {
+        check::in_range("k_max", k_max, Self::K_MAX)?;
+        let active: Vec<usize> = (0..self.distinct.len())
+            .filter(|&i| self.active(i))
+            .collect();
+        let m = self.bits as f64;
+        if active.is_empty() {
+            // Nothing is ever probed: any split gives FP 0. Split by d_i (Lemma C.2 [PBF]).
+            return Ok(self.finish(self.proportional(), None, k_max));
+        }
+        let terms: Vec<(f64, f64)> = active
+            .iter()
+            .map(|&i| {
+                let d = self.distinct[i];
+                (d, (LN2_SQ * self.frequency[i] / d).ln())
+            })
+            .collect();
+        let total_d: f64 = terms.iter().map(|t| t.0).sum();
+        let z = m * LN2_SQ / total_d;
+        let ln_expm1_z = if z > 30.0 {
+            z + (-(-z).exp()).ln_1p()
+        } else {
+            z.exp_m1().ln()
+        };
+        let ln_r_min = terms.iter().map(|t| t.1).fold(f64::INFINITY, f64::min);
+        let ln_r_max = terms.iter().map(|t| t.1).fold(f64::NEG_INFINITY, f64::max);
+        let gap = Gap {
+            terms: &terms,
+            target: m * LN2_SQ,
+        };
+        let y = if ln_r_max - ln_r_min <= 1e-14 * ln_r_max.abs().max(1.0) {
+            // Equal ratios f_i/d_i: m_i ∝ d_i solves Eq. (12) exactly.
+            ln_r_min - ln_expm1_z
+        } else {
+            let slack = 1e-9 * (1.0 + ln_r_max.abs().max(ln_r_min.abs()));
+            let lo = ln_r_min - ln_expm1_z - slack;
+            let hi = ln_r_max - ln_expm1_z + slack;
+            brent_root(gap, lo, hi)?
+        };
+        let mut bits = vec![0.0; self.distinct.len()];
+        for (&i, &(d, ln_r)) in active.iter().zip(&terms) {
+            bits[i] = d / LN2_SQ * softplus(ln_r - y);
+        }
+        // The root is exact to ~1e-13 in ln μ; scale the last ulps away so Σ m_i = m.
+        let sum: CompensatedSum = bits.iter().copied().collect();
+        let scale = m / sum.value();
+        bits.iter_mut().for_each(|b| *b *= scale);
+        Ok(self.finish(bits, Some(-y.exp()), k_max))
+    }
+
+    /// The paper's default: every filter gets `m/(number of filters)` bits (Section 4.1
+    /// [PBF]), hash counts as in [`Self::optimal`].
+    ///
+    /// # Errors
+    /// `k_max` outside [`Self::K_MAX`].
+    pub fn uniform(&self, k_max: u32) -> Result<Allocation, ModelError> {
+        check::in_range("k_max", k_max, Self::K_MAX)?;
+        let share = self.bits as f64 / self.distinct.len() as f64;
+        Ok(self.finish(vec![share; self.distinct.len()], None, k_max))
+    }
+
+    /// Bits proportional to `d_i` (all equal when every `d_i` is 0): the allocation of
+    /// Lemma C.2 [PBF].
+    pub fn proportional(&self) -> Vec<f64> {
+        let total: f64 = self.distinct.iter().sum();
+        let m = self.bits as f64;
+        if total > 0.0 {
+            self.distinct.iter().map(|d| m * d / total).collect()
+        } else {
+            vec![m / self.distinct.len() as f64; self.distinct.len()]
+        }
+    }
+
+    /// Evaluates an arbitrary continuous allocation (it must sum to `m`): rounding, hash
+    /// counts and both FPs.
+    ///
+    /// # Errors
+    /// A list of the wrong length, a negative entry, or a sum other than `m`; `k_max`
+    /// outside [`Self::K_MAX`].
+    pub fn evaluate(&self, bits: Vec<f64>, k_max: u32) -> Result<Allocation, ModelError> {
+        check::in_range("k_max", k_max, Self::K_MAX)?;
+        if bits.len() != self.distinct.len() || bits.iter().any(|b| !(*b >= 0.0)) {
+            return Err(ModelError::invalid(
+                "bits",
+                format!("{} values", bits.len()),
+                format!("{} values >= 0", self.distinct.len()),
+            ));
+        }
+        let sum: f64 = bits.iter().sum();
+        if (sum - self.bits as f64).abs() > 1e-9 * self.bits as f64 {
+            return Err(ModelError::invalid(
+                "bits",
+                sum,
+                format!("a split of m = {}", self.bits),
+            ));
+        }
+        Ok(self.finish(bits, None, k_max))
+    }
+
+    fn finish(&self, bits: Vec<f64>, lambda: Option<f64>, k_max: u32) -> Allocation {
+        let bits_rounded = round_to_total(&bits, self.bits);
+        let hashes: Vec<u32> = bits_rounded
+            .iter()
+            .zip(&self.distinct)
+            .map(|(&b, &d)| hashes_for(b, d, k_max))
+            .collect();
+        let fp_rounded = survival_to_fp((0..bits.len()).filter(|&i| self.frequency[i] > 0.0).map(
+            |i| {
+                let p = filter_fp(bits_rounded[i], hashes[i], self.distinct[i]);
+                self.frequency[i] * (-p).ln_1p()
+            },
+        ));
+        Allocation {
+            fp: self.fp_continuous(&bits),
+            bits,
+            lambda,
+            bits_rounded,
+            hashes,
+            fp_rounded,
+        }
+    }
+}
+
+/// `1 − exp(Σ terms)` for log-survival terms `f_i·ln(1 − p_i)`; 1 as soon as a term is
+/// `−∞` (a probed filter that always answers yes).
+fn survival_to_fp(terms: impl Iterator<Item = f64>) -> f64 {
+    let mut sum = CompensatedSum::new();
+    for t in terms {
+        if t == f64::NEG_INFINITY {
+            return 1.0;
+        }
+        sum.add(t);
+    }
+    probability(-sum.value().exp_m1())
+}
+
+/// `k = ⌈(m/d)·ln 2⌉` within `[1, k_max]` (Section 7 [PBF]); 0 for a filter with no bits;
+/// 1 for bits but no items.
+pub fn hashes_for(bits: u64, distinct: f64, k_max: u32) -> u32 {
+    if bits == 0 {
+        return 0;
+    }
+    if !(distinct > 0.0) {
+        return 1;
+    }
+    let k = (bits as f64 / distinct * LN_2).ceil();
+    k.clamp(1.0, f64::from(k_max)) as u32
+}
+
+/// FP of one filter with `m` bits, `k` hashes and `d` distinct items:
+/// `(1 − (1 − 1/m)^{k·d})^k`; 0 when `d = 0`; 1 when `m = 0` (a filter without bits must
+/// answer yes to keep no false negatives).
+pub fn filter_fp(bits: u64, hashes: u32, distinct: f64) -> f64 {
+    if !(distinct > 0.0) {
+        0.0
+    } else if bits == 0 || hashes == 0 {
+        1.0
+    } else {
+        fp_standard(bits as f64, f64::from(hashes), distinct)
+    }
+}
+
+/// Integer parts summing to `total` (largest remainders; ties to the lower index).
+pub fn round_to_total(parts: &[f64], total: u64) -> Vec<u64> {
+    let mut out: Vec<u64> = parts.iter().map(|p| p.max(0.0).floor() as u64).collect();
+    let assigned: u64 = out.iter().sum();
+    let mut left = total.saturating_sub(assigned);
+    if left > 0 {
+        let mut order: Vec<usize> = (0..parts.len()).collect();
+        order.sort_by(|&a, &b| {
+            let fa = parts[a] - parts[a].floor();
+            let fb = parts[b] - parts[b].floor();
+            fb.total_cmp(&fa).then(a.cmp(&b))
+        });
+        for &i in order.iter().cycle() {
+            if left == 0 {
+                break;
+            }
+            out[i] += 1;
+            left -= 1;
+        }
+    }
+    out
+}
+
+/// `ln(1 + e^u)` without overflow or loss for large `|u|`.
+fn softplus(u: f64) -> f64 {
+    if u > 35.0 {
+        u + (-u).exp()
+    } else {
+        u.exp().ln_1p()
+    }
+}
+
+/// `G(y) = Σ d_i·ln(1 + e^(ln r_i − y)) − m·ln²2`, decreasing in `y = ln μ`.
+#[derive(Clone, Copy)]
+struct Gap<'a> {
+    terms: &'a [(f64, f64)],
+    target: f64,
+}
+
+impl Gap<'_> {
+    fn eval(&self, y: f64) -> f64 {
+        let s: f64 = self.terms.iter().map(|&(d, lr)| d * softplus(lr - y)).sum();
+        s - self.target
+    }
+}
+
+impl CostFunction for Gap<'_> {
+    type Param = f64;
+    type Output = f64;
+    fn cost(&self, y: &f64) -> Result<f64, argmin::core::Error> {
+        Ok(self.eval(*y))
+    }
+}
+
+/// Brent's method (argmin) on a bracket whose signs are checked first.
+fn brent_root(gap: Gap<'_>, lo: f64, hi: f64) -> Result<f64, ModelError> {
+    const MAX_ITERS: u64 = 200;
+    let (g_lo, g_hi) = (gap.eval(lo), gap.eval(hi));
+    if !(g_lo >= 0.0 && g_hi <= 0.0) {
+        return Err(ModelError::NoConvergence {
+            solver: "Eq. (12) bracket",
+            iterations: 0,
+            residual: g_lo.min(-g_hi),
+        });
+    }
+    let tol = 1e-13 * (1.0 + lo.abs().max(hi.abs()));
+    let solver = BrentRoot::new(lo, hi, tol);
+    let result = Executor::new(gap, solver)
+        .configure(|s| s.param(hi).max_iters(MAX_ITERS))
+        .run()
+        .map_err(|_| ModelError::NoConvergence {
+            solver: "BrentRoot (Eq. 12)",
+            iterations: 0,
+            residual: f64::NAN,
+        })?;
+    let state = result.state();
+    let y = state.get_best_param().copied().unwrap_or(f64::NAN);
+    if !y.is_finite() || state.get_iter() >= MAX_ITERS {
+        return Err(ModelError::NoConvergence {
+            solver: "BrentRoot (Eq. 12)",
+            iterations: state.get_iter(),
+            residual: state.get_best_cost(),
+        });
+    }
+    Ok(y)
+}

@@ -1,0 +1,78 @@
+//! Persistent Bloom filters (PBF-1, PBF-2): temporal membership `x ∈ A[s, e]?`.
+//!
+//! Y. Peng, J. Guo, F. Li, W. Qian, A. Zhou, *Persistent Bloom Filter: Membership Testing
+//! for the Entire History*, SIGMOD 2018 (`001_2b1de25c23e3527a.txt`), Sections 3-7 and
+//! Appendices B-D.
+//!
+//! * **SBF** `β0`: one filter over (item, timestamp) pairs; a query of length `|q|` makes
+//!   `|q|` probes.
+//! * **PBF-1** `β1`: a filter per interval of a binary decomposition of `[1, T]` with
+//!   leaves of length `g`, plus the fine filter `b_{u+1}` (an SBF) for the leaf parts a
+//!   query covers only partially.
+//! * **PBF-2** `β2`: one filter per level `ℓ` over the pairs `(a, ⌈t/g_ℓ⌉)`,
+//!   `g_ℓ = 2^(L−1−ℓ)`.
+//!
+//! | quantity | Eq. | function |
+//! |---|---|---|
+//! | levels, filters, cover `C([s, e])`, probes | Alg. 1, Alg. 3, Section 4 | [`Decomposition`], [`PbfLayout`] |
+//! | FP of a temporal query from per-filter FPs | Eqs. (6), (9) | [`PbfLayout::query_fp`], [`PbfLayout::query_fp_ungated`] |
+//! | SBF baseline | Eq. (4) | [`fp_sbf`] |
+//! | one filter at the optimal `k` | Eq. (3) | [`fp_optimal_k`] |
+//! | optimal bit allocation | Eqs. (10)-(13) | [`AllocationProblem::optimal`] |
+//! | uniform allocation | Section 4.1 | [`AllocationProblem::uniform`] |
+//! | space bound | Eq. (14), Theorem C.3 | [`BoundRequest::bound`] |
+//! | `d_i`, `f_i` from a trace and a workload | Section 5 | [`workload_stats`] |
+//!
+//! # Assumptions
+//! Filters hash independently of each other (the reference implementation derives an
+//! independent hash per filter), so a query's probes fail independently. The FP of one
+//! filter is the independent-bits formula `(1 − (1 − 1/m)^{kd})^k`. A "non-member" query
+//! asks for an item that no probed filter holds.
+//!
+//! The decomposition is *aligned*: it covers `[1, g·2^(L−1)] ⊇ [1, T]` and only the
+//! intervals that start in `[1, T]` get a filter, which is what the streaming
+//! construction (Alg. 2, Alg. 4 [PBF]) builds for a `T` that is not a power of two.
+//!
+//! # Known errata
+//! * Eq. (14) is printed twice: Section 5.3 multiplies by `ln²2`, Appendix C divides.
+//!   Inverting Eq. (15) gives the division; the multiplied form is `ln⁴2 ≈ 0.23` times
+//!   smaller and misses the FP target (tested in `bound`). For `g > 1` the probe term
+//!   `2·log|q|` becomes `2·log|q/g| + g − 1` (Theorem C.3); `log` is `log2`.
+//! * The derivative above Eq. (10) drops a `ln 2` and the sign; Eq. (10) is right and
+//!   needs `λ < 0` (`μ = −λ` here).
+//! * Eq. (3): "≈ 0.6185 m/n" means `0.6185^(m/n)`.
+//! * Alg. 1 returns from the left child without visiting the right one (lines 14 and
+//!   17 must be OR-ed), and queries `b_{u+1}` for a partial leaf without first asking the
+//!   leaf's own filter, which the text (route 3) and the definition of `f_i` do; both
+//!   are implemented as the text says. Alg. 3 has the same early return.
+//! * Section 4.2: the root granularity `2^⌈log T⌉` is "T + 1 otherwise" only for
+//!   `T = 2^j − 1`; Alg. 3 must start from `[1, 2^(L−1)]`, not `[1, T]`, for the mapping
+//!   `c_i = ⌈s_i/g_ℓ⌉` to name the interval (with `[1, T]` and a midpoint split the
+//!   intervals have other lengths and the level filters would answer for wider ranges).
+//! * Section 4.1 gives `u = 2T/g − 1` filters, exact only when `T/g` is a power of two;
+//!   at `T = 86 400, g = 4` the aligned decomposition has 43 205 intervals (the paper:
+//!   "about 43,000").
+//! * Appendix D.2: `⌈1 + log(86400)⌉ = 17` evaluates to 18 (PBF-2's levels); 17 is the
+//!   insertions per pair of PBF-1 at `g = 4` (16 levels and `b_{u+1}`).
+//!
+//! # References
+//! * Y. Peng et al., "Persistent Bloom Filter: Membership Testing for the Entire
+//!   History", SIGMOD 2018.
+
+mod allocation;
+mod bound;
+mod stats;
+mod structure;
+
+pub use allocation::{
+    filter_fp, hashes_for, round_to_total, Allocation, AllocationProblem, LN2_SQ,
+};
+pub use bound::{fp_auxiliary, fp_optimal_k, fp_sbf, max_probes, Bound, BoundRequest};
+pub use stats::{
+    distinct_counts, distinct_pairs, mean_query_fp, probe_frequencies, workload_stats,
+    WorkloadStats,
+};
+pub use structure::{Decomposition, Node, PbfLayout, Probe, Variant};
+
+#[cfg(test)]
+mod tests;

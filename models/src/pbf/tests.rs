@@ -1,0 +1,487 @@
+use super::*;
+use approx::assert_relative_eq;
+use proptest::prelude::*;
+use std::collections::{HashMap, HashSet};
+
+/// A small deterministic generator for test data (no RNG crate in this pure crate).
+fn lcg(state: &mut u64) -> u64 {
+    *state = state
+        .wrapping_mul(6_364_136_223_846_793_005)
+        .wrapping_add(1_442_695_040_888_963_407);
+    *state >> 33
+}
+
+#[test]
+fn decomposition_counts_levels_and_intervals() {
+    // Figure 3 [PBF]: T = 8, g = 2, L = 3, u = 2T/g − 1 = 7.
+    let d = Decomposition::new(8, 2).unwrap();
+    assert_eq!((d.levels(), d.intervals()), (3, 7));
+    assert_eq!((d.length(0), d.length(2)), (8, 2));
+    // T = 86 400, g = 4: L = ⌈log2 21 600⌉ + 1 = 16; the aligned tree has 43 205
+    // intervals (2T/g − 1 = 43 199 would need T/g to be a power of two).
+    let d = Decomposition::new(86_400, 4).unwrap();
+    assert_eq!((d.levels(), d.intervals()), (16, 43_205));
+    assert_eq!(d.count(15), 21_600);
+    assert_eq!(d.count(0), 1);
+    // A power of two: exactly 2T/g − 1.
+    let d = Decomposition::new(1 << 12, 4).unwrap();
+    assert_eq!(d.intervals(), 2 * (1 << 12) / 4 - 1);
+    assert_eq!(Decomposition::new(1, 1).unwrap().levels(), 1);
+}
+
+#[test]
+fn bad_structure_inputs_are_rejected() {
+    assert!(Decomposition::new(0, 1).is_err());
+    let e = Decomposition::new(100, 3).unwrap_err();
+    assert!(e.to_string().contains("power of two"), "{e}");
+    assert!(Decomposition::new(100, 0).is_err());
+    assert!(PbfLayout::new(Variant::Pbf2, 100, 4).is_err());
+    let d = Decomposition::new(100, 4).unwrap();
+    assert!(d.check_range(0, 5).is_err());
+    assert!(d.check_range(5, 4).is_err());
+    assert!(d.check_range(5, 101).is_err());
+    assert!(d.check_range(100, 100).is_ok());
+}
+
+/// Every interval of the tree by brute force: `(node, first, last)`.
+fn all_nodes(d: &Decomposition) -> Vec<(Node, u64, u64)> {
+    let mut out = Vec::new();
+    for level in 0..d.levels() {
+        for pos in 0..d.count(level) {
+            let node = Node { level, pos };
+            let (a, b) = d.span(node);
+            out.push((node, a, b));
+        }
+    }
+    out
+}
+
+#[test]
+fn cover_matches_its_definition_for_every_range() {
+    // Section 4.1 [PBF]: C([s,e]) = intervals inside [s,e] whose parent is not; the
+    // partial leaves are the leaves that overlap [s,e] − I(C) .
+    for (t, g) in [(8, 1), (8, 2), (13, 1), (13, 2), (37, 4), (64, 8), (100, 4)] {
+        let d = Decomposition::new(t, g).unwrap();
+        let nodes = all_nodes(&d);
+        let inside = |a: u64, b: u64, s: u64, e: u64| s <= a && b <= e;
+        for s in 1..=t {
+            for e in s..=t {
+                let mut cover = Vec::new();
+                let mut partial = Vec::new();
+                d.probes(s, e, |p| match p {
+                    Probe::Cover { node } => cover.push(node),
+                    Probe::Partial { node, from, to } => partial.push((node, from, to)),
+                });
+                let expected: HashSet<Node> = nodes
+                    .iter()
+                    .filter(|&&(n, a, b)| {
+                        inside(a, b, s, e)
+                            && (n.level == 0 || {
+                                let parent = Node {
+                                    level: n.level - 1,
+                                    pos: n.pos / 2,
+                                };
+                                let (pa, pb) = d.span(parent);
+                                !inside(pa, pb, s, e)
+                            })
+                    })
+                    .map(|x| x.0)
+                    .collect();
+                assert_eq!(
+                    cover.iter().copied().collect::<HashSet<_>>(),
+                    expected,
+                    "T={t} g={g} [{s},{e}]"
+                );
+                assert!(partial.len() <= 2);
+                // Cover and partial overlaps tile [s, e] exactly.
+                let mut hit = vec![0u32; (e - s + 1) as usize];
+                for n in &cover {
+                    let (a, b) = d.span(*n);
+                    (a..=b).for_each(|x| hit[(x - s) as usize] += 1);
+                }
+                for &(n, from, to) in &partial {
+                    assert_eq!(n.level, d.levels() - 1);
+                    assert!(g > 1);
+                    (from..=to).for_each(|x| hit[(x - s) as usize] += 1);
+                }
+                assert!(hit.iter().all(|&h| h == 1), "T={t} g={g} [{s},{e}]");
+                if g == 1 {
+                    // Canonical cover: at most 2 per level, at most 2⌈log2 |q|⌉ in all.
+                    let q = e - s + 1;
+                    let bound = 2 * u64::from(q.next_power_of_two().trailing_zeros()).max(1);
+                    assert!(cover.len() as u64 <= bound, "[{s},{e}]: {}", cover.len());
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn probe_counts_respect_the_papers_bounds() {
+    // f_i ≤ 1 for interval filters of PBF-1, f_{u+1} ≤ 2g − 2 (Appendix B.2),
+    // f_ℓ ≤ 2 for PBF-2 (Section 5.2 [PBF]).
+    let p1 = PbfLayout::pbf1(300, 8).unwrap();
+    let p2 = PbfLayout::pbf2(300).unwrap();
+    for s in 1..=300u64 {
+        for q in [1u64, 2, 7, 8, 9, 31, 64, 100] {
+            let e = s + q - 1;
+            if e > 300 {
+                continue;
+            }
+            let mut c1 = vec![0.0; p1.filters() as usize];
+            p1.add_probe_counts(s, e, &mut c1);
+            let fine = p1.fine_filter().unwrap() as usize;
+            assert!(c1[..fine].iter().all(|&c| c <= 1.0));
+            assert!(c1[fine] <= 14.0);
+            let mut c2 = vec![0.0; p2.filters() as usize];
+            p2.add_probe_counts(s, e, &mut c2);
+            assert!(c2.iter().all(|&c| c <= 2.0));
+        }
+    }
+}
+
+#[test]
+fn query_fp_generalises_eqs_6_and_9() {
+    let p2 = PbfLayout::pbf2(1000).unwrap();
+    // Equal rates: Eq. (9), 1 − (1 − p)^f with f = |C([s,e])|.
+    let fp = vec![0.01; p2.filters() as usize];
+    for (s, e) in [(1, 1000), (3, 130), (77, 77), (500, 1000)] {
+        let f = p2.tree().probe_list(s, e).len() as f64;
+        assert_relative_eq!(
+            p2.query_fp(s, e, &fp),
+            1.0 - 0.99f64.powf(f),
+            max_relative = 1e-12
+        );
+        assert_relative_eq!(p2.query_fp(s, e, &fp), p2.query_fp_ungated(s, e, &fp));
+    }
+    // PBF-1: the gate makes the FP smaller than Eq. (6)'s count of every probe.
+    let p1 = PbfLayout::pbf1(1000, 4).unwrap();
+    let fp = vec![0.02; p1.filters() as usize];
+    let (s, e) = (3, 130);
+    let probes = p1.tree().probe_list(s, e);
+    let covers = probes
+        .iter()
+        .filter(|p| matches!(p, Probe::Cover { .. }))
+        .count() as i32;
+    // [3,4] and [129,130] are partial leaves: 2 timestamps each.
+    assert_eq!(probes.len() as i32 - covers, 2);
+    let gated = 1.0 - 0.98f64.powi(covers) * (1.0 - 0.02 * (1.0 - 0.98f64.powi(2))).powi(2);
+    assert_relative_eq!(p1.query_fp(s, e, &fp), gated, max_relative = 1e-12);
+    let ungated = 1.0 - 0.98f64.powi(covers + 2 + 4);
+    assert_relative_eq!(
+        p1.query_fp_ungated(s, e, &fp),
+        ungated,
+        max_relative = 1e-12
+    );
+    assert!(gated < ungated);
+}
+
+#[test]
+fn sbf_and_optimal_k() {
+    assert_relative_eq!(
+        fp_sbf(0.01, 128),
+        1.0 - 0.99f64.powi(128),
+        max_relative = 1e-12
+    );
+    assert_eq!(fp_sbf(0.3, 0), 0.0);
+    assert_relative_eq!(
+        fp_optimal_k(10.0),
+        0.5f64.powf(10.0 * std::f64::consts::LN_2)
+    );
+}
+
+fn lists() -> (Vec<f64>, Vec<f64>) {
+    let d = vec![1000.0, 50.0, 0.0, 300.0, 2000.0, 10.0, 700.0];
+    let f = vec![0.9, 1.0, 1.0, 0.0, 0.3, 0.001, 2.0];
+    (d, f)
+}
+
+/// KKT: every active filter has the same marginal value μ = f_i·(c/d_i)·p_i/(1 − p_i).
+#[test]
+fn optimal_allocation_meets_kkt() {
+    let (d, f) = lists();
+    let prob = AllocationProblem::new(20_000, d.clone(), f.clone()).unwrap();
+    let a = prob.optimal(16).unwrap();
+    let mu = -a.lambda.unwrap();
+    assert!(mu > 0.0);
+    assert_relative_eq!(a.bits.iter().sum::<f64>(), 20_000.0, max_relative = 1e-12);
+    for i in 0..d.len() {
+        if f[i] > 0.0 && d[i] > 0.0 {
+            assert!(a.bits[i] > 0.0);
+            let p = (-LN2_SQ * a.bits[i] / d[i]).exp();
+            let marginal = f[i] * LN2_SQ / d[i] * p / (1.0 - p);
+            assert_relative_eq!(marginal, mu, max_relative = 1e-8);
+            // Eq. (10) as printed, with λ < 0.
+            let eq10 = d[i] / LN2_SQ * (1.0 - f[i] * LN2_SQ / (d[i] * a.lambda.unwrap())).ln();
+            assert_relative_eq!(eq10, a.bits[i], max_relative = 1e-9);
+        } else {
+            assert_eq!(a.bits[i], 0.0, "filter {i} is on the KKT boundary");
+            assert_eq!(a.bits_rounded[i], 0);
+            assert_eq!(a.hashes[i], 0);
+        }
+    }
+    assert_eq!(a.bits_rounded.iter().sum::<u64>(), 20_000);
+    // Perturbing any pair of active filters (moving bits between them) cannot help.
+    let base = prob.fp_continuous(&a.bits);
+    for (i, j) in [(0, 1), (1, 4), (4, 6), (0, 5)] {
+        for delta in [-5.0, 5.0] {
+            let mut b = a.bits.clone();
+            b[i] += delta;
+            b[j] -= delta;
+            assert!(prob.fp_continuous(&b) >= base, "{i},{j},{delta}");
+        }
+    }
+}
+
+#[test]
+fn equal_filters_get_equal_bits() {
+    let prob = AllocationProblem::new(10_007, vec![500.0; 7], vec![0.4; 7]).unwrap();
+    let a = prob.optimal(16).unwrap();
+    let u = prob.uniform(16).unwrap();
+    for (x, y) in a.bits.iter().zip(&u.bits) {
+        assert_relative_eq!(x, y, max_relative = 1e-12);
+    }
+    assert_relative_eq!(a.fp, u.fp, max_relative = 1e-12);
+    // Equal ratios f/d: bits ∝ d (Lemma C.2 [PBF]).
+    let prob =
+        AllocationProblem::new(9000, vec![100.0, 200.0, 600.0], vec![0.1, 0.2, 0.6]).unwrap();
+    let a = prob.optimal(16).unwrap();
+    assert_relative_eq!(a.bits[0], 1000.0, max_relative = 1e-12);
+    assert_relative_eq!(a.bits[2], 6000.0, max_relative = 1e-12);
+}
+
+#[test]
+fn hash_counts_and_rounding() {
+    assert_eq!(hashes_for(0, 10.0, 16), 0);
+    assert_eq!(hashes_for(100, 0.0, 16), 1);
+    assert_eq!(hashes_for(1000, 100.0, 16), 7); // ⌈10·ln 2⌉ = ⌈6.93⌉
+    assert_eq!(hashes_for(100_000, 100.0, 16), 16);
+    assert_eq!(round_to_total(&[1.5, 1.5, 1.0], 4), vec![2, 1, 1]);
+    assert_eq!(round_to_total(&[0.2, 0.3, 0.5], 1), vec![0, 0, 1]);
+    assert_eq!(filter_fp(0, 0, 5.0), 1.0);
+    assert_eq!(filter_fp(0, 0, 0.0), 0.0);
+    // An unprobed filter that still receives items gets no bits and is never asked.
+    let prob = AllocationProblem::new(1000, vec![10.0, 10.0], vec![1.0, 0.0]).unwrap();
+    let a = prob.optimal(16).unwrap();
+    assert_eq!(a.bits_rounded, vec![1000, 0]);
+    assert_eq!(a.hashes, vec![16, 0]);
+    assert_relative_eq!(a.fp_rounded, filter_fp(1000, 16, 10.0), max_relative = 1e-9);
+}
+
+#[test]
+fn nothing_probed_is_not_an_error() {
+    let prob = AllocationProblem::new(1000, vec![10.0, 30.0], vec![0.0, 0.0]).unwrap();
+    let a = prob.optimal(16).unwrap();
+    assert_eq!(a.lambda, None);
+    assert_eq!(a.fp, 0.0);
+    assert_eq!(a.bits_rounded, vec![250, 750]);
+}
+
+#[test]
+fn bad_allocation_inputs_are_rejected() {
+    assert!(AllocationProblem::new(0, vec![1.0], vec![1.0]).is_err());
+    let e = AllocationProblem::new(10, vec![1.0, 2.0], vec![1.0]).unwrap_err();
+    assert!(e.to_string().contains("frequency"), "{e}");
+    assert!(AllocationProblem::new(10, vec![], vec![]).is_err());
+    let e = AllocationProblem::new(10, vec![1.0, -2.0], vec![1.0, 1.0]).unwrap_err();
+    assert!(e.to_string().contains("value 2"), "{e}");
+    assert!(AllocationProblem::new(10, vec![1.0], vec![f64::NAN]).is_err());
+    let p = AllocationProblem::new(10, vec![1.0], vec![1.0]).unwrap();
+    assert!(p.optimal(0).is_err());
+    assert!(p.evaluate(vec![5.0], 16).is_err());
+}
+
+#[test]
+fn extreme_budgets_solve() {
+    // Tiny and huge bits per item, and ratios f/d spanning 12 orders of magnitude.
+    let d = vec![1e6, 1.0, 3e3, 5e5];
+    let f = vec![1.0, 1e-6, 2.0, 1e-3];
+    for m in [1u64, 100, 1 << 20, 1 << 40] {
+        let a = AllocationProblem::new(m, d.clone(), f.clone())
+            .unwrap()
+            .optimal(16)
+            .unwrap();
+        assert_relative_eq!(a.bits.iter().sum::<f64>(), m as f64, max_relative = 1e-9);
+        assert!(a.bits.iter().all(|b| *b > 0.0));
+        assert!((0.0..=1.0).contains(&a.fp) && (0.0..=1.0).contains(&a.fp_rounded));
+    }
+}
+
+#[test]
+fn eq14_appendix_form_meets_the_target_and_section_5_3_does_not() {
+    let r = BoundRequest::new(2_127_749, 86_400, 0.01, 128, 1).unwrap();
+    let b = r.bound();
+    assert_relative_eq!(b.probes, 14.0, max_relative = 1e-12);
+    // Eq. (15) at the Appendix bound gives back p exactly.
+    let back = fp_auxiliary(b.bits, r.pairs, r.horizon, b.probes);
+    assert_relative_eq!(back, 0.01, max_relative = 1e-10);
+    // The Section 5.3 printing does not.
+    let back = fp_auxiliary(b.bits_section_5_3, r.pairs, r.horizon, b.probes);
+    assert!(back > 0.5, "{back}");
+    assert_relative_eq!(
+        b.bits_section_5_3 / b.bits,
+        LN2_SQ * LN2_SQ,
+        max_relative = 1e-12
+    );
+    // Integer counts: PBF-2 has 18 levels at T = 86 400. A query of length 2^7 splits
+    // at a multiple of 128 into parts of a and 128 − a timestamps, whose covers have
+    // popcount(a) + popcount(128 − a) ≤ 8 intervals: the bound's 2·log2|q| = 14 is loose.
+    assert_eq!(b.insertions, 18);
+    assert_eq!(b.max_probes, 8);
+    let per = 1.0 - 0.99f64.powf(1.0 / 8.0);
+    assert_relative_eq!(
+        b.bits_levels,
+        2_127_749.0 * 18.0 * (1.0 / per).ln() / LN2_SQ,
+        max_relative = 1e-9
+    );
+    // g > 1: 2·log2(128/4) + 3 = 13 probes.
+    let g = BoundRequest::new(2_127_749, 86_400, 0.01, 128, 4).unwrap();
+    assert_relative_eq!(g.probes(), 13.0, max_relative = 1e-12);
+    assert_eq!(g.bound().insertions, 17);
+    assert!(BoundRequest::new(10, 0, 0.01, 2, 1).is_err());
+    assert!(BoundRequest::new(10, 100, 0.01, 2, 4).is_err());
+    assert!(BoundRequest::new(10, 100, 0.01, 1, 1).is_err());
+    assert!(BoundRequest::new(10, 100, 1.0, 8, 1).is_err());
+    assert!(BoundRequest::new(10, 100, 0.1, 8, 3).is_err());
+}
+
+#[test]
+fn max_probes_is_exact_by_brute_force() {
+    for (layout, q) in [
+        (PbfLayout::pbf2(500).unwrap(), 37u64),
+        (PbfLayout::pbf2(500).unwrap(), 128),
+        (PbfLayout::pbf1(500, 4).unwrap(), 37),
+        (PbfLayout::pbf1(500, 8).unwrap(), 100),
+    ] {
+        let brute = (1..=500 - q + 1)
+            .map(|s| {
+                let mut c = vec![0.0; layout.filters() as usize];
+                layout.add_probe_counts(s, s + q - 1, &mut c);
+                c.iter().sum::<f64>() as u64
+            })
+            .max()
+            .unwrap();
+        assert_eq!(max_probes(&layout, q), brute);
+    }
+}
+
+/// Random (item, timestamp) pairs with repeats.
+fn random_pairs(n: usize, items: u64, horizon: u64, seed: u64) -> Vec<(u64, u64)> {
+    let mut s = seed;
+    (0..n)
+        .map(|_| (lcg(&mut s) % items, 1 + lcg(&mut s) % horizon))
+        .collect()
+}
+
+#[test]
+fn distinct_counts_match_brute_force() {
+    let pairs = random_pairs(3000, 200, 150, 7);
+    for layout in [
+        PbfLayout::pbf1(150, 4).unwrap(),
+        PbfLayout::pbf1(150, 1).unwrap(),
+        PbfLayout::pbf2(150).unwrap(),
+    ] {
+        let got = distinct_counts(&layout, &pairs).unwrap();
+        let mut sets: HashMap<u64, HashSet<(u64, u64)>> = HashMap::new();
+        let tree = layout.tree();
+        for &(a, t) in &pairs {
+            for level in 0..tree.levels() {
+                let node = tree.node_of(level, t);
+                sets.entry(layout.filter_of(node))
+                    .or_default()
+                    .insert((a, node.pos));
+            }
+            if let Some(f) = layout.fine_filter() {
+                sets.entry(f).or_default().insert((a, t));
+            }
+        }
+        for (i, &d) in got.iter().enumerate() {
+            let want = sets.get(&(i as u64)).map_or(0, |s| s.len() as u64);
+            assert_eq!(d, want, "{:?} filter {i}", layout.variant());
+        }
+    }
+    let e = distinct_counts(&PbfLayout::pbf2(10).unwrap(), &[(1, 3), (2, 11)]).unwrap_err();
+    assert!(e.to_string().contains("record 2"), "{e}");
+}
+
+#[test]
+fn frequencies_and_mean_fp() {
+    let layout = PbfLayout::pbf2(64).unwrap();
+    let queries: Vec<(u64, u64)> = (1..=49).map(|s| (s, s + 15)).collect();
+    let f = probe_frequencies(&layout, &queries).unwrap();
+    let total: f64 = f.iter().sum();
+    let direct: f64 = queries
+        .iter()
+        .map(|&(s, e)| layout.tree().probe_list(s, e).len() as f64)
+        .sum::<f64>()
+        / 49.0;
+    assert_relative_eq!(total, direct, max_relative = 1e-12);
+    assert!(probe_frequencies(&layout, &[]).is_err());
+    assert!(probe_frequencies(&layout, &[(3, 70)]).is_err());
+    let fp = vec![0.05; layout.filters() as usize];
+    let mean = mean_query_fp(&layout, &queries, &fp).unwrap();
+    assert!(mean > 0.05 && mean < 1.0 - 0.95f64.powi(8));
+    assert!(mean_query_fp(&layout, &queries, &[0.1]).is_err());
+}
+
+fn allocation_inputs() -> impl Strategy<Value = (u64, Vec<f64>, Vec<f64>)> {
+    (1usize..12).prop_flat_map(|n| {
+        (
+            1u64..10_000_000,
+            proptest::collection::vec(prop_oneof![Just(0.0), 1.0f64..1e6], n),
+            proptest::collection::vec(prop_oneof![Just(0.0), 1e-4f64..2.0], n),
+        )
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    #[test]
+    fn optimum_is_never_worse_than_uniform_or_proportional((m, d, f) in allocation_inputs()) {
+        let prob = AllocationProblem::new(m, d, f).unwrap();
+        let a = prob.optimal(16).unwrap();
+        let u = prob.uniform(16).unwrap();
+        let p = prob.evaluate(prob.proportional(), 16).unwrap();
+        prop_assert!((0.0..=1.0).contains(&a.fp));
+        prop_assert!((0.0..=1.0).contains(&a.fp_rounded));
+        prop_assert!(a.fp <= u.fp * (1.0 + 1e-9) + 1e-300, "{} > {}", a.fp, u.fp);
+        prop_assert!(a.fp <= p.fp * (1.0 + 1e-9) + 1e-300, "{} > {}", a.fp, p.fp);
+        prop_assert_eq!(a.bits_rounded.iter().sum::<u64>(), m);
+        prop_assert!(a.bits.iter().all(|b| *b >= 0.0));
+    }
+
+    #[test]
+    fn fp_falls_with_more_bits((m, d, f) in allocation_inputs()) {
+        let small = AllocationProblem::new(m, d.clone(), f.clone()).unwrap().optimal(16).unwrap();
+        let big = AllocationProblem::new(2 * m, d, f).unwrap().optimal(16).unwrap();
+        prop_assert!(big.fp <= small.fp * (1.0 + 1e-9) + 1e-300);
+    }
+
+    #[test]
+    fn constructors_never_panic(
+        m in any::<u64>(),
+        x in crate::strategies::nasty_f64(),
+        t in any::<u64>(),
+        g in any::<u64>(),
+    ) {
+        let _ = AllocationProblem::new(m, vec![x, 1.0], vec![1.0, x]).map(|p| p.optimal(16));
+        let _ = Decomposition::new(t, g);
+        let _ = BoundRequest::new(m, t, x, g, 1).map(|r| r.bound());
+    }
+
+    #[test]
+    fn query_fp_is_a_probability_and_grows_with_filter_fp(
+        s in 1u64..500, len in 1u64..500, p in 0.0f64..1.0, g in 0u32..4,
+    ) {
+        let layout = PbfLayout::pbf1(1000, 1 << g).unwrap();
+        let e = (s + len - 1).min(1000);
+        let lo = vec![p / 2.0; layout.filters() as usize];
+        let hi = vec![p; layout.filters() as usize];
+        let a = layout.query_fp(s, e, &lo);
+        let b = layout.query_fp(s, e, &hi);
+        prop_assert!((0.0..=1.0).contains(&a) && (0.0..=1.0).contains(&b));
+        prop_assert!(a <= b + 1e-15);
+        prop_assert!(b <= layout.query_fp_ungated(s, e, &hi) + 1e-15);
+    }
+}

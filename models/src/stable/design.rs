@@ -1,0 +1,184 @@
+//! The importance-weighted optimizer, the "knob" of Section 7 [SBF]: choose the policy,
+//! `Max`, `P` and `K` that minimise the expected cost of errors for a memory budget.
+
+use super::ibf::{solve, IbfMetrics, IbfParams};
+use super::importance::ImportanceDist;
+use super::policy::Policy;
+use crate::error::{check, ModelError};
+use serde::Serialize;
+use std::fmt;
+
+/// A cost per error as a function of the queried item's importance `i`:
+/// `base + per_importance·i`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Cost {
+    /// Cost independent of importance.
+    pub base: f64,
+    /// Cost per unit of importance.
+    pub per_importance: f64,
+}
+
+impl Cost {
+    /// Parses `A` (constant), `A*imp` (proportional) or `A+B*imp`.
+    ///
+    /// # Errors
+    /// A malformed or negative cost (named `name`).
+    pub fn parse(name: &'static str, s: &str) -> Result<Self, ModelError> {
+        let bad = || ModelError::invalid(name, s, "A, A*imp or A+B*imp with A, B >= 0");
+        let num = |t: &str| -> Result<f64, ModelError> {
+            let v = t.trim().parse::<f64>().map_err(|_| bad())?;
+            if v >= 0.0 && v.is_finite() {
+                Ok(v)
+            } else {
+                Err(bad())
+            }
+        };
+        let term = |t: &str| -> Result<(f64, f64), ModelError> {
+            match t.trim().strip_suffix("*imp") {
+                Some(coef) => Ok((0.0, num(coef)?)),
+                None => Ok((num(t)?, 0.0)),
+            }
+        };
+        let mut cost = Cost {
+            base: 0.0,
+            per_importance: 0.0,
+        };
+        for t in s.split('+') {
+            let (b, p) = term(t)?;
+            cost.base += b;
+            cost.per_importance += p;
+        }
+        Ok(cost)
+    }
+
+    /// The cost at importance `i`.
+    pub fn at(&self, i: u32) -> f64 {
+        self.base + self.per_importance * f64::from(i)
+    }
+}
+
+impl fmt::Display for Cost {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}+{}*imp", self.base, self.per_importance)
+    }
+}
+
+/// What the optimizer minimises, and under which budget.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct IbfRequirement {
+    /// Memory budget in bits (cells and counters).
+    pub bits: u64,
+    /// Importance law of queried items.
+    #[serde(skip)]
+    pub importance: ImportanceDist,
+    /// Cost of a false positive.
+    pub cost_fp: Cost,
+    /// Cost of a false negative.
+    pub cost_fn: Cost,
+    /// Age of member queries (insertions since their insertion).
+    pub age: u64,
+    /// Share of member queries.
+    pub member_share: f64,
+    /// Policies to consider.
+    #[serde(skip)]
+    pub policies: Vec<Policy>,
+}
+
+impl IbfRequirement {
+    /// Cell maxima considered: full use of 1 to 4 value bits.
+    pub const MAX_GRID: [u32; 4] = [1, 3, 7, 15];
+    /// Hash counts considered.
+    pub const K_GRID: RangeK = 1..=8;
+    /// Decrement counts considered (roughly geometric).
+    pub const P_GRID: [u64; 12] = [1, 2, 3, 4, 6, 8, 11, 16, 23, 32, 45, 64];
+
+    /// Checks the requirement.
+    ///
+    /// # Errors
+    /// `bits` below 64, `member_share` outside `[0, 1]`, no policy.
+    pub fn validate(&self) -> Result<(), ModelError> {
+        check::in_range("bits", self.bits, 64..=(1 << 40))?;
+        check::probability("member_share", self.member_share)?;
+        if self.policies.is_empty() {
+            return Err(ModelError::invalid("policy", "none", "at least one policy"));
+        }
+        Ok(())
+    }
+
+    /// Expected cost per query of a solved design.
+    pub fn cost(&self, metrics: &IbfMetrics) -> f64 {
+        let r = self.member_share;
+        self.importance
+            .iter()
+            .zip(&metrics.fn_by_importance)
+            .map(|((i, w), f)| {
+                w * (r * self.cost_fn.at(i) * f + (1.0 - r) * self.cost_fp.at(i) * metrics.fp)
+            })
+            .sum()
+    }
+}
+
+/// Inclusive range of hash counts.
+pub type RangeK = std::ops::RangeInclusive<u32>;
+
+/// The chosen design.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct IbfDesign {
+    /// Chosen parameters (`m` fills the budget for the policy's bits per cell).
+    pub params: IbfParams,
+    /// Their metrics.
+    pub metrics: IbfMetrics,
+    /// Expected cost per query.
+    pub cost: f64,
+    /// Designs evaluated.
+    pub evaluated: u64,
+}
+
+/// Minimises the expected cost per query over the policies, `Max ∈ {1, 3, 7, 15}`,
+/// `K ∈ 1..=8` and `P` on [`IbfRequirement::P_GRID`] (`P < m`), with `m` the most cells
+/// the budget holds at the policy's bits per cell. Exhaustive over the grid; designs
+/// whose mean-field solve fails are skipped.
+///
+/// # Errors
+/// Invalid requirement; [`ModelError::Infeasible`] when the budget holds no valid filter.
+pub fn design(req: &IbfRequirement) -> Result<IbfDesign, ModelError> {
+    req.validate()?;
+    let mut best: Option<IbfDesign> = None;
+    let mut evaluated = 0;
+    for &policy in &req.policies {
+        for max in IbfRequirement::MAX_GRID {
+            for k in IbfRequirement::K_GRID {
+                for p in IbfRequirement::P_GRID {
+                    let probe = IbfParams::new(policy, 2, 1, max, 1, req.importance.clone())?;
+                    let m = req.bits / u64::from(probe.bits_per_cell());
+                    let Ok(params) = IbfParams::new(policy, m, k, max, p, req.importance.clone())
+                    else {
+                        continue;
+                    };
+                    let Ok(sol) = solve(&params) else { continue };
+                    let Ok(metrics) = sol.metrics(req.age, req.member_share) else {
+                        continue;
+                    };
+                    evaluated += 1;
+                    let cost = req.cost(&metrics);
+                    if best.as_ref().is_none_or(|b| cost < b.cost) {
+                        best = Some(IbfDesign {
+                            params,
+                            metrics,
+                            cost,
+                            evaluated: 0,
+                        });
+                    }
+                }
+            }
+        }
+    }
+    let mut d = best.ok_or_else(|| {
+        ModelError::infeasible(
+            format!("a filter within {} bits", req.bits),
+            "no valid (policy, Max, K, P) on the grid fits",
+        )
+    })?;
+    d.evaluated = evaluated;
+    Ok(d)
+}

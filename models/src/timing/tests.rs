@@ -1,0 +1,321 @@
+//! Cross-checks of the BTBF model: every theorem against a direct summation of Eq. (9)
+//! over the likelihoods of Eqs. (22), (24), (25) [TBF]; the chooser's forward model
+//! against the theorems; invariants (proptest).
+
+use super::btbf::{BtbfModel, BtbfObservation, BtbfParams, TimerAge};
+use super::design::{expected_penalty, PenaltyResolution};
+use super::penalty::PenaltyDist;
+use super::posterior::direct_window_posterior;
+use super::prior::{Distinct, StreamPrior};
+use approx::assert_relative_eq;
+use proptest::prelude::*;
+
+fn obs(lambda: u64, c: u32, r: u32, b: u64) -> BtbfObservation {
+    BtbfObservation {
+        age: TimerAge::Finite(lambda),
+        matching: c,
+        touched: r,
+        offset: b,
+    }
+}
+
+/// The likelihood of Eqs. (22) and (24) written out case by case, independently of
+/// `BtbfModel::likelihood`.
+fn paper_likelihood(model: &BtbfModel, o: &BtbfObservation, i: u64) -> f64 {
+    let p = model.params();
+    let (b, big_b) = (o.offset, p.block_size());
+    match o.age {
+        TimerAge::Expired => 0.0,
+        TimerAge::Finite(0) => {
+            if i < b {
+                1.0
+            } else {
+                model.f(o.touched, 0, b)
+            }
+        }
+        TimerAge::Finite(l) => {
+            let a = (l - 1) * big_b + b;
+            if i < a {
+                0.0
+            } else if i < l * big_b + b {
+                model.f(o.touched, o.matching, a)
+            } else {
+                model.f(o.matching, 0, big_b) * model.f(o.touched, o.matching, a)
+            }
+        }
+    }
+}
+
+#[test]
+fn theorems_match_direct_sums() {
+    // w = 100, B = 7: L(b) = ⌈(100 − b)/7⌉ = 15 for b <= 2, 14 for b >= 3.
+    let params = BtbfParams::new(400, 4, 5, 7, 100, 0).unwrap();
+    for distinct in [Distinct::Identity, Distinct::Uniform { universe: 300 }] {
+        let model = BtbfModel::new(params, distinct);
+        for px in [1.0 / 300.0, 0.02, 2e-3] {
+            for b in [0u64, 1, 3, 6] {
+                let l = params.expiry_age(b);
+                for lambda in [0, 1, 2, l - 1, l, l + 1] {
+                    for (c, r) in [(1, 4), (2, 4), (4, 4), (1, 3)] {
+                        let o = obs(lambda, c, r, b);
+                        if model.check_observation(&o).is_err() {
+                            continue;
+                        }
+                        let got = model.posterior(px, &o).unwrap();
+                        let want = direct_window_posterior(px, params.w(), |i| {
+                            paper_likelihood(&model, &o, i)
+                        })
+                        .unwrap();
+                        assert_relative_eq!(got, want, max_relative = 1e-9, epsilon = 1e-15);
+                        // The piecewise engine agrees with both.
+                        let eng = model
+                            .likelihood(&o)
+                            .window_posterior(px, params.w())
+                            .unwrap();
+                        assert_relative_eq!(got, eng, max_relative = 1e-9, epsilon = 1e-15);
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn theorem2_expired_is_zero_and_contradictions_are_rejected() {
+    let params = BtbfParams::new(400, 4, 5, 7, 100, 0).unwrap();
+    let model = BtbfModel::new(params, Distinct::Identity);
+    let expired = BtbfObservation {
+        age: TimerAge::Expired,
+        matching: 1,
+        touched: 4,
+        offset: 2,
+    };
+    assert_eq!(model.posterior(0.01, &expired).unwrap(), 0.0);
+    assert_eq!(model.posterior(0.01, &obs(16, 1, 4, 2)).unwrap(), 0.0);
+    let e = model
+        .posterior(0.01, &obs(0, 4, 4, 0))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("contradiction"), "{e}");
+    let e = model
+        .posterior(0.01, &obs(1, 2, 4, 0))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("contradiction"), "{e}");
+    assert!(model.posterior(0.01, &obs(0, 3, 4, 2)).is_err());
+    assert!(model.posterior(0.01, &obs(3, 5, 4, 2)).is_err());
+    assert!(model.posterior(0.01, &obs(3, 1, 5, 2)).is_err());
+    assert!(model.posterior(0.01, &obs(3, 1, 4, 7)).is_err());
+    assert!(model.posterior(0.0, &obs(3, 1, 4, 1)).is_err());
+    assert!(model.posterior(1.5, &obs(3, 1, 4, 1)).is_err());
+}
+
+#[test]
+fn forward_model_bayes_equals_the_theorems_when_d_is_linear() {
+    // With D(j) = j, the chooser's forward model and the paper's likelihood coincide, so
+    // P(o, I < w) / P(o) must equal Theorems 3-5.
+    let params = BtbfParams::new(300, 3, 5, 5, 60, 1).unwrap();
+    let model = BtbfModel::new(params, Distinct::Identity);
+    let px = 0.01;
+    for b in 0..5 {
+        let mut total = 0.0;
+        model.observation_masses(px, b, |lambda, c, m_in, m_out| {
+            total += m_in + m_out;
+            let post = model.posterior(px, &obs(lambda, c, 3, b)).unwrap();
+            assert_relative_eq!(m_in / (m_in + m_out), post, max_relative = 1e-9);
+        });
+        // Missing mass: expired observations, all with I >= w.
+        assert!(total <= 1.0 + 1e-12);
+        let standard_pos_out: f64 = {
+            let mut s = 0.0;
+            model.observation_masses(px, b, |_, _, _, m_out| s += m_out);
+            s
+        };
+        // The same mass from the FP formula of Section 3.2.2.
+        let direct: f64 = (params.w()..params.w() + 5000)
+            .map(|i| super::prior::prior(px, i) * model.fp_at_age(i, b))
+            .sum();
+        assert_relative_eq!(standard_pos_out, direct, max_relative = 1e-9);
+    }
+}
+
+#[test]
+fn forward_model_bayes_equals_the_increment_form_for_any_d() {
+    use super::btbf::GForm;
+    let params = BtbfParams::new(300, 3, 5, 5, 60, 1).unwrap();
+    let model =
+        BtbfModel::new(params, Distinct::Uniform { universe: 80 }).with_g_form(GForm::Increment);
+    let paper = BtbfModel::new(params, Distinct::Uniform { universe: 80 });
+    let px = 1.0 / 80.0;
+    let mut differs = false;
+    for b in 0..5 {
+        model.observation_masses(px, b, |lambda, c, m_in, m_out| {
+            let o = obs(lambda, c, 3, b);
+            let post = model.posterior(px, &o).unwrap();
+            assert_relative_eq!(m_in / (m_in + m_out), post, max_relative = 1e-9);
+            // And against the direct sum of its own likelihood.
+            let direct = direct_window_posterior(px, 60, |i| model.likelihood(&o).at(i)).unwrap();
+            assert_relative_eq!(direct, post, max_relative = 1e-9);
+            differs |= (paper.posterior(px, &o).unwrap() - post).abs() > 1e-3;
+        });
+    }
+    assert!(differs, "a concave D(j) must separate the two forms");
+}
+
+#[test]
+fn expected_and_most_likely_age() {
+    let params = BtbfParams::new(400, 4, 5, 7, 100, 0).unwrap();
+    let model = BtbfModel::new(params, Distinct::Identity);
+    let px = 0.01;
+    // λ = 3, b = 2: ages below a = 16 are impossible; the mode is a.
+    let o = obs(3, 2, 4, 2);
+    assert_eq!(model.most_likely_age(px, &o).unwrap(), 16);
+    let e = model.expected_age(px, &o).unwrap();
+    let (mut num, mut den) = (0.0, 0.0);
+    for i in 0..20_000u64 {
+        let t = super::prior::prior(px, i) * paper_likelihood(&model, &o, i);
+        num += i as f64 * t;
+        den += t;
+    }
+    assert_relative_eq!(e, num / den, max_relative = 1e-9);
+    assert!(e > 16.0);
+}
+
+#[test]
+fn params_constraints() {
+    // T_Ω = ⌈w/B⌉ + 1 + P must fit: 2^bpt >= T_Ω + 2.
+    assert!(BtbfParams::new(1000, 4, 3, 20, 100, 0).is_ok()); // T_Ω = 6, 8 values
+    let e = BtbfParams::new(1000, 4, 3, 20, 100, 1)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("bits_per_timer"), "{e}");
+    assert!(BtbfParams::new(1000, 4, 3, 101, 100, 0).is_err());
+    assert!(BtbfParams::new(1000, 4, 3, 20, 0, 0).is_err());
+    assert!(BtbfParams::new(1000, 0, 3, 20, 100, 0).is_err());
+    // ⌈w/B⌉ = 256 needs T_Ω + 2 = 259 > 2^8 values even without padding.
+    assert!(BtbfParams::with_default_padding(1 << 16, 4, 8, 256, 1 << 16).is_err());
+    // B = 512: the rule asks P = ⌈2^16/(4·512)⌉ − 1 = 31, and 128 + 1 + 31 + 2 <= 256 fits.
+    let p = BtbfParams::with_default_padding(1 << 16, 4, 8, 512, 1 << 16).unwrap();
+    assert_eq!((p.padding(), p.t_max()), (31, 160));
+    assert!(p.scan_per_insert() <= 4.0);
+    // B = 300: the rule's P = 54 does not fit (219 + 1 + 54 + 2 > 256): the largest that
+    // does, 34.
+    let p = BtbfParams::with_default_padding(1 << 16, 4, 8, 300, 1 << 16).unwrap();
+    assert_eq!(p.padding(), 256 - 2 - 219 - 1);
+    let q = BtbfParams::with_default_padding(1 << 16, 4, 10, 256, 1 << 16).unwrap();
+    assert_eq!(q.padding(), 63);
+    assert!(q.scan_per_insert() <= 4.0);
+    assert_eq!(q.memory_bits(), 10 << 16);
+    assert_relative_eq!(q.bits_per_item(), 10.0);
+}
+
+#[test]
+fn resolution_of_the_expected_penalty() {
+    // 8 stratified offsets against all 64; 24 Zipf classes against 96.
+    let params = BtbfParams::new(3000, 4, 6, 64, 2048, 0).unwrap();
+    let pen = PenaltyDist::paper();
+    for prior in [
+        StreamPrior::uniform(4096).unwrap(),
+        StreamPrior::zipf(4096).unwrap(),
+    ] {
+        let model = BtbfModel::new(params, prior.distinct());
+        let coarse = expected_penalty(&model, &prior, &pen, PenaltyResolution::default());
+        let fine = expected_penalty(
+            &model,
+            &prior,
+            &pen,
+            PenaltyResolution {
+                offsets: 64,
+                zipf_classes: 96,
+            },
+        );
+        assert_relative_eq!(coarse.inferential, fine.inferential, max_relative = 0.01);
+        assert_relative_eq!(coarse.standard, fine.standard, max_relative = 0.01);
+        assert!(fine.inferential <= fine.standard, "{fine:?}");
+    }
+}
+
+#[test]
+fn chooser_picks_a_feasible_minimum_and_smallest_block_is_best() {
+    use super::design::{design, BtbfRequirement};
+    let prior = StreamPrior::uniform(4096).unwrap();
+    let req = BtbfRequirement::new(8.0, 4096, prior, PenaltyDist::paper())
+        .unwrap()
+        .with_k_max(12)
+        .unwrap()
+        .with_bpt_max(9)
+        .unwrap();
+    let d = design(&req).unwrap();
+    let best = d.best;
+    assert!(d
+        .candidates
+        .iter()
+        .all(|c| c.penalty.inferential >= best.penalty.inferential));
+    assert!(best.params.bits_per_item() <= 8.0);
+    assert!(best.params.scan_per_insert() <= f64::from(best.params.k()));
+    // Doubling the block size of the best design does not help.
+    let p = best.params;
+    if let Ok(coarser) =
+        BtbfParams::with_default_padding(p.m(), p.k(), p.bpt(), 2 * p.block_size(), p.w())
+    {
+        let m = BtbfModel::new(coarser, prior.distinct());
+        let e = expected_penalty(&m, &prior, req.penalties(), PenaltyResolution::default());
+        assert!(e.inferential >= best.penalty.inferential * (1.0 - 1e-9));
+        assert!(e.standard >= best.penalty.standard * (1.0 - 1e-9));
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    #[test]
+    fn posteriors_are_probabilities_and_monotone_in_lambda(
+        m in 64u64..5000,
+        k in 1u32..12,
+        bpt in 4u32..9,
+        block in 1u64..20,
+        w_mul in 1u64..15,
+        px_exp in -6.0f64..0.0,
+        b_frac in 0.0f64..1.0,
+        c_frac in 0.0f64..1.0,
+        universe in prop::option::of(10u64..100_000),
+    ) {
+        let w = block * w_mul;
+        let Ok(params) = BtbfParams::new(m, k, bpt, block, w, 0) else { return Ok(()); };
+        let distinct = universe.map_or(Distinct::Identity, |u| Distinct::Uniform { universe: u });
+        let model = BtbfModel::new(params, distinct);
+        let px = 10f64.powf(px_exp);
+        let b = ((b_frac * block as f64) as u64).min(block - 1);
+        let c = 1 + ((c_frac * k as f64) as u32).min(k - 1);
+        let mut prev: Option<f64> = None;
+        for lambda in 1..=params.expiry_age(b) + 1 {
+            let o = obs(lambda, c, k, b);
+            if model.check_observation(&o).is_err() { continue; }
+            let post = model.posterior(px, &o).unwrap();
+            prop_assert!((0.0..=1.0).contains(&post));
+            if let Some(p0) = prev {
+                prop_assert!(post <= p0 * (1.0 + 1e-12) + 1e-15, "λ = {lambda}: {post} > {p0}");
+            }
+            prev = Some(post);
+        }
+        let o = obs(0, k, k, b);
+        if model.check_observation(&o).is_ok() {
+            let post = model.posterior(px, &o).unwrap();
+            prop_assert!((0.0..=1.0).contains(&post));
+        }
+    }
+
+    #[test]
+    fn constructors_never_panic(m in any::<u64>(), k in any::<u32>(), bpt in any::<u32>(),
+                                block in any::<u64>(), w in any::<u64>(), pad in any::<u64>()) {
+        let _ = BtbfParams::new(m, k, bpt, block, w, pad);
+        let _ = BtbfParams::with_default_padding(m, k, bpt, block, w);
+    }
+
+    #[test]
+    fn penalty_inputs_never_panic(x in crate::strategies::nasty_f64(), y in crate::strategies::nasty_f64()) {
+        let _ = super::penalty::Penalties::new(x, y);
+        let _ = PenaltyDist::uniform(x, y);
+        let _ = super::prior::check_px(x);
+    }
+}

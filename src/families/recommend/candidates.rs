@@ -1,0 +1,421 @@
+//! Each family's best design for a requirement, as a [`Candidate`], or the reason it
+//! cannot serve the requirement's shape.
+
+use super::{Requirement, Shape};
+use crate::exit::CliError;
+use crate::families::classic::DEFAULT_BLOCK_BITS;
+use bfopt_models::apbf::{ApbbfParams, ApbfDesign, ApbfParams, ApbfRequirement, Structure};
+use bfopt_models::baseline::{
+    fingerprint_queue::design_fingerprint_queue, rotating::design_rotating,
+    FingerprintQueueRequirement, RotatingRequirement,
+};
+use bfopt_models::classic::{design, ClassicRequirement, Layout};
+use bfopt_models::ModelError;
+use bfopt_validation::agree::Check;
+use bfopt_validation::experiments::apbf::{self as apbf_sim, ApbfSimFilter};
+use bfopt_validation::experiments::{baseline as base_sim, classic as classic_sim};
+use bfopt_validation::workload::Workload;
+use std::sync::Arc;
+
+/// Simulates a candidate's reference implementation: `(seed, confidence) -> checks`.
+#[derive(Clone)]
+pub struct Validator(pub Arc<dyn Fn(u64, f64) -> Vec<Check> + Send + Sync>);
+
+impl std::fmt::Debug for Validator {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Validator")
+    }
+}
+
+/// Largest number of insertions `recommend --validate` simulates per epoch; bigger
+/// designs are validated at scale by `bfopt validate --level full`.
+pub const MAX_SIMULATED_ITEMS: u64 = 20_000_000;
+
+/// Simulation sizes of `recommend --validate`.
+const EPOCHS: u64 = 4;
+
+/// Non-member probes per epoch: enough for about 2000 false positives over the epochs,
+/// between 10^4 and 10^6.
+fn probes(fp: f64) -> u64 {
+    ((2000.0 / fp / EPOCHS as f64).ceil() as u64).clamp(10_000, 1_000_000)
+}
+
+/// One family's proposal, in the columns every family shares.
+#[derive(Debug, Clone)]
+pub struct Candidate {
+    /// The family (`classic`, `baseline`, `apbf`, ...).
+    pub family: &'static str,
+    /// The structure, e.g. `classic/standard`, `rotating/blocked`.
+    pub design: String,
+    /// Its parameters, e.g. `m=9592956 k=7`.
+    pub parameters: String,
+    /// Total memory in bits.
+    pub bits: u64,
+    /// Memory accesses per insertion.
+    pub accesses_insert: f64,
+    /// Expected memory accesses per query that returns false.
+    pub accesses_query: f64,
+    /// The false-negative guarantee, in words.
+    pub false_negatives: &'static str,
+    /// Items beyond the window still reported at the worst moment (0 for sets).
+    pub slack: u64,
+    /// Predicted FP.
+    pub fp: f64,
+    /// What the FP figure is (`exact`, `worst case`, ...).
+    pub fp_kind: &'static str,
+    /// When to prefer this design.
+    pub note: &'static str,
+    /// Peak normalized probability-weighted slack (window designs that have slack).
+    pub npws: Option<f64>,
+    /// Its reference simulation, or why `--validate` skips it.
+    pub validator: Result<Validator, String>,
+}
+
+/// A validator when `items` is small enough to simulate in seconds.
+fn validator(
+    items: u64,
+    f: impl Fn(u64, f64) -> Vec<Check> + Send + Sync + 'static,
+) -> Result<Validator, String> {
+    if items <= MAX_SIMULATED_ITEMS {
+        Ok(Validator(Arc::new(f)))
+    } else {
+        Err(format!(
+            "{items} insertions per epoch (over {MAX_SIMULATED_ITEMS}); `bfopt validate --level full` checks the model at scale"
+        ))
+    }
+}
+
+/// The candidates of every family for `req`: `Ok` designs, `Err` exclusion reasons.
+///
+/// # Errors
+/// A requirement value a model rejects (exit 2).
+pub fn candidates(req: &Requirement) -> Result<Vec<Result<Candidate, String>>, CliError> {
+    let model = |e: ModelError| match e {
+        ModelError::InvalidParam { .. } => Err(CliError::from_model(
+            e,
+            &[
+                ("fp", "--fp"),
+                ("n", "--capacity"),
+                ("window", "--window"),
+                ("max_npws", "--max-npws"),
+            ],
+        )),
+        other => Ok(Err(other.to_string())),
+    };
+    let mut out = Vec::new();
+    for proposal in [
+        classic(req),
+        apbf(req),
+        rotating(req),
+        fingerprint_queue(req),
+        rbf(req),
+    ] {
+        match proposal {
+            Ok(list) => out.extend(list.into_iter().map(Ok)),
+            Err(Proposal::Excluded(why)) => out.push(Err(why)),
+            Err(Proposal::Model(e)) => out.push(model(e)?),
+        }
+    }
+    Ok(out)
+}
+
+/// Why a family proposes nothing.
+enum Proposal {
+    /// The family cannot serve this shape.
+    Excluded(String),
+    /// Its model rejected the requirement.
+    Model(ModelError),
+}
+
+impl From<ModelError> for Proposal {
+    fn from(e: ModelError) -> Self {
+        Proposal::Model(e)
+    }
+}
+
+const LAYOUTS: [Layout; 3] = [
+    Layout::Standard,
+    Layout::Partitioned,
+    Layout::Blocked {
+        block_bits: DEFAULT_BLOCK_BITS,
+    },
+];
+
+fn classic(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
+    let Shape::Capacity(n) = req.shape else {
+        return Err(Proposal::Excluded(
+            "classic: a static set; it never forgets, so a window would fill it".into(),
+        ));
+    };
+    LAYOUTS
+        .iter()
+        .map(|&layout| {
+            let d = design(&ClassicRequirement::new(req.fp, n, layout)?)?;
+            let params = d.params;
+            let name = format!(
+                "classic/{} m={} k={} n={n}: ",
+                layout.name(),
+                params.m(),
+                params.k()
+            );
+            let probes = probes(req.fp);
+            let check = move |seed, confidence| {
+                let cfg = classic_sim::ClassicSimConfig {
+                    params,
+                    workload: Workload::Distinct,
+                    epochs: EPOCHS,
+                    probes,
+                    seed,
+                    confidence,
+                };
+                match classic_sim::simulate(&cfg) {
+                    Ok(r) => classic_sim::compare(&name, &params, &r, confidence, seed),
+                    Err(e) => vec![Check::error("classic", format!("{name}{e}"), seed)],
+                }
+            };
+            Ok(Candidate {
+                family: "classic",
+                design: format!("classic/{}", layout.name()),
+                parameters: format!("m={} k={}", d.params.m(), d.params.k()),
+                bits: d.params.m(),
+                accesses_insert: d.metrics.accesses_insert,
+                accesses_query: d.metrics.accesses_query_false,
+                false_negatives: "none",
+                slack: 0,
+                fp: d.metrics.fp,
+                fp_kind: if matches!(layout, Layout::Standard) {
+                    "usual formula"
+                } else {
+                    "exact"
+                },
+                note: match layout {
+                    Layout::Standard => "fewest bits; k random accesses per insert and query",
+                    Layout::Partitioned => "standard's accesses, a few more bits; suits hardware",
+                    Layout::Blocked { .. } => "one cache line per operation, some extra bits",
+                },
+                npws: None,
+                validator: validator(n, check),
+            })
+        })
+        .collect()
+}
+
+/// Block size and per-block hashes tried for the APBBF (Table 3 [APBF] uses `b = 8`).
+const APBBF_BLOCKS: [(u32, u32); 2] = [(512, 4), (512, 8)];
+
+fn apbf(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
+    let Shape::Window(w) = req.shape else {
+        return Err(Proposal::Excluded(
+            "apbf: a sliding-window structure; a static set needs --capacity designs".into(),
+        ));
+    };
+    let mut base = ApbfRequirement::new(req.fp, w)?;
+    if let Some(x) = req.max_npws {
+        base = base.with_max_npws(x)?;
+    }
+    let plain = apbf_design(&base)?;
+    let blocked = APBBF_BLOCKS
+        .iter()
+        .filter_map(|&(bb, b)| base.blocked(bb, b).and_then(|r| apbf_design(&r)).ok())
+        .min_by_key(|d| d.metrics.total_bits);
+    let row = |d: ApbfDesign| {
+        let (name, block, note) = match d.structure {
+            Structure::Apbf => (
+                "apbf".to_string(),
+                String::new(),
+                "no false negatives in the window, ~1.4x classic bits; k+l probes per query",
+            ),
+            Structure::Apbbf {
+                block_bits,
+                block_hashes,
+            } => (
+                "apbbf".to_string(),
+                format!(" B={block_bits} b={block_hashes}"),
+                "APBF with one cache line per segment: fewest accesses of the window designs",
+            ),
+        };
+        let m = d.metrics;
+        let filter = match d.structure {
+            Structure::Apbf => ApbfParams::new(d.k, d.l)
+                .and_then(|p| p.with_window(w))
+                .map(ApbfSimFilter::Apbf),
+            Structure::Apbbf {
+                block_bits,
+                block_hashes,
+            } => ApbbfParams::new(d.k, d.l, block_bits, block_hashes)
+                .and_then(|p| p.with_window(w))
+                .map(ApbfSimFilter::Apbbf),
+        };
+        let (warmup, generations, phases) = (u64::from(d.k + d.l) + 1, 4, 8);
+        let probes = probes(req.fp).div_ceil(generations * phases);
+        let items = (warmup + generations) * m.generation;
+        let validator = match filter {
+            Ok(filter) => validator(items, move |seed, confidence| {
+                apbf_sim::agreement(&apbf_sim::ApbfSimConfig {
+                    filter,
+                    workload: Workload::Distinct,
+                    epochs: EPOCHS,
+                    generations,
+                    phases,
+                    probes,
+                    seed,
+                    confidence,
+                })
+            }),
+            Err(e) => Err(e.to_string()),
+        };
+        Candidate {
+            family: "apbf",
+            design: name,
+            parameters: format!("k={} l={} g={}{block}", d.k, d.l, m.generation),
+            bits: m.total_bits,
+            accesses_insert: f64::from(d.k),
+            accesses_query: m.accesses(),
+            false_negatives: "none in the window",
+            slack: u64::from(d.k) * m.generation,
+            fp: m.fp,
+            fp_kind: "worst case (just before a shift)",
+            note,
+            npws: Some(m.npws),
+            validator,
+        }
+    };
+    Ok(std::iter::once(plain).chain(blocked).map(row).collect())
+}
+
+fn apbf_design(req: &ApbfRequirement) -> Result<ApbfDesign, ModelError> {
+    bfopt_models::apbf::design(req)
+}
+
+fn rotating(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
+    let Shape::Window(w) = req.shape else {
+        return Err(Proposal::Excluded(
+            "rotating: a window structure; a static set needs --window".into(),
+        ));
+    };
+    [LAYOUTS[0], LAYOUTS[2]]
+        .iter()
+        .map(|&layout| {
+            let d = design_rotating(&RotatingRequirement::new(req.fp, w, layout)?)?;
+            let name = format!("rotating/{} W={w} r={}", layout.name(), d.filters);
+            let probes = probes(req.fp);
+            let check = move |seed, confidence| {
+                let r = base_sim::simulate_rotating(&d, w, (EPOCHS, probes, seed, confidence));
+                base_sim::compare(&name, d.fp, &r, confidence, seed)
+            };
+            Ok(Candidate {
+                family: "baseline",
+                design: format!("rotating/{}", layout.name()),
+                parameters: format!(
+                    "r={} g={} m={} k={}",
+                    d.filters,
+                    d.generation,
+                    d.per_filter.params.m(),
+                    d.per_filter.params.k()
+                ),
+                bits: d.bits,
+                accesses_insert: d.accesses_insert,
+                accesses_query: d.accesses_query_false,
+                false_negatives: "none in the window",
+                slack: d.slack,
+                fp: d.fp,
+                fp_kind: "worst case (before rotation)",
+                note: "hand-built ring of classic filters, each sized so the union meets fp",
+                npws: None,
+                validator: validator((u64::from(d.filters) + 1) * d.generation, check),
+            })
+        })
+        .collect()
+}
+
+fn fingerprint_queue(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
+    let Shape::Window(w) = req.shape else {
+        return Err(Proposal::Excluded(
+            "fingerprint-queue: a window structure; a static set needs --window".into(),
+        ));
+    };
+    let d = design_fingerprint_queue(&FingerprintQueueRequirement::new(req.fp, w)?)?;
+    let name = format!("fingerprint-queue W={w} b={}", d.fingerprint_bits);
+    let probes = probes(req.fp);
+    let check = move |seed, confidence| {
+        let r = base_sim::simulate_fingerprint_queue(&d, w, (EPOCHS, probes, seed, confidence));
+        base_sim::compare(&name, d.fp, &r, confidence, seed)
+    };
+    Ok(vec![Candidate {
+        family: "baseline",
+        design: "fingerprint-queue".into(),
+        parameters: format!(
+            "b={} c={} slots={}",
+            d.fingerprint_bits, d.counter_bits, d.slots
+        ),
+        bits: d.bits,
+        accesses_insert: d.accesses_insert,
+        accesses_query: d.accesses_query_false,
+        false_negatives: "none in the window",
+        slack: 0,
+        fp: d.fp,
+        fp_kind: "worst case (distinct window)",
+        note: "exact expiry and counts, no slack; the most bits per item",
+        npws: None,
+        validator: validator(w + w / 2, check),
+    }])
+}
+
+/// Two-phase recycling Bloom filter ([RBF]): the least memory whose guaranteed window
+/// ([`bfopt_models::rbf::RbfParams::fn_window`]) covers `--window` at long-run average
+/// FP ≤ `--fp` (count-instance, Eq. (26) [RBF]; not a worst case).
+fn rbf(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
+    use bfopt_models::rbf::{design_window, Method, RbfRequirement};
+    use bfopt_validation::experiments::rbf::{sigma_checks, RbfSimConfig, RbfStream};
+    use bfopt_validation::filters::rbf::RbfConfig;
+    let Shape::Window(w) = req.shape else {
+        return Err(Proposal::Excluded(
+            "rbf: recycles, so it forgets; a static set needs --window (two-phase RBF)".into(),
+        ));
+    };
+    let d = design_window(w, &RbfRequirement::new(req.fp, 2)?)?;
+    let p = d.params;
+    let name = format!(
+        "rbf/two-phase M={} k={} sigma={}",
+        p.bits(),
+        p.k(),
+        p.sigma()
+    );
+    // Enough arrivals for about 20 cycles per epoch.
+    let arrivals = (20.0 * d.metrics.expected_messages).ceil() as u64;
+    let check = move |seed, confidence| {
+        let sim = RbfSimConfig {
+            filter: RbfConfig::from_params(&p),
+            stream: RbfStream::Distinct,
+            epochs: EPOCHS.max(4),
+            arrivals,
+            seed,
+            confidence,
+        };
+        match sigma_checks(&p, &sim) {
+            Ok(c) => c.into_iter().take(1).collect(),
+            Err(e) => vec![Check::error("rbf", format!("{name}: {e}"), seed)],
+        }
+    };
+    // A negative query probes each filter until its first 0 bit; both filters at most σ
+    // bits full gives the bound Σ_{j<k} (σ/M)^j per filter.
+    let fill = p.sigma() as f64 / p.m() as f64;
+    let probes_per_filter: f64 = (0..p.k()).map(|j| fill.powi(j as i32)).sum();
+    let metrics = p.metrics(Method::Auto)?;
+    Ok(vec![Candidate {
+        family: "rbf",
+        design: "rbf/two-phase".into(),
+        parameters: format!("M={}x2 k={} sigma={}", p.m(), p.k(), p.sigma()),
+        bits: p.bits(),
+        accesses_insert: f64::from(p.k()),
+        accesses_query: 2.0 * probes_per_filter,
+        false_negatives: "none in the window",
+        slack: (2.0 * metrics.expected_messages) as u64
+            - w.min((2.0 * metrics.expected_messages) as u64),
+        fp: metrics.fp_avg,
+        fp_kind: "long-run average",
+        note: "two recycling filters: no per-item state; FP averaged over the cycle",
+        npws: None,
+        validator: validator(arrivals, check),
+    }])
+}

@@ -1,0 +1,224 @@
+//! `bfopt recommend`: every design that meets a requirement, ranked by memory.
+//!
+//! A requirement is an FP target and one workload shape: a static set (`--capacity N`)
+//! or a sliding window (`--window W`: no false negative for the last W insertions).
+//! Each family that can serve the shape proposes its best design as a [`Candidate`]
+//! (see [`candidates`]); budgets (`--memory`, `--max-accesses`) then exclude some, with
+//! the reason printed under the table.
+
+mod candidates;
+
+use crate::exit::CliError;
+use crate::report::{Report, Row};
+use crate::units::{parse_bits, parse_count, parse_real};
+use clap::{ArgGroup, Args};
+use serde::Serialize;
+
+pub use candidates::{candidates, Candidate};
+
+/// Requirement flags.
+#[derive(Debug, Args)]
+#[command(group(ArgGroup::new("shape").required(true).args(["capacity", "window"])))]
+pub struct RecommendArgs {
+    /// Largest acceptable false-positive rate, 0 < fp < 1.
+    #[arg(long, value_parser = parse_real, allow_hyphen_values = true)]
+    pub fp: f64,
+    /// A static set of this many distinct items.
+    #[arg(long, value_parser = parse_count, allow_hyphen_values = true)]
+    pub capacity: Option<u64>,
+    /// A sliding window: no false negative for the last this many insertions.
+    #[arg(long, value_parser = parse_count, allow_hyphen_values = true)]
+    pub window: Option<u64>,
+    /// Memory budget (bits, or with a unit: 8Mb, 16MiB).
+    #[arg(long, value_parser = parse_bits, allow_hyphen_values = true)]
+    pub memory: Option<u64>,
+    /// Largest acceptable memory accesses per insertion or query.
+    #[arg(long, value_parser = parse_real, allow_hyphen_values = true)]
+    pub max_accesses: Option<f64>,
+    /// Largest acceptable peak normalized probability-weighted slack (window designs;
+    /// Section 5.2 [APBF]).
+    #[arg(long, value_parser = parse_real, allow_hyphen_values = true)]
+    pub max_npws: Option<f64>,
+    /// Simulate every recommended design's reference implementation and compare with
+    /// its model (exit 1 on any FAIL).
+    #[arg(long)]
+    pub validate: bool,
+    /// Base seed of `--validate`.
+    #[arg(long, default_value = "1", value_parser = parse_count, allow_hyphen_values = true)]
+    pub seed: u64,
+}
+
+/// The workload a design must serve.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(tag = "shape", content = "items", rename_all = "snake_case")]
+pub enum Shape {
+    /// A static set of `n` distinct items.
+    Capacity(u64),
+    /// The last `w` insertions of a stream, without false negatives.
+    Window(u64),
+}
+
+/// What a design must achieve.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Requirement {
+    /// FP target.
+    pub fp: f64,
+    /// The workload shape.
+    pub shape: Shape,
+    /// Bound on the peak NPWS of window designs.
+    pub max_npws: Option<f64>,
+}
+
+impl RecommendArgs {
+    /// The requirement the flags describe.
+    ///
+    /// # Errors
+    /// A bad `--fp`, or both / neither of `--capacity` and `--window`.
+    pub fn requirement(&self) -> Result<Requirement, CliError> {
+        if !(self.fp > 0.0 && self.fp < 1.0) {
+            return Err(CliError::invalid("--fp", self.fp, "0 < fp < 1"));
+        }
+        let shape = match (self.capacity, self.window) {
+            (Some(n), None) => Shape::Capacity(n),
+            (None, Some(w)) => Shape::Window(w),
+            _ => {
+                return Err(CliError::invalid(
+                    "--capacity/--window",
+                    "this combination",
+                    "exactly one of --capacity N or --window W",
+                ))
+            }
+        };
+        Ok(Requirement {
+            fp: self.fp,
+            shape,
+            max_npws: self.max_npws,
+        })
+    }
+}
+
+/// Runs the recommender.
+///
+/// # Errors
+/// Invalid flags; exit 3 when no design fits (the message names what excluded each).
+pub fn recommend(args: &RecommendArgs) -> Result<Report, CliError> {
+    if let Some(a) = args.max_accesses {
+        if !(a >= 1.0) {
+            return Err(CliError::invalid("--max-accesses", a, "a number >= 1"));
+        }
+    }
+    let req = args.requirement()?;
+    let mut kept = Vec::new();
+    let mut notes = Vec::new();
+    for candidate in candidates(&req)? {
+        match candidate {
+            Err(why) => notes.push(format!("excluded {why}")),
+            Ok(c) => match exclusion(&c, args) {
+                Some(why) => notes.push(format!("excluded {}: {why}", c.design)),
+                None => kept.push(c),
+            },
+        }
+    }
+    if kept.is_empty() {
+        return Err(CliError::Infeasible(notes.join("; ")));
+    }
+    kept.sort_by(|a, b| a.bits.cmp(&b.bits).then(a.design.cmp(&b.design)));
+    let items = match req.shape {
+        Shape::Capacity(n) | Shape::Window(n) => n,
+    };
+    let mut rows: Vec<Row> = kept.iter().map(|c| c.row(items)).collect();
+    let mut checks = None;
+    if args.validate {
+        let all = validate_candidates(&kept, &mut rows, &mut notes, args.seed);
+        checks = Some(all);
+    }
+    let mut report = Report::list(rows);
+    report.notes = notes;
+    if let Some(checks) = checks {
+        let failed = checks.iter().filter(|c| !c.pass).count();
+        report.notes.push(format!(
+            "validation: {} checks passed, {failed} failed",
+            checks.len() - failed
+        ));
+        if failed > 0 {
+            report.exit = crate::exit::Exit::Disagreement;
+        }
+        report.checks = Some(checks);
+    }
+    Ok(report)
+}
+
+/// Runs each candidate's simulation (Bonferroni over all their checks, family-wise 1%),
+/// adds `validated` (PASS / FAIL / skipped) to its row and every failing check to the
+/// notes.
+fn validate_candidates(
+    kept: &[Candidate],
+    rows: &mut [Row],
+    notes: &mut Vec<String>,
+    seed: u64,
+) -> Vec<bfopt_validation::agree::Check> {
+    // Each design yields at most eight checks.
+    let confidence = 1.0 - bfopt_validation::suite::FAMILY_ALPHA / (8.0 * kept.len() as f64);
+    let mut all = Vec::new();
+    for (i, (c, row)) in kept.iter().zip(rows.iter_mut()).enumerate() {
+        let v = match &c.validator {
+            Ok(v) => v,
+            Err(why) => {
+                *row = row.clone().metric("validated", "skipped");
+                notes.push(format!("not simulated {}: {why}", c.design));
+                continue;
+            }
+        };
+        let checks = (v.0)(seed.wrapping_add(i as u64), confidence);
+        let pass = checks.iter().all(|k| k.pass);
+        // The FP check: the probe FP where the family measures one.
+        let fp_check = checks
+            .iter()
+            .find(|k| k.name.ends_with("probe fp"))
+            .or(checks.first());
+        if let Some(fp) = fp_check {
+            *row = row
+                .clone()
+                .metric("measured_fp", fp.measured)
+                .metric("measured_fp_lo", fp.lo)
+                .metric("measured_fp_hi", fp.hi);
+        }
+        *row = row
+            .clone()
+            .metric("validated", if pass { "PASS" } else { "FAIL" });
+        notes.extend(checks.iter().filter(|k| !k.pass).map(|k| k.to_string()));
+        all.extend(checks);
+    }
+    all
+}
+
+/// Why a budget excludes a candidate, if it does.
+fn exclusion(c: &Candidate, args: &RecommendArgs) -> Option<String> {
+    if let Some(budget) = args.memory.filter(|&b| c.bits > b) {
+        return Some(format!("needs {} bits > --memory {budget}", c.bits));
+    }
+    let worst = c.accesses_insert.max(c.accesses_query);
+    args.max_accesses
+        .filter(|&a| worst > a)
+        .map(|a| format!("{worst:.3} accesses per operation > --max-accesses {a}"))
+}
+
+impl Candidate {
+    /// The ranked row: the same keys for every family.
+    fn row(&self, items: u64) -> Row {
+        Row::new(self.family, (), ())
+            .param("design", &self.design)
+            .param("parameters", &self.parameters)
+            .metric("bits", self.bits)
+            .metric("bytes", self.bits.div_ceil(8))
+            .metric("bits_per_item", self.bits as f64 / items as f64)
+            .metric("accesses_insert", self.accesses_insert)
+            .metric("accesses_query", self.accesses_query)
+            .metric("false_negatives", self.false_negatives)
+            .metric("slack", self.slack)
+            .metric("npws", self.npws)
+            .metric("fp", self.fp)
+            .metric("fp_kind", self.fp_kind)
+            .metric("notes", self.note)
+    }
+}

@@ -1,0 +1,18 @@
+//! PBF model vs simulation on scaled-down synthetic days (issue 7).
+
+use bfopt_validation::suite::{self, Level};
+
+#[test]
+fn pbf_suite_passes_at_quick_size() {
+    let checks = suite::run(Some("pbf"), Level::Quick, 1).unwrap();
+    for c in &checks {
+        eprintln!("{c}");
+    }
+    assert_eq!(checks.len(), 20);
+    let failures: Vec<String> = checks
+        .iter()
+        .filter(|c| !c.pass)
+        .map(|c| c.to_string())
+        .collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

@@ -1,0 +1,504 @@
+//! `bfopt model|posterior|optimize|simulate btbf` (issue 5).
+
+use super::bfopt;
+use bfopt_models::timing::btbf::{BtbfModel, BtbfObservation, BtbfParams, TimerAge};
+use bfopt_models::timing::prior::{Distinct, StreamPrior};
+use predicates::prelude::*;
+use serde::Deserialize;
+
+fn json(args: &[&str]) -> serde_json::Value {
+    let out = bfopt()
+        .args(args)
+        .args(["--format", "json"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    serde_json::from_slice(&out).unwrap()
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ModelJson {
+    family: String,
+    params: ParamsJson,
+    metrics: MetricsJson,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ParamsJson {
+    m: u64,
+    k: u32,
+    bpt: u32,
+    block_size: u64,
+    padding: u64,
+    w: u64,
+    prior: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MetricsJson {
+    fp: f64,
+    bits: u64,
+    bits_per_item: f64,
+    t_max: u64,
+    scan_per_insert: f64,
+    in_window: Option<f64>,
+}
+
+#[test]
+fn model_btbf_json_shape_and_values() {
+    let out = bfopt()
+        .args([
+            "model",
+            "btbf",
+            "--timers",
+            "65536",
+            "--hashes",
+            "4",
+            "--bits-per-timer",
+            "8",
+            "--block-size",
+            "512",
+            "--window",
+            "65536",
+            "--prior",
+            "uniform:65536",
+            "--format",
+            "json",
+        ])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let j: ModelJson = serde_json::from_slice(&out).unwrap();
+    assert_eq!(j.family, "timing");
+    let p = &j.params;
+    assert_eq!(
+        (p.m, p.k, p.bpt, p.block_size, p.w),
+        (65536, 4, 8, 512, 65536)
+    );
+    // Rule of thumb P = ⌈m/(kB)⌉ − 1 = 31; T_Ω = ⌈w/B⌉ + 1 + P = 160.
+    assert_eq!(p.padding, 31);
+    assert_eq!(p.prior.as_deref(), Some("uniform:65536"));
+    let m = &j.metrics;
+    assert_eq!((m.bits, m.t_max), (8 * 65536, 160));
+    assert_eq!((m.bits_per_item, m.scan_per_insert), (8.0, 4.0));
+    let params = BtbfParams::new(65536, 4, 8, 512, 65536, 31).unwrap();
+    let prior = StreamPrior::uniform(65536).unwrap();
+    let lib = BtbfModel::new(params, prior.distinct()).metrics(Some(&prior));
+    assert_eq!(m.fp, lib.fp);
+    // P(I < w) = 1 − (1 − 2^−16)^(2^16) ≈ 1 − 1/e.
+    assert!((m.in_window.unwrap() - (1.0 - (-1.0f64).exp())).abs() < 1e-5);
+    // Without a prior: never-repeated items, no in_window.
+    let j = json(&[
+        "model",
+        "btbf",
+        "--timers",
+        "1e5",
+        "--hashes",
+        "3",
+        "--bits-per-timer",
+        "4",
+        "--block-size",
+        "100",
+        "--window",
+        "1000",
+    ]);
+    assert!(j["metrics"].get("in_window").is_none());
+    assert!(j["metrics"]["fp"].as_f64().unwrap() < 0.01);
+}
+
+#[test]
+fn model_btbf_invalid_input_exits_2() {
+    for (args, needle) in [
+        (
+            vec![
+                "--bits-per-timer",
+                "7",
+                "--block-size",
+                "512",
+                "--window",
+                "65536",
+            ],
+            "--bits-per-timer = 7",
+        ),
+        (
+            vec![
+                "--bits-per-timer",
+                "8",
+                "--block-size",
+                "512",
+                "--window",
+                "0",
+            ],
+            "--window = 0",
+        ),
+        (
+            vec![
+                "--bits-per-timer",
+                "8",
+                "--block-size",
+                "600",
+                "--window",
+                "500",
+            ],
+            "--block-size = 600",
+        ),
+        (
+            vec![
+                "--bits-per-timer",
+                "8",
+                "--block-size",
+                "64",
+                "--window",
+                "500",
+                "--prior",
+                "pareto:9",
+            ],
+            "--prior",
+        ),
+    ] {
+        bfopt()
+            .args(["model", "btbf", "--timers", "65536", "--hashes", "4"])
+            .args(&args)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(needle));
+    }
+}
+
+#[test]
+fn posterior_btbf_matches_the_library() {
+    let j = json(&[
+        "posterior",
+        "btbf",
+        "--timers",
+        "65536",
+        "--hashes",
+        "4",
+        "--block-size",
+        "512",
+        "--offset",
+        "100",
+        "--window",
+        "65536",
+        "--px",
+        "1.5e-5",
+        "--timestamp-age",
+        "3",
+        "--matching",
+        "2",
+        "--distinct",
+        "uniform:65536",
+        "--penalty-fp",
+        "3",
+        "--penalty-fn",
+        "1",
+    ]);
+    let params = BtbfParams::new(65536, 4, 8, 512, 65536, 0).unwrap();
+    let model = BtbfModel::new(params, Distinct::Uniform { universe: 65536 });
+    let o = BtbfObservation {
+        age: TimerAge::Finite(3),
+        matching: 2,
+        touched: 4,
+        offset: 100,
+    };
+    let post = model.posterior(1.5e-5, &o).unwrap();
+    let m = &j["metrics"];
+    assert_eq!(m["posterior"].as_f64().unwrap(), post);
+    assert_eq!(
+        m["expected_age"].as_f64().unwrap(),
+        model.expected_age(1.5e-5, &o).unwrap()
+    );
+    // λ = 3, b = 100: the smallest consistent age is (λ−1)B + b = 1124.
+    assert_eq!(m["most_likely_age"].as_u64().unwrap(), 1124);
+    // 3(1 − π) <= π iff π >= 0.75.
+    let expect = if post >= 0.75 { "positive" } else { "negative" };
+    assert_eq!(m["decision"].as_str().unwrap(), expect);
+    // Expired: posterior 0, decision negative.
+    let j = json(&[
+        "posterior",
+        "btbf",
+        "--timers",
+        "1000",
+        "--hashes",
+        "4",
+        "--window",
+        "100",
+        "--px",
+        "0.01",
+        "--timestamp-age",
+        "expired",
+        "--matching",
+        "1",
+        "--penalty-fp",
+        "1",
+        "--penalty-fn",
+        "1",
+    ]);
+    assert_eq!(j["metrics"]["posterior"].as_f64().unwrap(), 0.0);
+    assert_eq!(j["metrics"]["decision"].as_str().unwrap(), "negative");
+}
+
+#[test]
+fn posterior_btbf_contradictions_exit_2() {
+    let base = [
+        "posterior",
+        "btbf",
+        "--timers",
+        "1000",
+        "--hashes",
+        "4",
+        "--block-size",
+        "8",
+        "--window",
+        "100",
+    ];
+    for (args, needle) in [
+        (
+            vec![
+                "--offset",
+                "0",
+                "--px",
+                "0.01",
+                "--timestamp-age",
+                "0",
+                "--matching",
+                "4",
+            ],
+            "contradiction",
+        ),
+        (
+            vec![
+                "--offset",
+                "0",
+                "--px",
+                "0.01",
+                "--timestamp-age",
+                "1",
+                "--matching",
+                "2",
+            ],
+            "contradiction",
+        ),
+        (
+            vec![
+                "--offset",
+                "3",
+                "--px",
+                "0.01",
+                "--timestamp-age",
+                "0",
+                "--matching",
+                "3",
+            ],
+            "--matching = 3",
+        ),
+        (
+            vec![
+                "--offset",
+                "3",
+                "--px",
+                "0",
+                "--timestamp-age",
+                "2",
+                "--matching",
+                "1",
+            ],
+            "--px = 0",
+        ),
+        (
+            vec![
+                "--offset",
+                "3",
+                "--px",
+                "1.5",
+                "--timestamp-age",
+                "2",
+                "--matching",
+                "1",
+            ],
+            "--px = 1.5",
+        ),
+        (
+            vec![
+                "--offset",
+                "3",
+                "--px",
+                "0.1",
+                "--timestamp-age",
+                "2",
+                "--matching",
+                "5",
+            ],
+            "--matching = 5",
+        ),
+        (
+            vec![
+                "--offset",
+                "3",
+                "--px",
+                "0.1",
+                "--timestamp-age",
+                "2",
+                "--matching",
+                "1",
+                "--touched",
+                "5",
+            ],
+            "--touched = 5",
+        ),
+        (
+            vec![
+                "--offset",
+                "8",
+                "--px",
+                "0.1",
+                "--timestamp-age",
+                "2",
+                "--matching",
+                "1",
+            ],
+            "--offset = 8",
+        ),
+        (
+            vec![
+                "--offset",
+                "3",
+                "--px",
+                "0.1",
+                "--timestamp-age",
+                "old",
+                "--matching",
+                "1",
+            ],
+            "--timestamp-age",
+        ),
+    ] {
+        bfopt()
+            .args(base)
+            .args(&args)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(needle));
+    }
+}
+
+#[test]
+fn optimize_btbf_small() {
+    let j = json(&[
+        "optimize",
+        "btbf",
+        "--bits-per-item",
+        "6",
+        "--window",
+        "2048",
+        "--prior",
+        "uniform:2048",
+        "--penalties",
+        "uniform:1:10",
+        "--max-hashes",
+        "6",
+        "--max-bits-per-timer",
+        "8",
+    ]);
+    let m = &j["metrics"];
+    for key in [
+        "hashes",
+        "bits_per_timer",
+        "block_size",
+        "padding",
+        "timers",
+    ] {
+        assert!(m[key].as_u64().is_some(), "{key}: {m}");
+    }
+    let std = m["expected_penalty_standard"].as_f64().unwrap();
+    let inf = m["expected_penalty_inferential"].as_f64().unwrap();
+    assert!(inf > 0.0 && inf < std, "{inf} vs {std}");
+    assert!(m["bits_per_item_used"].as_f64().unwrap() <= 6.0);
+    assert_eq!(j["params"]["prior"].as_str().unwrap(), "uniform:2048");
+    bfopt()
+        .args([
+            "optimize",
+            "btbf",
+            "--bits-per-item",
+            "0.0001",
+            "--window",
+            "16",
+            "--prior",
+            "uniform:16",
+        ])
+        .assert()
+        .code(3);
+    bfopt()
+        .args([
+            "optimize",
+            "btbf",
+            "--bits-per-item",
+            "4",
+            "--window",
+            "16",
+            "--prior",
+            "uniform:16",
+            "--penalties",
+            "uniform:5:1",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--penalties"));
+}
+
+#[test]
+fn simulate_btbf_agrees() {
+    let j = json(&[
+        "simulate",
+        "btbf",
+        "--timers",
+        "4096",
+        "--hashes",
+        "3",
+        "--bits-per-timer",
+        "5",
+        "--block-size",
+        "128",
+        "--window",
+        "2048",
+        "--prior",
+        "uniform:2048",
+        "--queries",
+        "20000",
+        "--epochs",
+        "2",
+    ]);
+    let m = &j["metrics"];
+    assert_eq!(m["agrees"].as_bool(), Some(true), "{m}");
+    assert_eq!(m["false_negatives"].as_u64(), Some(0));
+    assert!(m["penalty_ratio"].as_f64().unwrap() < 1.0);
+    bfopt()
+        .args([
+            "simulate",
+            "btbf",
+            "--timers",
+            "4096",
+            "--hashes",
+            "3",
+            "--bits-per-timer",
+            "5",
+            "--block-size",
+            "128",
+            "--window",
+            "2048",
+            "--prior",
+            "uniform:2048",
+            "--epochs",
+            "1",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--epochs"));
+}

@@ -1,0 +1,658 @@
+//! Persistent Bloom filters on synthetic one-day traces (Section 7 [PBF]): the five
+//! methods of Table 2 [PBF] (SBF, β1-opt, β2-opt, β1-online, β2-online) plus the uniform
+//! baselines, predicted against measured FP for every configuration.
+//!
+//! * [`TraceSpec`]: EDGAR-like (steady arrivals; 5.58M entries, 2.13M distinct pairs,
+//!   25.5k clients) and Network-like (quiet night, busy day; 2.55M entries, 2.20M pairs,
+//!   124k clients) days of `T = 86 400` s, scaled by a factor for quick runs (Figure 7).
+//! * Query workloads: non-member queries (keys never in the trace) of one length `|q|`
+//!   with uniformly random starts (Section 7 set-up).
+//! * "opt" methods take `d_i`, `f_i` exactly from the trace and the test workload; "online"
+//!   methods learn them from the previous partition (another day of the same shape) and a
+//!   training workload (the test starts plus noise) with one HyperLogLog per filter and one
+//!   Count-Min sketch (the SIMPLE strategy of Section 6 [PBF]).
+//! * The prediction for a built structure is the route-exact FP of every test query
+//!   ([`PbfLayout::query_fp`]) from each filter's actual bits, hashes and distinct items,
+//!   averaged over the workload; the measurement counts yes answers.
+
+use crate::agree::{Check, Tolerance};
+use crate::filters::pbf::{PbfFilter, PbfSizing, SbfFilter};
+use crate::stats::Proportion;
+use crate::suite::Level;
+use crate::workload::{member, mix, probe, rng};
+use bfopt_models::error::{check, ModelError};
+use bfopt_models::pbf::{
+    filter_fp, fp_sbf, hashes_for, mean_query_fp, workload_stats, Allocation, AllocationProblem,
+    PbfLayout, Variant,
+};
+use pdatastructs::countminsketch::CountMinSketch;
+use pdatastructs::hyperloglog::HyperLogLog;
+use rand::Rng;
+use rand_distr::{Distribution, Poisson, Zipf};
+use serde::Serialize;
+use std::collections::HashSet;
+use std::hash::BuildHasher;
+
+/// Arrival-rate shape over the day.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Profile {
+    /// Constant rate (EDGAR, Figure 7a).
+    Steady,
+    /// Little at night, a peak in the afternoon (Network, Figure 7b).
+    Diurnal,
+}
+
+/// A synthetic temporal trace.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct TraceSpec {
+    /// `edgar` or `network`.
+    pub name: &'static str,
+    /// Horizon `T` in seconds.
+    pub horizon: u64,
+    /// Distinct (client, second) pairs `n(A)`.
+    pub pairs: u64,
+    /// Clients `n'(A)`.
+    pub clients: u64,
+    /// Log entries per distinct pair `N(A)/n(A)`.
+    pub entries_per_pair: f64,
+    /// Arrival-rate shape.
+    pub profile: Profile,
+    /// Zipf exponent of client popularity (beyond each client's first visit).
+    pub zipf_exponent: f64,
+}
+
+impl TraceSpec {
+    /// The EDGAR day (Section 7 [PBF]): 5,582,073 entries, 2,127,749 distinct pairs,
+    /// 25,497 clients, steady; pairs and clients multiplied by `scale`.
+    pub fn edgar(scale: f64) -> Self {
+        Self {
+            name: "edgar",
+            horizon: 86_400,
+            pairs: ((2_127_749.0 * scale).round() as u64).max(1),
+            clients: ((25_497.0 * scale).round() as u64).max(1),
+            entries_per_pair: 5_582_073.0 / 2_127_749.0,
+            profile: Profile::Steady,
+            zipf_exponent: 1.0,
+        }
+    }
+
+    /// The Network day (Section 7 [PBF]): 2,546,560 entries, 2,199,573 distinct pairs,
+    /// 124,427 clients, quiet night and busy day; pairs and clients multiplied by `scale`.
+    pub fn network(scale: f64) -> Self {
+        Self {
+            name: "network",
+            horizon: 86_400,
+            pairs: ((2_199_573.0 * scale).round() as u64).max(1),
+            clients: ((124_427.0 * scale).round() as u64).max(1),
+            entries_per_pair: 2_546_560.0 / 2_199_573.0,
+            profile: Profile::Diurnal,
+            zipf_exponent: 0.9,
+        }
+    }
+
+    /// A dataset by name.
+    ///
+    /// # Errors
+    /// An unknown name or a scale outside `(0, 1]`.
+    pub fn named(name: &str, scale: f64) -> Result<Self, ModelError> {
+        if !(scale > 0.0 && scale <= 1.0) {
+            return Err(ModelError::invalid("scale", scale, "0 < scale <= 1"));
+        }
+        match name {
+            "edgar" => Ok(Self::edgar(scale)),
+            "network" => Ok(Self::network(scale)),
+            other => Err(ModelError::invalid("dataset", other, "edgar or network")),
+        }
+    }
+
+    /// Relative arrival rate at second `t` (maximum 1).
+    fn rate(&self, t: u64) -> f64 {
+        match self.profile {
+            Profile::Steady => 1.0,
+            Profile::Diurnal => {
+                let hour = 24.0 * (t as f64 - 0.5) / self.horizon as f64;
+                0.03 + 0.97 * (-((hour - 14.0) / 4.5).powi(2)).exp()
+            }
+        }
+    }
+
+    /// Generates the trace: `(client key, second)` entries in time order. Every client
+    /// visits at least once; further visits pick clients by a Zipf law and seconds by the
+    /// profile, until `pairs` distinct pairs exist; each pair is logged
+    /// `1 + Poisson(entries_per_pair − 1)` times. Client keys are [`member`]s of `seed`,
+    /// so [`probe`] keys of the same seed never occur.
+    ///
+    /// # Errors
+    /// `pairs < clients`, or more pairs than `clients·T`.
+    pub fn generate(&self, seed: u64) -> Result<Vec<(u64, u64)>, ModelError> {
+        check::in_range(
+            "pairs",
+            self.pairs,
+            self.clients..=self.clients * self.horizon / 2,
+        )?;
+        let mut rng = rng(mix(seed ^ 0x7EAC));
+        let zipf = Zipf::new(self.clients as f64, self.zipf_exponent)
+            .map_err(|e| ModelError::invalid("zipf_exponent", self.zipf_exponent, e))?;
+        let extra = Poisson::new((self.entries_per_pair - 1.0).max(1e-9))
+            .map_err(|e| ModelError::invalid("entries_per_pair", self.entries_per_pair, e))?;
+        let mut seen: HashSet<(u64, u64)> = HashSet::with_capacity(self.pairs as usize);
+        let mut out = Vec::with_capacity((self.pairs as f64 * self.entries_per_pair) as usize);
+        let mut draws = 0u64;
+        while (seen.len() as u64) < self.pairs {
+            let client = if draws < self.clients {
+                draws
+            } else {
+                zipf.sample(&mut rng) as u64 - 1
+            };
+            draws += 1;
+            let t = loop {
+                let t = rng.random_range(1..=self.horizon);
+                if rng.random::<f64>() < self.rate(t) {
+                    break t;
+                }
+            };
+            if seen.insert((client, t)) {
+                let key = member(seed, client);
+                let copies = 1 + extra.sample(&mut rng) as u64;
+                (0..copies).for_each(|_| out.push((key, t)));
+            }
+        }
+        out.sort_by_key(|&(_, t)| t);
+        Ok(out)
+    }
+}
+
+/// A query workload: `count` non-member queries `(key, s, e)` of length `length` over
+/// `[1, horizon]`, keys [`probe`]s of `key_seed`.
+///
+/// # Errors
+/// `length` outside `[1, horizon]`; `count` 0.
+pub fn query_workload(
+    horizon: u64,
+    length: u64,
+    count: u64,
+    key_seed: u64,
+    seed: u64,
+) -> Result<Vec<(u64, u64, u64)>, ModelError> {
+    check::in_range("query_length", length, 1..=horizon)?;
+    check::in_range("queries", count, 1..=100_000_000)?;
+    let mut rng = rng(mix(seed ^ 0x0E5));
+    Ok((0..count)
+        .map(|i| {
+            let s = rng.random_range(1..=horizon - length + 1);
+            (probe(key_seed, i), s, s + length - 1)
+        })
+        .collect())
+}
+
+/// The training workload of an online method: the test queries with their starts moved
+/// by a uniform noise in `[−|q|, |q|]` (Section 7: "adding a random noise into the
+/// testing data").
+pub fn noisy_workload(test: &[(u64, u64, u64)], horizon: u64, seed: u64) -> Vec<(u64, u64)> {
+    let mut rng = rng(mix(seed ^ 0x401));
+    test.iter()
+        .map(|&(_, s, e)| {
+            let len = e - s + 1;
+            let shift = rng.random_range(-(len as i64)..=len as i64);
+            let s = (s as i64 + shift).clamp(1, (horizon - len + 1) as i64) as u64;
+            (s, s + len - 1)
+        })
+        .collect()
+}
+
+/// A seeded xxh3 `BuildHasher` for the sketches (deterministic across platforms).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SeededXxh3(pub u64);
+
+impl BuildHasher for SeededXxh3 {
+    type Hasher = xxhash_rust::xxh3::Xxh3;
+    fn build_hasher(&self) -> Self::Hasher {
+        xxhash_rust::xxh3::Xxh3::with_seed(self.0)
+    }
+}
+
+/// Registers per HyperLogLog: `2^HLL_BITS` (relative error about `1.04/√2^b` = 6.5%).
+pub const HLL_BITS: usize = 8;
+
+/// `d_i`, `f_i` learned in a streaming pass (the SIMPLE strategy, Section 6 [PBF]): one
+/// HyperLogLog per filter for the distinct items it receives, one Count-Min sketch over
+/// filter indices for the probes the training workload sends.
+///
+/// # Errors
+/// Timestamps or queries outside the layout's horizon; an empty workload.
+pub fn learn_online(
+    layout: &PbfLayout,
+    previous: &[(u64, u64)],
+    training: &[(u64, u64)],
+    seed: u64,
+) -> Result<(Vec<f64>, Vec<f64>), ModelError> {
+    let tree = layout.tree();
+    let n = layout.filters() as usize;
+    let hasher = SeededXxh3(mix(seed ^ 0x111));
+    let mut hll: Vec<Option<HyperLogLog<(u64, u64), SeededXxh3>>> = vec![None; n];
+    let mut add = |i: u64, item: (u64, u64)| {
+        hll[i as usize]
+            .get_or_insert_with(|| HyperLogLog::with_hash(HLL_BITS, hasher))
+            .add(&item)
+    };
+    for &(a, t) in previous {
+        check::in_range("timestamp", t, 1..=tree.horizon())?;
+        for level in 0..tree.levels() {
+            let node = tree.node_of(level, t);
+            match layout.variant() {
+                Variant::Pbf1 => add(layout.filter_of(node), (a, 0)),
+                Variant::Pbf2 => add(u64::from(level), (a, node.pos + 1)),
+            }
+        }
+        if let Some(f) = layout.fine_filter() {
+            add(f, (a, t));
+        }
+    }
+    let distinct: Vec<f64> = hll
+        .iter()
+        .map(|h| h.as_ref().map_or(0.0, |h| h.count() as f64))
+        .collect();
+    if training.is_empty() {
+        return Err(ModelError::invalid("queries", 0, "at least one query"));
+    }
+    // ε = e/w of the probes in total; w = 4·filters (at least 256) keeps the
+    // overestimate per filter near one probe per 4 filters' worth of traffic.
+    let width = (4 * n).next_power_of_two().max(256);
+    let mut cms: CountMinSketch<u64, u64, SeededXxh3> =
+        CountMinSketch::with_params_and_hasher(width, 4, SeededXxh3(mix(seed ^ 0x222)));
+    let mut touched = Vec::new();
+    for &(s, e) in training {
+        tree.check_range(s, e)?;
+        // Per query, only the touched filters: O(log T) of them.
+        touched.clear();
+        layout.tree().probes(s, e, |p| touched.push(p));
+        for &p in &touched {
+            let (node, extra) = match p {
+                bfopt_models::pbf::Probe::Cover { node } => (node, 0),
+                bfopt_models::pbf::Probe::Partial { node, from, to } => (node, to - from + 1),
+            };
+            cms.add(&layout.filter_of(node));
+            if let (Some(f), true) = (layout.fine_filter(), extra > 0) {
+                cms.add_n(&f, &extra);
+            }
+        }
+    }
+    let w = training.len() as f64;
+    let frequency = (0..n as u64)
+        .map(|i| cms.query_point(&i) as f64 / w)
+        .collect();
+    Ok((distinct, frequency))
+}
+
+/// A method of Table 2 [PBF], or a uniform baseline.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Method {
+    /// `β0`: one filter over (item, timestamp) pairs.
+    Sbf,
+    /// `β1`/`β2` with every filter the same size (Section 4).
+    Uniform(Variant),
+    /// `β1-opt`/`β2-opt`: optimal allocation from exact `d_i`, `f_i`.
+    Opt(Variant),
+    /// `β1-online`/`β2-online`: optimal allocation from `d_i`, `f_i` learned on the
+    /// previous partition.
+    Online(Variant),
+}
+
+impl Method {
+    /// `sbf`, `pbf1-uniform`, `pbf2-opt`, `pbf1-online`, ...
+    pub fn name(&self) -> String {
+        let v = |v: &Variant| match v {
+            Variant::Pbf1 => "pbf1",
+            Variant::Pbf2 => "pbf2",
+        };
+        match self {
+            Method::Sbf => "sbf".into(),
+            Method::Uniform(x) => format!("{}-uniform", v(x)),
+            Method::Opt(x) => format!("{}-opt", v(x)),
+            Method::Online(x) => format!("{}-online", v(x)),
+        }
+    }
+
+    /// The five methods of Table 2 [PBF].
+    pub const TABLE_2: [Method; 5] = [
+        Method::Sbf,
+        Method::Opt(Variant::Pbf1),
+        Method::Opt(Variant::Pbf2),
+        Method::Online(Variant::Pbf1),
+        Method::Online(Variant::Pbf2),
+    ];
+}
+
+/// One run: a day, a method, a budget, a query length.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PbfRunConfig {
+    /// The synthetic day.
+    pub spec: TraceSpec,
+    /// Use only the first `horizon` seconds (Figure 11 [PBF]); `None`: the whole day.
+    pub horizon: Option<u64>,
+    /// The method.
+    pub method: Method,
+    /// Total bits `m`.
+    pub bits: u64,
+    /// Query length `|q|`.
+    pub query_length: u64,
+    /// Test queries `|W|`.
+    pub queries: u64,
+    /// PBF-1 leaf granularity `g` (default 4, Section 7).
+    pub granularity: u64,
+    /// Hash-count cap `k_max` (16 in Section 7).
+    pub k_max: u32,
+    /// Base seed.
+    pub seed: u64,
+    /// Two-sided confidence of the measured interval.
+    pub confidence: f64,
+}
+
+/// What a run predicted and measured.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PbfRunResult {
+    /// Mean route-exact FP of the test queries from the built filters' sizes and actual
+    /// distinct items (what the measurement is checked against).
+    pub predicted_fp: f64,
+    /// The allocation's objective at the learned/exact statistics, rounded
+    /// (`1 − Π(1 − p_i)^{f_i}`, Eqs. 6/9 form; `None` for SBF).
+    pub objective_fp: Option<f64>,
+    /// Yes answers among the non-member test queries.
+    pub measured: Proportion,
+    /// Membership probes per query (short-circuit).
+    pub probes_per_query: f64,
+    /// Sub-filters of the structure.
+    pub filters: u64,
+    /// Filters given bits.
+    pub filters_with_bits: u64,
+    /// Member queries asked (ranges that contain an entry of the item).
+    pub member_queries: u64,
+    /// Of them, answered no (must be 0).
+    pub false_negatives: u64,
+    /// Trace entries `N(A)`.
+    pub entries: u64,
+    /// Distinct pairs `n(A)`.
+    pub pairs: u64,
+    /// Distinct items `n'(A)`.
+    pub items: u64,
+}
+
+impl PbfRunConfig {
+    /// Checks the configuration.
+    ///
+    /// # Errors
+    /// Out-of-range bits, queries, confidence, granularity or query length.
+    pub fn validate(&self) -> Result<u64, ModelError> {
+        check::in_range("bits", self.bits, AllocationProblem::BITS)?;
+        check::in_range("queries", self.queries, 1..=10_000_000)?;
+        check::open_probability("confidence", self.confidence)?;
+        check::in_range("k_max", self.k_max, AllocationProblem::K_MAX)?;
+        let horizon = self.horizon.unwrap_or(self.spec.horizon);
+        check::in_range("horizon", horizon, 1..=self.spec.horizon)?;
+        check::in_range("query_length", self.query_length, 1..=horizon)?;
+        PbfLayout::pbf1(horizon, self.granularity)?;
+        Ok(horizon)
+    }
+}
+
+/// Builds the filter's allocation for a method.
+fn allocate(
+    cfg: &PbfRunConfig,
+    layout: &PbfLayout,
+    trace: &[(u64, u64)],
+    test: &[(u64, u64)],
+    previous: impl FnOnce() -> Result<Vec<(u64, u64)>, ModelError>,
+) -> Result<Allocation, ModelError> {
+    let (d, f) = match cfg.method {
+        Method::Online(_) => {
+            let prev = previous()?;
+            let training = noisy_workload(
+                &test.iter().map(|&(s, e)| (0, s, e)).collect::<Vec<_>>(),
+                layout.tree().horizon(),
+                cfg.seed ^ 0x7A1,
+            );
+            learn_online(layout, &prev, &training, cfg.seed)?
+        }
+        _ => {
+            let st = workload_stats(layout, trace, test)?;
+            (st.distinct, st.frequency)
+        }
+    };
+    let problem = AllocationProblem::new(cfg.bits, d, f)?;
+    match cfg.method {
+        Method::Uniform(_) => problem.uniform(cfg.k_max),
+        _ => problem.optimal(cfg.k_max),
+    }
+}
+
+/// Runs one configuration.
+///
+/// # Errors
+/// An invalid configuration.
+pub fn run(cfg: &PbfRunConfig) -> Result<PbfRunResult, ModelError> {
+    let horizon = cfg.validate()?;
+    let trace_seed = cfg.seed;
+    let trace: Vec<(u64, u64)> = cfg
+        .spec
+        .generate(trace_seed)?
+        .into_iter()
+        .filter(|&(_, t)| t <= horizon)
+        .collect();
+    let queries = query_workload(
+        horizon,
+        cfg.query_length,
+        cfg.queries,
+        trace_seed,
+        cfg.seed ^ 0x51,
+    )?;
+    let ranges: Vec<(u64, u64)> = queries.iter().map(|&(_, s, e)| (s, e)).collect();
+    let pairs = bfopt_models::pbf::distinct_pairs(&trace);
+    let mut items: Vec<u64> = trace.iter().map(|p| p.0).collect();
+    items.sort_unstable();
+    items.dedup();
+    let members = member_queries(&trace, cfg.query_length, horizon, cfg.seed);
+    let (predicted_fp, objective_fp, yes, probes, filters, with_bits, false_negatives) =
+        match cfg.method {
+            Method::Sbf => {
+                let k = hashes_for(cfg.bits, pairs as f64, cfg.k_max);
+                let mut f = SbfFilter::new(cfg.bits, k, cfg.seed ^ 0x5B);
+                trace.iter().for_each(|&(a, t)| f.insert(a, t));
+                let p = fp_sbf(filter_fp(cfg.bits, k, pairs as f64), cfg.query_length);
+                let (mut yes, mut probes) = (0, 0);
+                for &(x, s, e) in &queries {
+                    let (hit, n) = f.query_counting(x, s, e);
+                    yes += u64::from(hit);
+                    probes += n;
+                }
+                let fneg = members
+                    .iter()
+                    .filter(|&&(x, s, e)| !f.query(x, s, e))
+                    .count();
+                (p, None, yes, probes, 1, 1, fneg as u64)
+            }
+            Method::Uniform(v) | Method::Opt(v) | Method::Online(v) => {
+                let g = if v == Variant::Pbf1 {
+                    cfg.granularity
+                } else {
+                    1
+                };
+                let layout = PbfLayout::new(v, horizon, g)?;
+                let alloc = allocate(cfg, &layout, &trace, &ranges, || {
+                    Ok(cfg
+                        .spec
+                        .generate(mix(trace_seed ^ 0x9E3))?
+                        .into_iter()
+                        .filter(|&(_, t)| t <= horizon)
+                        .collect())
+                })?;
+                let actual = bfopt_models::pbf::distinct_counts(&layout, &trace)?;
+                let fp: Vec<f64> = (0..actual.len())
+                    .map(|i| filter_fp(alloc.bits_rounded[i], alloc.hashes[i], actual[i] as f64))
+                    .collect();
+                let predicted = mean_query_fp(&layout, &ranges, &fp)?;
+                let mut f = PbfFilter::new(
+                    v,
+                    g,
+                    PbfSizing::Allocated {
+                        layout: layout.clone(),
+                        bits: alloc.bits_rounded.clone(),
+                        hashes: alloc.hashes.clone(),
+                    },
+                    cfg.seed ^ 0x9BF,
+                )?;
+                for &(a, t) in &trace {
+                    f.insert(a, t)?;
+                }
+                let (mut yes, mut probes) = (0, 0);
+                for &(x, s, e) in &queries {
+                    let (hit, n) = f.query_counting(x, s, e)?;
+                    yes += u64::from(hit);
+                    probes += n;
+                }
+                let mut fneg = 0;
+                for &(x, s, e) in &members {
+                    fneg += u64::from(!f.query(x, s, e)?);
+                }
+                let with_bits = alloc.bits_rounded.iter().filter(|&&b| b > 0).count() as u64;
+                (
+                    predicted,
+                    Some(alloc.fp_rounded),
+                    yes,
+                    probes,
+                    layout.filters(),
+                    with_bits,
+                    fneg,
+                )
+            }
+        };
+    Ok(PbfRunResult {
+        predicted_fp,
+        objective_fp,
+        measured: Proportion::new(yes, cfg.queries, cfg.confidence),
+        probes_per_query: probes as f64 / cfg.queries as f64,
+        filters,
+        filters_with_bits: with_bits,
+        member_queries: members.len() as u64,
+        false_negatives,
+        entries: trace.len() as u64,
+        pairs,
+        items: items.len() as u64,
+    })
+}
+
+/// Up to 2000 member queries: a trace entry `(a, t)` and a range of length `|q|` (or
+/// shorter near the ends) that contains `t`.
+fn member_queries(
+    trace: &[(u64, u64)],
+    length: u64,
+    horizon: u64,
+    seed: u64,
+) -> Vec<(u64, u64, u64)> {
+    if trace.is_empty() {
+        return Vec::new();
+    }
+    let mut rng = rng(mix(seed ^ 0x3E3));
+    (0..2000.min(trace.len()))
+        .map(|_| {
+            let (a, t) = trace[rng.random_range(0..trace.len())];
+            let back = rng.random_range(0..length);
+            let s = t.saturating_sub(back).max(1);
+            let e = (s + length - 1).min(horizon);
+            (a, s, e)
+        })
+        .collect()
+}
+
+/// Model-vs-simulation tolerance of the PBF runs: the per-filter FP is the
+/// independent-bits formula, which understates a small filter's exact FP (about 1% at
+/// m = 1000, more for the few-hundred-bit leaf filters of PBF-1 on scaled-down days).
+pub const TOLERANCE: Tolerance = Tolerance::approx(
+    0.03,
+    "independent-bits FP per sub-filter: under 3% from the exact law for the filter sizes run",
+);
+
+/// The PBF checks of the validate suite: both synthetic days, the seven methods, at
+/// about 15 bits per distinct pair and `|q| = 128`; predicted against measured FP and no
+/// false negatives.
+pub fn checks(level: Level, seed: u64, confidence: f64) -> Vec<Check> {
+    let (scale, queries) = match level {
+        Level::Quick => (0.01, 4000),
+        Level::Full => (1.0, 10_000),
+    };
+    let methods = [
+        Method::Sbf,
+        Method::Uniform(Variant::Pbf1),
+        Method::Uniform(Variant::Pbf2),
+        Method::Opt(Variant::Pbf1),
+        Method::Opt(Variant::Pbf2),
+        Method::Online(Variant::Pbf1),
+        Method::Online(Variant::Pbf2),
+    ];
+    let mut out = Vec::new();
+    for (di, spec) in [TraceSpec::edgar(scale), TraceSpec::network(scale)]
+        .into_iter()
+        .enumerate()
+    {
+        let bits = 15 * spec.pairs;
+        for (mi, method) in methods.iter().enumerate() {
+            let case_seed = seed + (di * 10 + mi) as u64;
+            let cfg = PbfRunConfig {
+                spec,
+                horizon: None,
+                method: *method,
+                bits,
+                query_length: 128,
+                queries,
+                granularity: 4,
+                k_max: 16,
+                seed: case_seed,
+                confidence,
+            };
+            let name = format!("{} {} m={bits} |q|=128", spec.name, method.name());
+            match run(&cfg) {
+                Ok(r) => {
+                    let m = &r.measured;
+                    out.push(Check::new(
+                        "pbf",
+                        format!("{name}: fp"),
+                        r.predicted_fp,
+                        m.rate,
+                        (m.interval.lo, m.interval.hi),
+                        confidence,
+                        TOLERANCE,
+                        m.trials,
+                        case_seed,
+                    ));
+                    if *method == Method::Sbf || matches!(method, Method::Opt(_)) {
+                        let fnr = Proportion::new(r.false_negatives, r.member_queries, confidence);
+                        out.push(Check::new(
+                            "pbf",
+                            format!("{name}: false negatives"),
+                            0.0,
+                            fnr.rate,
+                            (fnr.interval.lo, fnr.interval.hi),
+                            confidence,
+                            Tolerance::EXACT,
+                            fnr.trials,
+                            case_seed,
+                        ));
+                    }
+                }
+                Err(e) => out.push(Check::new(
+                    "pbf",
+                    format!("{name}: error: {e}"),
+                    0.0,
+                    f64::NAN,
+                    (f64::NAN, f64::NAN),
+                    confidence,
+                    TOLERANCE,
+                    0,
+                    case_seed,
+                )),
+            }
+        }
+    }
+    out
+}

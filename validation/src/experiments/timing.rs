@@ -1,0 +1,464 @@
+//! The stream experiments of Section 6 [TBF] on the reference BTBF: each arrival is
+//! queried, then inserted; penalties `$FP`, `$FN` are drawn per query; the standard
+//! BTBF, the inferential BTBF (minimum-penalty rule on the posterior) and the prior-only
+//! decision are charged; posteriors are binned for calibration (Eq. (35)).
+//!
+//! The model predictions checked against the measurements: the standard FP
+//! ([`BtbfModel::metrics`]), the expected penalties per query of the standard and the
+//! inferential filter ([`expected_penalty`], the chooser's objective), and the
+//! calibration of the posterior per bin.
+
+use crate::agree::{Check, Tolerance};
+use crate::filters::timing::BtbfFilter;
+use crate::sim::run_epochs;
+use crate::stats::{wilson, Mean, Proportion};
+use crate::suite::Level;
+use crate::workload::{member, rng};
+use bfopt_models::error::{check, ModelError};
+use bfopt_models::timing::btbf::{BtbfModel, BtbfParams, GForm};
+use bfopt_models::timing::design::{expected_penalty, ExpectedPenalty, PenaltyResolution};
+use bfopt_models::timing::penalty::{Penalties, PenaltyDist};
+use bfopt_models::timing::posterior::Calibration;
+use bfopt_models::timing::prior::{Distinct, StreamPrior};
+use rand::Rng;
+use rand_distr::{Distribution, Zipf};
+use serde::Serialize;
+
+/// A stream experiment.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TimingSimConfig {
+    /// The filter.
+    pub params: BtbfParams,
+    /// The stream (uniform or power law over `|U|` items).
+    pub prior: StreamPrior,
+    /// The `D(j)` the inferential filter uses.
+    pub distinct: Distinct,
+    /// Insertions before the first query (the paper: 2^20).
+    pub warmup: u64,
+    /// Queries (each followed by its insertion) per epoch.
+    pub queries: u64,
+    /// Penalty distribution (the paper: uniform in [1, 10)).
+    pub penalties: PenaltyDist,
+    /// Independent epochs.
+    pub epochs: u64,
+    /// Base seed.
+    pub seed: u64,
+    /// Two-sided confidence of the intervals.
+    pub confidence: f64,
+}
+
+impl TimingSimConfig {
+    /// Checks the configuration.
+    ///
+    /// # Errors
+    /// `epochs` outside `2..=10^6`, `queries` zero, `confidence` outside (0, 1), a
+    /// universe above 2^28 (the simulation keeps one counter per item).
+    pub fn validate(&self) -> Result<(), ModelError> {
+        check::in_range("epochs", self.epochs, 2..=1_000_000)?;
+        check::in_range("queries", self.queries, 1..=1 << 40)?;
+        check::open_probability("confidence", self.confidence)?;
+        check::in_range("universe", self.prior.universe(), 2..=1 << 28)?;
+        Ok(())
+    }
+}
+
+/// What a stream experiment measured. "Inferential" is the paper's posterior
+/// (Eq. (25) as printed, [`GForm::Paper`]); "refined" the [`GForm::Increment`] posterior,
+/// both answering the same queries on the same filter.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TimingSimResult {
+    /// Standard answers Pos among queries with `I_x >= w`.
+    pub fp: Proportion,
+    /// Standard answers Neg among queries with `I_x < w` (must be 0).
+    pub false_negatives: u64,
+    /// Fraction of queries with `I_x < w`.
+    pub in_window: Proportion,
+    /// Standard BTBF penalty per query, over epochs.
+    pub standard_penalty: Mean,
+    /// Inferential BTBF penalty per query, over epochs.
+    pub inferential_penalty: Mean,
+    /// Refined inferential BTBF penalty per query, over epochs.
+    pub refined_penalty: Mean,
+    /// Prior-only penalty per query, over epochs.
+    pub prior_only_penalty: Mean,
+    /// Total inferential penalty / total standard penalty.
+    pub penalty_ratio: f64,
+    /// The inferential posteriors, binned.
+    pub calibration: Calibration,
+    /// Posterior Error, Eq. (35) [TBF].
+    pub posterior_error: f64,
+    /// The refined posteriors, binned.
+    pub refined_calibration: Calibration,
+    /// Posterior Error of the refined posterior.
+    pub refined_posterior_error: f64,
+}
+
+struct Epoch {
+    fp: u64,
+    out: u64,
+    fneg: u64,
+    inside: u64,
+    std_cost: f64,
+    inf_cost: f64,
+    ref_cost: f64,
+    prior_cost: f64,
+    calibration: Calibration,
+    refined: Calibration,
+}
+
+/// Runs the experiment.
+///
+/// # Errors
+/// An invalid configuration.
+pub fn simulate(cfg: &TimingSimConfig) -> Result<TimingSimResult, ModelError> {
+    cfg.validate()?;
+    let p = cfg.params;
+    let w = p.w();
+    let universe = cfg.prior.universe();
+    let model = BtbfModel::new(p, cfg.distinct.clone());
+    let refined_model = model.clone().with_g_form(GForm::Increment);
+    let (lo, hi) = match cfg.penalties {
+        PenaltyDist::Uniform { lo, hi } => (lo, hi),
+        PenaltyDist::Fixed { fp, fn_ } => (fp, fn_),
+    };
+    let fixed = matches!(cfg.penalties, PenaltyDist::Fixed { .. });
+    let zipf = Zipf::new(universe as f64, 1.0)
+        .map_err(|e| ModelError::invalid("universe", universe, e))?;
+    let per_epoch = run_epochs(cfg.epochs, cfg.seed, "timing", |_, seed| {
+        let mut r = rng(seed);
+        let mut filter = BtbfFilter::new(&p, seed);
+        let mut last = vec![u64::MAX; universe as usize + 1];
+        let draw = |r: &mut rand_chacha::ChaCha8Rng| -> u64 {
+            match cfg.prior {
+                StreamPrior::Uniform { .. } => r.random_range(1..=universe),
+                StreamPrior::Zipf { .. } => zipf.sample(r) as u64,
+            }
+        };
+        let mut n = 0u64;
+        for _ in 0..cfg.warmup {
+            let x = draw(&mut r);
+            filter.insert_u64(member(seed, x));
+            last[x as usize] = n;
+            n += 1;
+        }
+        let mut e = Epoch {
+            fp: 0,
+            out: 0,
+            fneg: 0,
+            inside: 0,
+            std_cost: 0.0,
+            inf_cost: 0.0,
+            ref_cost: 0.0,
+            prior_cost: 0.0,
+            calibration: Calibration::new(),
+            refined: Calibration::new(),
+        };
+        for _ in 0..cfg.queries {
+            let x = draw(&mut r);
+            let key = member(seed, x);
+            let px = cfg.prior.px(x);
+            let in_window = last[x as usize] != u64::MAX && n - 1 - last[x as usize] < w;
+            let q = filter.query_u64(key);
+            let post = model.posterior_unchecked(px, &q.observation);
+            let refined = refined_model.posterior_unchecked(px, &q.observation);
+            let pen = if fixed {
+                Penalties::new(lo, hi)
+            } else {
+                Penalties::new(r.random_range(lo..hi), r.random_range(lo..hi))
+            }
+            .expect("penalties from a valid distribution");
+            let standard = if q.positive {
+                bfopt_models::timing::Decision::Positive
+            } else {
+                bfopt_models::timing::Decision::Negative
+            };
+            e.std_cost += pen.cost(standard, in_window);
+            e.inf_cost += pen.cost(pen.decide(post), in_window);
+            e.ref_cost += pen.cost(pen.decide(refined), in_window);
+            e.refined.record(refined, in_window);
+            let prior_post = bfopt_models::numeric::one_minus_pow1m(px, w as f64);
+            e.prior_cost += pen.cost(pen.decide(prior_post), in_window);
+            e.calibration.record(post, in_window);
+            if in_window {
+                e.inside += 1;
+                e.fneg += u64::from(!q.positive);
+            } else {
+                e.out += 1;
+                e.fp += u64::from(q.positive);
+            }
+            filter.insert_u64(key);
+            last[x as usize] = n;
+            n += 1;
+        }
+        e
+    });
+    let q = cfg.queries as f64;
+    let mean = |f: &dyn Fn(&Epoch) -> f64| {
+        let v: Vec<f64> = per_epoch.iter().map(f).collect();
+        Mean::new(&v, cfg.confidence)
+    };
+    let (fp, out, fneg, inside) = per_epoch.iter().fold((0, 0, 0, 0), |a, e| {
+        (a.0 + e.fp, a.1 + e.out, a.2 + e.fneg, a.3 + e.inside)
+    });
+    let mut calibration = Calibration::new();
+    per_epoch
+        .iter()
+        .for_each(|e| calibration.merge(&e.calibration));
+    let mut refined = Calibration::new();
+    per_epoch.iter().for_each(|e| refined.merge(&e.refined));
+    let std_total: f64 = per_epoch.iter().map(|e| e.std_cost).sum();
+    let inf_total: f64 = per_epoch.iter().map(|e| e.inf_cost).sum();
+    Ok(TimingSimResult {
+        fp: Proportion::new(fp, out, cfg.confidence),
+        false_negatives: fneg,
+        in_window: Proportion::new(inside, inside + out, cfg.confidence),
+        standard_penalty: mean(&|e| e.std_cost / q),
+        inferential_penalty: mean(&|e| e.inf_cost / q),
+        refined_penalty: mean(&|e| e.ref_cost / q),
+        prior_only_penalty: mean(&|e| e.prior_cost / q),
+        penalty_ratio: if std_total > 0.0 {
+            inf_total / std_total
+        } else {
+            f64::NAN
+        },
+        posterior_error: calibration.posterior_error(),
+        calibration,
+        refined_posterior_error: refined.posterior_error(),
+        refined_calibration: refined,
+    })
+}
+
+/// The model's predictions for a configuration: the standard FP and the expected
+/// penalties with the paper's and with the refined posterior (all offsets up to 64,
+/// 64 Zipf classes).
+pub fn prediction(cfg: &TimingSimConfig) -> (f64, ExpectedPenalty, ExpectedPenalty) {
+    let model = BtbfModel::new(cfg.params, cfg.distinct.clone());
+    let fp = model.metrics(Some(&cfg.prior)).fp;
+    let res = PenaltyResolution {
+        offsets: 64,
+        zipf_classes: 64,
+    };
+    let paper = expected_penalty(&model, &cfg.prior, &cfg.penalties, res);
+    let refined = expected_penalty(
+        &model.with_g_form(GForm::Increment),
+        &cfg.prior,
+        &cfg.penalties,
+        res,
+    );
+    (fp, paper, refined)
+}
+
+/// Relative model band of the standard FP and penalty predictions: timers are treated
+/// as independent and touched by `D(j)` distinct items (Eq. (21) [TBF]).
+pub const MODEL_BAND: f64 = 0.05;
+
+/// Absolute band of a calibration bin: the posterior is approximate (Eq. (21), (25)
+/// [TBF]); the paper reports Posterior Errors below 0.05.
+pub const CALIBRATION_BAND: f64 = 0.05;
+
+/// The cases of the validate suite: `(name, prior, w, bits per item, k, bpt)`.
+fn cases(level: Level) -> Vec<(&'static str, StreamPrior, u64, f64, u32, u32)> {
+    let (u, w_eq, w_zipf) = match level {
+        Level::Quick => (1u64 << 12, 1u64 << 12, 1u64 << 9),
+        Level::Full => (1 << 16, 1 << 16, 1 << 11),
+    };
+    let uni = StreamPrior::uniform(u).expect("valid universe");
+    let zipf = StreamPrior::zipf(u).expect("valid universe");
+    vec![
+        ("uniform [Pos≈Neg]", uni, w_eq, 4.0, 3, 4),
+        ("uniform [Pos≈Neg]", uni, w_eq, 10.0, 5, 5),
+        ("power law [Pos≈Neg]", zipf, w_zipf, 6.0, 4, 5),
+    ]
+}
+
+/// Builds the case's filter: `m = ⌊bits · w / bpt⌋`, the smallest block size that fits.
+fn case_params(w: u64, bits: f64, k: u32, bpt: u32, prior: StreamPrior) -> Option<BtbfParams> {
+    bfopt_models::timing::design::BtbfRequirement::new(bits, w, prior, PenaltyDist::paper())
+        .ok()?
+        .candidate(k, bpt)
+}
+
+/// The timing checks of the validate suite.
+pub fn checks(level: Level, seed: u64, confidence: f64) -> Vec<Check> {
+    let (epochs, queries_per_w, warm_per_w) = match level {
+        Level::Quick => (4u64, 16u64, 4u64),
+        Level::Full => (8, 64, 16),
+    };
+    let mut out = Vec::new();
+    for (ci, (label, prior, w, bits, k, bpt)) in cases(level).into_iter().enumerate() {
+        let case_seed = seed + ci as u64;
+        let Some(params) = case_params(w, bits, k, bpt, prior) else {
+            continue;
+        };
+        let cfg = TimingSimConfig {
+            params,
+            prior,
+            distinct: match prior {
+                StreamPrior::Zipf { universe, .. } => Distinct::zipf_tabulated(universe),
+                _ => prior.distinct(),
+            },
+            warmup: warm_per_w * w.max(prior.universe()),
+            queries: queries_per_w * w.max(4096),
+            penalties: PenaltyDist::paper(),
+            epochs,
+            seed: case_seed,
+            confidence,
+        };
+        let name = |what: &str| {
+            format!(
+                "{label} m={} k={} bpt={} B={} P={} w={}: {what}",
+                params.m(),
+                params.k(),
+                params.bpt(),
+                params.block_size(),
+                params.padding(),
+                w
+            )
+        };
+        let r = match simulate(&cfg) {
+            Ok(r) => r,
+            Err(e) => {
+                out.push(Check::new(
+                    "timing",
+                    name(&format!("error: {e}")),
+                    0.0,
+                    f64::NAN,
+                    (f64::NAN, f64::NAN),
+                    confidence,
+                    Tolerance::EXACT,
+                    0,
+                    case_seed,
+                ));
+                continue;
+            }
+        };
+        let (fp, pen, refined) = prediction(&cfg);
+        let band = Tolerance::approx(
+            MODEL_BAND,
+            "independent timers, D(j) exponent (Eq. (21) [TBF])",
+        );
+        let f = &r.fp;
+        out.push(Check::new(
+            "timing",
+            name("standard fp"),
+            fp,
+            f.rate,
+            (f.interval.lo, f.interval.hi),
+            confidence,
+            band,
+            f.trials,
+            case_seed,
+        ));
+        out.push(Check::new(
+            "timing",
+            name("false negatives (standard)"),
+            0.0,
+            r.false_negatives as f64,
+            (0.0, 0.0),
+            confidence,
+            Tolerance::EXACT,
+            r.in_window.trials,
+            case_seed,
+        ));
+        for (what, predicted, m) in [
+            ("standard penalty/query", pen.standard, &r.standard_penalty),
+            (
+                "inferential penalty/query",
+                pen.inferential,
+                &r.inferential_penalty,
+            ),
+            (
+                "refined inferential penalty/query",
+                refined.inferential,
+                &r.refined_penalty,
+            ),
+            (
+                "prior-only penalty/query",
+                pen.prior_only,
+                &r.prior_only_penalty,
+            ),
+        ] {
+            out.push(Check::new(
+                "timing",
+                name(what),
+                predicted,
+                m.mean,
+                (m.interval.lo, m.interval.hi),
+                confidence,
+                band,
+                m.samples,
+                case_seed,
+            ));
+        }
+        // Calibration of the refined posterior: in every bin with enough queries, the
+        // fraction in the window lies within CALIBRATION_BAND of the bin's mean posterior
+        // (Wilson interval widened). The paper's posterior is not calibrated to this band
+        // (see `GForm`); its Posterior Error is reported by `bfopt simulate btbf`.
+        for bin in r
+            .refined_calibration
+            .bins()
+            .into_iter()
+            .filter(|b| b.count >= 400)
+        {
+            let i = wilson(bin.in_window, bin.count, confidence);
+            let measured = bin.in_window as f64 / bin.count as f64;
+            let pass = bin.mean_posterior >= i.lo - CALIBRATION_BAND
+                && bin.mean_posterior <= i.hi + CALIBRATION_BAND;
+            let mut c = Check::new(
+                "timing",
+                name(&format!("refined calibration bin {:.3}", bin.midpoint)),
+                bin.mean_posterior,
+                measured,
+                (i.lo, i.hi),
+                confidence,
+                Tolerance::EXACT,
+                bin.count,
+                case_seed,
+            );
+            c.pass = pass;
+            c.tolerance = CALIBRATION_BAND;
+            out.push(c);
+        }
+        let mut c = Check::new(
+            "timing",
+            name("refined posterior error (Eq. (35)) below 0.05"),
+            0.05,
+            r.refined_posterior_error,
+            (0.0, r.refined_posterior_error),
+            confidence,
+            Tolerance::EXACT,
+            r.refined_calibration.queries(),
+            case_seed,
+        );
+        c.pass = r.refined_posterior_error < 0.05;
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_small_uniform_stream_runs() {
+        let prior = StreamPrior::uniform(1024).unwrap();
+        let params = case_params(1024, 6.0, 3, 4, prior).unwrap();
+        let cfg = TimingSimConfig {
+            params,
+            prior,
+            distinct: prior.distinct(),
+            warmup: 4096,
+            queries: 8192,
+            penalties: PenaltyDist::paper(),
+            epochs: 2,
+            seed: 1,
+            confidence: 0.99,
+        };
+        let r = simulate(&cfg).unwrap();
+        assert_eq!(r.false_negatives, 0);
+        assert!(r.penalty_ratio < 1.0, "{r:?}");
+        let again = simulate(&cfg).unwrap();
+        assert_eq!(r, again);
+    }
+}

@@ -1,0 +1,103 @@
+//! Reference implementations of the hand-built window baselines of
+//! [`bfopt_models::baseline`]: a ring of classic filters and a fingerprint queue.
+
+use super::classic::ClassicFilter;
+use crate::hash::HashScheme;
+use bfopt_models::classic::Layout;
+use std::collections::{HashMap, VecDeque};
+
+/// `r` classic filters of `m` bits, one generation of `g` insertions each; a query ORs
+/// them all (see [`bfopt_models::baseline::rotating`]).
+#[derive(Debug, Clone)]
+pub struct RotatingFilter {
+    filters: Vec<ClassicFilter>,
+    generation: u64,
+    newest: usize,
+    in_newest: u64,
+    scheme: HashScheme,
+}
+
+impl RotatingFilter {
+    /// An empty ring of `filters` filters, each `m` bits with `k` hashes in `layout`,
+    /// rotating every `generation` insertions. Items are hashed once; every filter uses
+    /// the same indices, as a real implementation would.
+    pub fn new(filters: u32, m: u64, k: u32, layout: Layout, generation: u64, seed: u64) -> Self {
+        Self {
+            filters: (0..filters)
+                .map(|_| ClassicFilter::with_layout(m, k, layout, seed))
+                .collect(),
+            generation: generation.max(1),
+            newest: 0,
+            in_newest: 0,
+            scheme: HashScheme::new(seed),
+        }
+    }
+
+    /// Inserts a key, first rotating (clearing the oldest filter) if the newest is full.
+    pub fn insert_u64(&mut self, key: u64) {
+        if self.in_newest == self.generation {
+            self.newest = (self.newest + 1) % self.filters.len();
+            self.filters[self.newest].clear();
+            self.in_newest = 0;
+        }
+        self.filters[self.newest].insert_hash(self.scheme.hash_u64(key));
+        self.in_newest += 1;
+    }
+
+    /// Whether any filter may hold the key.
+    pub fn contains_u64(&self, key: u64) -> bool {
+        let h = self.scheme.hash_u64(key);
+        self.filters.iter().any(|f| f.contains_hash(h))
+    }
+}
+
+/// A circular buffer of the last `W` fingerprints and a map from fingerprint to its
+/// count in the buffer (see [`bfopt_models::baseline::fingerprint_queue`]).
+#[derive(Debug, Clone)]
+pub struct FingerprintQueue {
+    ring: VecDeque<u64>,
+    counts: HashMap<u64, u32>,
+    window: usize,
+    shift: u32,
+    scheme: HashScheme,
+}
+
+impl FingerprintQueue {
+    /// An empty queue for `window` items with `fingerprint_bits`-bit fingerprints
+    /// (1 to 64).
+    pub fn new(window: usize, fingerprint_bits: u32, seed: u64) -> Self {
+        Self {
+            ring: VecDeque::with_capacity(window),
+            counts: HashMap::with_capacity(window),
+            window: window.max(1),
+            shift: 64 - fingerprint_bits.clamp(1, 64),
+            scheme: HashScheme::new(seed),
+        }
+    }
+
+    fn fingerprint(&self, key: u64) -> u64 {
+        self.scheme.hash_u64(key).h1 >> self.shift
+    }
+
+    /// Appends a key; the key leaving the window is forgotten.
+    pub fn insert_u64(&mut self, key: u64) {
+        if self.ring.len() == self.window {
+            if let Some(old) = self.ring.pop_front() {
+                if let Some(c) = self.counts.get_mut(&old) {
+                    *c -= 1;
+                    if *c == 0 {
+                        self.counts.remove(&old);
+                    }
+                }
+            }
+        }
+        let fp = self.fingerprint(key);
+        self.ring.push_back(fp);
+        *self.counts.entry(fp).or_insert(0) += 1;
+    }
+
+    /// Whether the key's fingerprint is in the window.
+    pub fn contains_u64(&self, key: u64) -> bool {
+        self.counts.contains_key(&self.fingerprint(key))
+    }
+}

@@ -1,0 +1,681 @@
+//! Reference persistent Bloom filters: SBF `β0`, PBF-1 `β1` and PBF-2 `β2`
+//! (Sections 3-4 and 6 of `001_2b1de25c23e3527a.txt`).
+//!
+//! * Insertion follows Alg. 2 (PBF-1: the item into the filter of every interval that
+//!   contains `t`, and the pair `(a, t)` into `b_{u+1}`) and Alg. 4 (PBF-2: the pair
+//!   `(a, ⌈t/g_ℓ⌉)` into every level). Filters are created as time reaches them
+//!   (streaming growth): with [`PbfSizing::Uniform`] a PBF-2 grows a new root level as a
+//!   clone of the old one when `t` passes `2^(levels−1)`, exactly as Alg. 4 does, and a
+//!   PBF-1 grows new intervals (Figure 4) with no bound on `T`.
+//! * Queries follow Alg. 1 and Alg. 3 with short-circuit evaluation, PBF-1's partial
+//!   leaves asking the leaf filter before `b_{u+1}` (route 3 of Section 4.1).
+//! * Every sub-filter is a standard Bloom filter with its own bits and hash count (from
+//!   an allocation, [`bfopt_models::pbf::AllocationProblem`]) and its own hash: the
+//!   item's 128-bit hash is remixed with a per-filter salt (splitmix64), so probes of
+//!   different filters are independent, as the model assumes.
+//! * A sub-filter given no bits answers yes once anything was inserted into it (no false
+//!   negatives) and no while it is empty.
+
+use super::BitVec;
+use crate::hash::{HashPair, HashScheme};
+use crate::workload::mix;
+use bfopt_models::pbf::{Decomposition, PbfLayout, Probe, Variant};
+use bfopt_models::ModelError;
+
+/// One standard Bloom filter inside a PBF.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SubFilter {
+    bits: BitVec,
+    k: u32,
+    salt: u64,
+    nonempty: bool,
+}
+
+impl SubFilter {
+    /// An empty filter of `m` bits and `k` hashes whose hash is remixed with `salt`.
+    pub fn new(m: u64, k: u32, salt: u64) -> Self {
+        Self {
+            bits: BitVec::zeros(m),
+            k: if m == 0 { 0 } else { k.max(1) },
+            salt,
+            nonempty: false,
+        }
+    }
+
+    #[inline]
+    fn salted(&self, h: HashPair) -> HashPair {
+        HashPair {
+            h1: mix(h.h1 ^ self.salt),
+            h2: mix(h.h2.wrapping_add(self.salt)) | 1,
+        }
+    }
+
+    /// Inserts by an item hash.
+    #[inline]
+    pub fn insert(&mut self, h: HashPair) {
+        self.nonempty = true;
+        if self.bits.is_empty() {
+            return;
+        }
+        let m = self.bits.len();
+        for idx in self.salted(h).indices(self.k, m) {
+            self.bits.set(idx);
+        }
+    }
+
+    /// Membership by an item hash (stops at the first zero bit).
+    #[inline]
+    pub fn contains(&self, h: HashPair) -> bool {
+        if self.bits.is_empty() {
+            return self.nonempty;
+        }
+        let m = self.bits.len();
+        self.salted(h)
+            .indices(self.k, m)
+            .all(|idx| self.bits.get(idx))
+    }
+
+    /// Bits `m`.
+    pub fn bits(&self) -> u64 {
+        self.bits.len()
+    }
+    /// Hashes `k`.
+    pub fn hashes(&self) -> u32 {
+        self.k
+    }
+    /// Fraction of set bits (0 for a filter with no bits).
+    pub fn fill(&self) -> f64 {
+        if self.bits.is_empty() {
+            0.0
+        } else {
+            self.bits.count_ones() as f64 / self.bits.len() as f64
+        }
+    }
+
+    /// ORs another filter of the same shape and salt into this one.
+    ///
+    /// # Errors
+    /// Different bits, hashes or salt.
+    pub fn merge(&mut self, other: &SubFilter) -> Result<(), ModelError> {
+        if self.bits.len() != other.bits.len() || self.k != other.k || self.salt != other.salt {
+            return Err(ModelError::invalid(
+                "merge",
+                format!("m = {}, k = {}", other.bits.len(), other.k),
+                format!("the same shape: m = {}, k = {}", self.bits.len(), self.k),
+            ));
+        }
+        for (w, &o) in other.bits.words().iter().enumerate() {
+            self.bits.or_word(w, o);
+        }
+        self.nonempty |= other.nonempty;
+        Ok(())
+    }
+}
+
+/// The hash of a pair `(a, c)`, derived from the item's hash by a splitmix64 remix.
+#[inline]
+fn pair_hash(h: HashPair, c: u64) -> HashPair {
+    let salt = mix(c ^ 0xA076_1D64_78BD_642F);
+    HashPair {
+        h1: mix(h.h1 ^ salt),
+        h2: mix(h.h2.wrapping_add(salt)) | 1,
+    }
+}
+
+/// How a PBF's filters are sized.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PbfSizing {
+    /// Every filter has `bits` bits and `hashes` hashes; the horizon grows without bound.
+    Uniform {
+        /// Bits per filter.
+        bits: u64,
+        /// Hashes per filter.
+        hashes: u32,
+    },
+    /// Per-filter bits and hashes over a fixed layout (indices as in [`PbfLayout`]).
+    Allocated {
+        /// The layout (variant, horizon, granularity).
+        layout: PbfLayout,
+        /// Bits per filter.
+        bits: Vec<u64>,
+        /// Hashes per filter.
+        hashes: Vec<u32>,
+    },
+}
+
+/// A persistent Bloom filter (PBF-1 or PBF-2).
+#[derive(Debug, Clone)]
+pub struct PbfFilter {
+    variant: Variant,
+    granularity: u64,
+    sizing: PbfSizing,
+    scheme: HashScheme,
+    seed: u64,
+    /// By height (0 = leaves): PBF-1 one filter per interval position (created on first
+    /// use), PBF-2 one filter at position 0.
+    heights: Vec<Vec<Option<SubFilter>>>,
+    /// PBF-1's `b_{u+1}` over (item, timestamp) pairs.
+    fine: Option<SubFilter>,
+    /// Largest timestamp inserted.
+    now: u64,
+}
+
+impl PbfFilter {
+    /// An empty PBF.
+    ///
+    /// # Errors
+    /// A granularity that is not a power of two; PBF-2 with `g ≠ 1`; allocated sizes whose
+    /// lists do not match the layout.
+    pub fn new(
+        variant: Variant,
+        granularity: u64,
+        sizing: PbfSizing,
+        seed: u64,
+    ) -> Result<Self, ModelError> {
+        // Validates g (and g = 1 for PBF-2).
+        PbfLayout::new(variant, 1, granularity)?;
+        if let PbfSizing::Allocated {
+            layout,
+            bits,
+            hashes,
+        } = &sizing
+        {
+            let n = layout.filters() as usize;
+            if layout.variant() != variant || layout.tree().granularity() != granularity {
+                return Err(ModelError::invalid(
+                    "layout",
+                    format!("{:?}", layout.variant()),
+                    "the filter's variant and granularity",
+                ));
+            }
+            if bits.len() != n || hashes.len() != n {
+                return Err(ModelError::invalid(
+                    "bits",
+                    format!("{} bits, {} hashes", bits.len(), hashes.len()),
+                    format!("one per filter: {n}"),
+                ));
+            }
+        }
+        let mut f = Self {
+            variant,
+            granularity,
+            sizing,
+            scheme: HashScheme::new(seed),
+            seed,
+            heights: Vec::new(),
+            fine: None,
+            now: 0,
+        };
+        if variant == Variant::Pbf1 {
+            let (m, k) = f.shape_fine();
+            f.fine = Some(SubFilter::new(m, k, mix(seed ^ 0xF1E)));
+        }
+        if let PbfSizing::Allocated { layout, .. } = &f.sizing {
+            // A fixed horizon: every height exists from the start.
+            let levels = layout.levels() as usize;
+            f.heights = vec![Vec::new(); levels];
+        }
+        Ok(f)
+    }
+
+    /// The variant.
+    pub fn variant(&self) -> Variant {
+        self.variant
+    }
+    /// Largest timestamp inserted so far.
+    pub fn now(&self) -> u64 {
+        self.now
+    }
+    /// Number of heights (levels) currently built.
+    pub fn levels(&self) -> usize {
+        self.heights.len()
+    }
+
+    fn horizon_limit(&self) -> Option<u64> {
+        match &self.sizing {
+            PbfSizing::Uniform { .. } => None,
+            PbfSizing::Allocated { layout, .. } => Some(layout.tree().horizon()),
+        }
+    }
+
+    fn shape_fine(&self) -> (u64, u32) {
+        match &self.sizing {
+            PbfSizing::Uniform { bits, hashes } => (*bits, *hashes),
+            PbfSizing::Allocated {
+                layout,
+                bits,
+                hashes,
+            } => {
+                let i = layout.fine_filter().unwrap_or(0) as usize;
+                (bits[i], hashes[i])
+            }
+        }
+    }
+
+    /// Bits and hashes of the filter at `height` and `pos`.
+    fn shape(&self, height: usize, pos: u64) -> (u64, u32) {
+        match &self.sizing {
+            PbfSizing::Uniform { bits, hashes } => (*bits, *hashes),
+            PbfSizing::Allocated {
+                layout,
+                bits,
+                hashes,
+            } => {
+                let level = layout.levels() - 1 - height as u32;
+                let node = bfopt_models::pbf::Node { level, pos };
+                let i = layout.filter_of(node) as usize;
+                (bits[i], hashes[i])
+            }
+        }
+    }
+
+    /// The hash salt of a filter. A growing PBF-2 shares one hash over its levels: Alg. 4
+    /// makes a new root by cloning the old one, which needs the same hash functions (two
+    /// probes of one query at the same position `c` in two levels are then slightly
+    /// correlated, as in the paper's design). Every other filter has its own salt.
+    fn salt(&self, height: usize, pos: u64) -> u64 {
+        if self.variant == Variant::Pbf2 && matches!(self.sizing, PbfSizing::Uniform { .. }) {
+            return mix(self.seed ^ 0x2B2);
+        }
+        mix(self.seed ^ mix(((height as u64) << 48) ^ pos))
+    }
+
+    /// Length of an interval at `height` (PBF-2: granularity `2^height`).
+    fn length(&self, height: usize) -> u64 {
+        self.granularity << height
+    }
+
+    /// Grows the heights until the top one covers `t` (Alg. 4; Figure 4).
+    fn grow(&mut self, t: u64) {
+        if self.heights.is_empty() {
+            self.heights.push(Vec::new());
+        }
+        while self.length(self.heights.len() - 1) < t {
+            let h = self.heights.len();
+            let mut top = Vec::new();
+            if self.variant == Variant::Pbf2 {
+                // Alg. 4 line 6: the new root is a clone of the old root (all pairs so far
+                // map to position 1 in both).
+                top.push(self.heights[h - 1].first().cloned().flatten());
+            }
+            self.heights.push(top);
+        }
+    }
+
+    fn filter_mut(&mut self, height: usize, pos: u64) -> &mut SubFilter {
+        let (m, k) = self.shape(height, pos);
+        let salt = self.salt(height, pos);
+        let row = &mut self.heights[height];
+        if row.len() <= pos as usize {
+            row.resize(pos as usize + 1, None);
+        }
+        row[pos as usize].get_or_insert_with(|| SubFilter::new(m, k, salt))
+    }
+
+    fn filter(&self, height: usize, pos: u64) -> Option<&SubFilter> {
+        self.heights
+            .get(height)
+            .and_then(|row| row.get(pos as usize))
+            .and_then(|f| f.as_ref())
+    }
+
+    /// Inserts item `key` seen at timestamp `t ≥ 1` (Alg. 2 / Alg. 4 [PBF]).
+    ///
+    /// # Errors
+    /// `t = 0`, or `t` beyond the horizon of an allocated PBF.
+    pub fn insert(&mut self, key: u64, t: u64) -> Result<(), ModelError> {
+        let limit = self.horizon_limit().unwrap_or(u64::MAX >> 8);
+        if !(1..=limit).contains(&t) {
+            return Err(ModelError::invalid(
+                "timestamp",
+                t,
+                format!("1 <= timestamp <= {limit}"),
+            ));
+        }
+        if self.horizon_limit().is_none() {
+            self.grow(t);
+        }
+        self.now = self.now.max(t);
+        let h = self.scheme.hash_u64(key);
+        for height in 0..self.heights.len() {
+            let pos = (t - 1) / self.length(height);
+            match self.variant {
+                Variant::Pbf1 => self.filter_mut(height, pos).insert(h),
+                Variant::Pbf2 => self.filter_mut(height, 0).insert(pair_hash(h, pos + 1)),
+            }
+        }
+        if let Some(fine) = self.fine.as_mut() {
+            fine.insert(pair_hash(h, t));
+        }
+        Ok(())
+    }
+
+    /// The decomposition queries run on: the allocated layout's, or one over
+    /// `[1, max(now, e)]` for a growing PBF.
+    fn tree_for(&self, e: u64) -> Result<Decomposition, ModelError> {
+        match &self.sizing {
+            PbfSizing::Allocated { layout, .. } => Ok(layout.tree().clone()),
+            PbfSizing::Uniform { .. } => Decomposition::new(self.now.max(e), self.granularity),
+        }
+    }
+
+    /// `q(x, [s, e])` with short-circuit evaluation (Alg. 1 / Alg. 3 [PBF]); also returns
+    /// the membership probes made.
+    ///
+    /// # Errors
+    /// A range outside `1 ≤ s ≤ e` (and `e ≤ T` for an allocated PBF).
+    pub fn query_counting(&self, key: u64, s: u64, e: u64) -> Result<(bool, u64), ModelError> {
+        let tree = self.tree_for(e)?;
+        tree.check_range(s, e)?;
+        let h = self.scheme.hash_u64(key);
+        let top = tree.levels() as usize - 1;
+        let mut probes = 0u64;
+        let mut found = false;
+        // Probes arrive left to right; stop at the first yes.
+        let mut pending: Vec<Probe> = Vec::with_capacity(32);
+        tree.probes(s, e, |p| pending.push(p));
+        for p in pending {
+            match p {
+                Probe::Cover { node } => {
+                    probes += 1;
+                    let height = top - node.level as usize;
+                    let hit = match self.variant {
+                        Variant::Pbf1 => {
+                            self.filter(height, node.pos).is_some_and(|f| f.contains(h))
+                        }
+                        Variant::Pbf2 => self
+                            .filter(height, 0)
+                            .is_some_and(|f| f.contains(pair_hash(h, node.pos + 1))),
+                    };
+                    if hit {
+                        found = true;
+                        break;
+                    }
+                }
+                Probe::Partial { node, from, to } => {
+                    probes += 1;
+                    let height = top - node.level as usize;
+                    if !self.filter(height, node.pos).is_some_and(|f| f.contains(h)) {
+                        continue;
+                    }
+                    let fine = self.fine.as_ref().expect("PBF-1 has b_{u+1}");
+                    for t in from..=to {
+                        probes += 1;
+                        if fine.contains(pair_hash(h, t)) {
+                            found = true;
+                            break;
+                        }
+                    }
+                    if found {
+                        break;
+                    }
+                }
+            }
+        }
+        Ok((found, probes))
+    }
+
+    /// `q(x, [s, e])`.
+    ///
+    /// # Errors
+    /// See [`Self::query_counting`].
+    pub fn query(&self, key: u64, s: u64, e: u64) -> Result<bool, ModelError> {
+        Ok(self.query_counting(key, s, e)?.0)
+    }
+
+    /// Total bits of all filters built so far.
+    pub fn memory_bits(&self) -> u64 {
+        let intervals: u64 = self
+            .heights
+            .iter()
+            .flatten()
+            .flatten()
+            .map(SubFilter::bits)
+            .sum();
+        intervals + self.fine.as_ref().map_or(0, SubFilter::bits)
+    }
+
+    /// Sub-filters built so far.
+    pub fn filters_built(&self) -> usize {
+        self.heights.iter().flatten().flatten().count() + usize::from(self.fine.is_some())
+    }
+
+    /// Merges the PBF of the next partition into this one by OR-ing corresponding filters
+    /// (Section 6 [PBF]): afterwards a query answers yes if either partition's PBF would.
+    ///
+    /// # Errors
+    /// Different variants, granularities, sizings or seeds.
+    pub fn merge(&mut self, other: &PbfFilter) -> Result<(), ModelError> {
+        if self.variant != other.variant
+            || self.granularity != other.granularity
+            || self.sizing != other.sizing
+            || self.seed != other.seed
+        {
+            return Err(ModelError::invalid(
+                "merge",
+                "PBFs of different shape",
+                "the same variant, granularity, sizes and seed",
+            ));
+        }
+        if self.horizon_limit().is_none() {
+            self.grow(other.now.max(1));
+        }
+        for (height, row) in other.heights.iter().enumerate() {
+            for (pos, f) in row.iter().enumerate() {
+                if let Some(f) = f {
+                    self.filter_mut(height, pos as u64).merge(f)?;
+                }
+            }
+        }
+        if let (Some(a), Some(b)) = (self.fine.as_mut(), other.fine.as_ref()) {
+            a.merge(b)?;
+        }
+        self.now = self.now.max(other.now);
+        Ok(())
+    }
+}
+
+/// The single-filter baseline `β0` (Section 3.1 [PBF]): one filter over (item,
+/// timestamp) pairs, `|q|` probes per query.
+#[derive(Debug, Clone)]
+pub struct SbfFilter {
+    filter: SubFilter,
+    scheme: HashScheme,
+}
+
+impl SbfFilter {
+    /// An empty SBF of `m` bits and `k` hashes.
+    pub fn new(m: u64, k: u32, seed: u64) -> Self {
+        Self {
+            filter: SubFilter::new(m, k, mix(seed ^ 0x5BF)),
+            scheme: HashScheme::new(seed),
+        }
+    }
+
+    /// Inserts `(key, t)`.
+    pub fn insert(&mut self, key: u64, t: u64) {
+        self.filter.insert(pair_hash(self.scheme.hash_u64(key), t));
+    }
+
+    /// `q(x, [s, e])` with short-circuit evaluation, and the probes made.
+    pub fn query_counting(&self, key: u64, s: u64, e: u64) -> (bool, u64) {
+        let h = self.scheme.hash_u64(key);
+        let mut probes = 0;
+        for t in s..=e {
+            probes += 1;
+            if self.filter.contains(pair_hash(h, t)) {
+                return (true, probes);
+            }
+        }
+        (false, probes)
+    }
+
+    /// `q(x, [s, e])`.
+    pub fn query(&self, key: u64, s: u64, e: u64) -> bool {
+        self.query_counting(key, s, e).0
+    }
+
+    /// The filter.
+    pub fn filter(&self) -> &SubFilter {
+        &self.filter
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::workload::{member, probe};
+
+    fn trace(n: u64, horizon: u64, seed: u64) -> Vec<(u64, u64)> {
+        (0..n)
+            .map(|i| (member(seed, i % (n / 3 + 1)), 1 + mix(seed ^ i) % horizon))
+            .collect()
+    }
+
+    #[test]
+    fn no_false_negatives_in_every_variant() {
+        let pairs = trace(600, 200, 3);
+        for (variant, g) in [(Variant::Pbf1, 1), (Variant::Pbf1, 4), (Variant::Pbf2, 1)] {
+            let mut f = PbfFilter::new(
+                variant,
+                g,
+                PbfSizing::Uniform {
+                    bits: 256,
+                    hashes: 3,
+                },
+                9,
+            )
+            .unwrap();
+            for &(a, t) in &pairs {
+                f.insert(a, t).unwrap();
+            }
+            for &(a, t) in pairs.iter().step_by(7) {
+                for (s, e) in [(t, t), (t.saturating_sub(5).max(1), t + 3), (1, 200)] {
+                    assert!(
+                        f.query(a, s, e).unwrap(),
+                        "{variant:?} g={g} ({a},{t}) [{s},{e}]"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn pbf2_growth_clones_the_root() {
+        let mut f = PbfFilter::new(
+            Variant::Pbf2,
+            1,
+            PbfSizing::Uniform {
+                bits: 1024,
+                hashes: 4,
+            },
+            1,
+        )
+        .unwrap();
+        f.insert(10, 1).unwrap();
+        assert_eq!(f.levels(), 1);
+        f.insert(11, 3).unwrap();
+        assert_eq!(f.levels(), 3); // granularities 1, 2, 4 cover [1, 4]
+        f.insert(12, 9).unwrap();
+        assert_eq!(f.levels(), 5);
+        for (a, t) in [(10, 1), (11, 3), (12, 9)] {
+            assert!(f.query(a, t, t).unwrap());
+            assert!(f.query(a, 1, 9).unwrap());
+        }
+        // A member at another time is not found in a small range away from it (with
+        // 1024 bits per level and three items this holds with overwhelming probability).
+        assert!(!f.query(10, 2, 2).unwrap());
+    }
+
+    #[test]
+    fn allocated_sizes_are_respected_and_bounded() {
+        let layout = PbfLayout::pbf1(64, 4).unwrap();
+        let n = layout.filters() as usize;
+        let bits: Vec<u64> = (0..n as u64).map(|i| 64 + i).collect();
+        let hashes = vec![2; n];
+        let mut f = PbfFilter::new(
+            Variant::Pbf1,
+            4,
+            PbfSizing::Allocated {
+                layout: layout.clone(),
+                bits: bits.clone(),
+                hashes,
+            },
+            5,
+        )
+        .unwrap();
+        for t in 1..=64 {
+            f.insert(t * 1000, t).unwrap();
+        }
+        assert_eq!(f.memory_bits(), bits.iter().sum::<u64>());
+        assert!(f.insert(1, 65).is_err());
+        assert!(f.query(1, 60, 65).is_err());
+        assert!(PbfFilter::new(
+            Variant::Pbf2,
+            1,
+            PbfSizing::Allocated {
+                layout,
+                bits,
+                hashes: vec![]
+            },
+            1
+        )
+        .is_err());
+    }
+
+    #[test]
+    fn zero_bit_filters_keep_no_false_negatives() {
+        let layout = PbfLayout::pbf2(16).unwrap();
+        let n = layout.filters() as usize;
+        let mut f = PbfFilter::new(
+            Variant::Pbf2,
+            1,
+            PbfSizing::Allocated {
+                layout,
+                bits: vec![0; n],
+                hashes: vec![0; n],
+            },
+            2,
+        )
+        .unwrap();
+        assert!(!f.query(5, 1, 16).unwrap(), "empty filters answer no");
+        f.insert(5, 7).unwrap();
+        assert!(f.query(5, 7, 7).unwrap());
+        assert!(
+            f.query(probe(1, 1), 7, 7).unwrap(),
+            "no bits: everything is a maybe"
+        );
+    }
+
+    #[test]
+    fn merged_partitions_answer_for_both() {
+        let sizing = PbfSizing::Uniform {
+            bits: 2048,
+            hashes: 4,
+        };
+        for (variant, g) in [(Variant::Pbf1, 4), (Variant::Pbf2, 1)] {
+            let mut a = PbfFilter::new(variant, g, sizing.clone(), 7).unwrap();
+            let mut b = PbfFilter::new(variant, g, sizing.clone(), 7).unwrap();
+            let first = trace(300, 100, 1);
+            let second = trace(300, 128, 2);
+            first.iter().for_each(|&(k, t)| a.insert(k, t).unwrap());
+            second.iter().for_each(|&(k, t)| b.insert(k, t).unwrap());
+            a.merge(&b).unwrap();
+            for &(k, t) in first.iter().chain(&second) {
+                assert!(a.query(k, t, t).unwrap(), "{variant:?} ({k},{t})");
+            }
+            let other = PbfFilter::new(variant, g, sizing.clone(), 8).unwrap();
+            assert!(a.merge(&other).is_err());
+        }
+    }
+
+    #[test]
+    fn sbf_probes_every_timestamp_until_a_hit() {
+        let mut f = SbfFilter::new(4096, 4, 1);
+        f.insert(42, 10);
+        assert_eq!(f.query_counting(42, 5, 20), (true, 6));
+        let (hit, probes) = f.query_counting(probe(3, 0), 1, 50);
+        assert!(!hit);
+        assert_eq!(probes, 50);
+    }
+}
