@@ -373,3 +373,22 @@ fn validate_rbf_passes() {
         .assert()
         .success();
 }
+
+#[test]
+fn recommend_window_lists_the_two_phase_rbf() {
+    let out = json_of(&["recommend", "--fp", "0.01", "--window", "1000"]);
+    let rows: Vec<serde_json::Value> = serde_json::from_slice(&out).unwrap();
+    let rbf = rows
+        .iter()
+        .find(|r| r["params"]["design"] == "rbf/two-phase")
+        .expect("an rbf row");
+    assert_eq!(rbf["family"], "rbf");
+    assert!(rbf["metrics"]["fp"].as_f64().unwrap() <= 0.01);
+    assert_eq!(rbf["metrics"]["false_negatives"], "none in the window");
+    // A static set: the RBF is excluded (it recycles), with the reason in the notes.
+    bfopt()
+        .args(["recommend", "--fp", "0.01", "--capacity", "1000"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("rbf: recycles"));
+}
