@@ -345,3 +345,58 @@ pub fn checks(level: Level, seed: u64, confidence: f64) -> Vec<Check> {
     }
     out
 }
+
+/// Measured false negatives: for each lag `j`, the fraction of messages that set bits
+/// when inserted (and did not recycle the filter) that are reported as new when queried
+/// after `j` further new messages, as a mean over epochs (distinct stream). The model is
+/// [`bfopt_models::rbf::forgetting::analyse`]'s `reported_new[j − 1]`.
+///
+/// # Errors
+/// An invalid configuration or a lag of 0.
+pub fn forgetting(cfg: &RbfSimConfig, lags: &[u64]) -> Result<Vec<Mean>, ModelError> {
+    cfg.validate()?;
+    if lags.contains(&0) {
+        return Err(ModelError::invalid("lag", 0, "lag >= 1"));
+    }
+    let per_epoch = run_epochs(cfg.epochs, cfg.seed, "rbf forgetting", |_, seed| {
+        let mut f = RbfFilter::new(cfg.filter, seed)?;
+        let n = cfg.arrivals as usize;
+        let mut inserted = vec![false; n];
+        let mut recycles = 0u64;
+        let warm = u64::from(cfg.filter.phases);
+        let mut trials = vec![0u64; lags.len()];
+        let mut misses = vec![0u64; lags.len()];
+        for t in 0..n {
+            for (l, &j) in lags.iter().enumerate() {
+                let Some(s) = t.checked_sub(j as usize + 1) else {
+                    continue;
+                };
+                if inserted[s] {
+                    trials[l] += 1;
+                    if !f.contains_u64(member(seed, s as u64)) {
+                        misses[l] += 1;
+                    }
+                }
+            }
+            let before = f.active_ones();
+            let off = f.offer_u64(member(seed, t as u64));
+            inserted[t] = recycles >= warm && !off.recycled && f.active_ones() > before;
+            recycles += u64::from(off.recycled);
+        }
+        Ok::<_, ModelError>(
+            trials
+                .iter()
+                .zip(&misses)
+                .map(|(&t, &m)| if t == 0 { 0.0 } else { m as f64 / t as f64 })
+                .collect::<Vec<f64>>(),
+        )
+    })
+    .into_iter()
+    .collect::<Result<Vec<_>, _>>()?;
+    Ok((0..lags.len())
+        .map(|l| {
+            let v: Vec<f64> = per_epoch.iter().map(|e| e[l]).collect();
+            Mean::new(&v, cfg.confidence)
+        })
+        .collect())
+}
