@@ -5,8 +5,8 @@ use crate::families::to_u32;
 use crate::report::{Report, Row};
 use crate::units::{parse_bits, parse_count, parse_real};
 use bfopt_models::rbf::{
-    design, least_bits, Hashing, Method, RbfDesign, RbfNParams, RbfParams, RbfRequirement,
-    Recycling,
+    design, design_window, least_bits, Hashing, Method, RbfDesign, RbfNParams, RbfParams,
+    RbfRequirement, Recycling,
 };
 use bfopt_validation::experiments::rbf::{simulate, RbfSimConfig, RbfStream};
 use bfopt_validation::filters::rbf::{Bound, RbfConfig};
@@ -25,6 +25,7 @@ const FLAGS: &[(&str, &str)] = &[
     ("arrivals", "--arrivals"),
     ("pool", "--pool"),
     ("confidence", "--confidence"),
+    ("window", "--window"),
 ];
 
 fn model_err(e: bfopt_models::ModelError) -> CliError {
@@ -56,16 +57,16 @@ pub enum MethodArg {
     Auto,
     /// The Markov chain, exactly (O(k²·σ)).
     Exact,
-    /// The level-crossing approximation (relative error O(k/σ)).
+    /// The level-crossing approximation (relative error about 5/M).
     Fluid,
 }
 
 /// Variant flags shared by every rbf verb.
 #[derive(Debug, Args)]
 pub struct VariantArgs {
-    /// Filters: 1, or 2 (active + frozen, each of --bits/2).
-    #[arg(long, default_value = "1", value_parser = parse_count, allow_hyphen_values = true)]
-    pub phases: u64,
+    /// Filters: 1, or 2 (active + frozen, each of --bits/2). Default 1 (2 with --window).
+    #[arg(long, value_parser = parse_count, allow_hyphen_values = true)]
+    pub phases: Option<u64>,
     /// Hash position sampling.
     #[arg(long, value_enum, default_value_t = HashingArg::Colliding)]
     pub hashing: HashingArg,
@@ -76,10 +77,15 @@ pub struct VariantArgs {
 
 impl VariantArgs {
     fn resolve(&self) -> Result<(u8, Hashing, Recycling), CliError> {
-        let phases = u8::try_from(self.phases)
+        self.resolve_or(1)
+    }
+
+    fn resolve_or(&self, default_phases: u8) -> Result<(u8, Hashing, Recycling), CliError> {
+        let given = self.phases.unwrap_or(u64::from(default_phases));
+        let phases = u8::try_from(given)
             .ok()
             .filter(|p| (1..=2).contains(p))
-            .ok_or_else(|| CliError::invalid("--phases", self.phases, "1 or 2"))?;
+            .ok_or_else(|| CliError::invalid("--phases", given, "1 or 2"))?;
         let hashing = match self.hashing {
             HashingArg::Colliding => Hashing::Colliding,
             HashingArg::Distinct => Hashing::Distinct,
@@ -177,8 +183,9 @@ pub fn model(args: &ModelArgs) -> Result<Report, CliError> {
     Ok(Report::single(row))
 }
 
-/// `bfopt optimize rbf`: the most messages per cycle for `--bits`, or the least bits for
-/// `--messages`, at average FP ≤ `--fp`.
+/// `bfopt optimize rbf`: the most messages per cycle for `--bits`, the least bits for
+/// `--messages`, or the least bits of a two-phase RBF guaranteeing `--window`, at
+/// average FP ≤ `--fp`.
 #[derive(Debug, Args)]
 pub struct OptimizeArgs {
     /// Largest acceptable average false-positive rate, 0 < fp < 1.
@@ -190,6 +197,10 @@ pub struct OptimizeArgs {
     /// Required mean new messages per cycle: find the least memory.
     #[arg(long, value_parser = parse_count, allow_hyphen_values = true)]
     pub messages: Option<u64>,
+    /// Required guaranteed window (two phases): every message is recognised by the next
+    /// this many new messages. Find the least memory.
+    #[arg(long, value_parser = parse_count, allow_hyphen_values = true)]
+    pub window: Option<u64>,
     /// The variant.
     #[command(flatten)]
     pub variant: VariantArgs,
@@ -216,20 +227,20 @@ pub fn design_row(d: &RbfDesign) -> Row {
 /// # Errors
 /// Invalid flags; exit 3 when nothing meets the target.
 pub fn optimize(args: &OptimizeArgs) -> Result<Report, CliError> {
-    let (phases, hashing, recycling) = args.variant.resolve()?;
+    let default_phases = if args.window.is_some() { 2 } else { 1 };
+    let (phases, hashing, recycling) = args.variant.resolve_or(default_phases)?;
     let req = RbfRequirement::new(args.fp, phases)
         .map_err(model_err)?
         .with_variant(hashing, recycling);
-    let d = match (args.bits, args.messages) {
-        (Some(bits), None) => design(bits, &req),
-        (None, Some(n)) => least_bits(n, &req),
-        _ => {
-            return Err(CliError::invalid(
-                "--bits/--messages",
-                "this combination",
-                "exactly one of --bits M (most messages) or --messages N (least memory)",
-            ))
-        }
+    let d = match (args.bits, args.messages, args.window) {
+        (Some(bits), None, None) => design(bits, &req),
+        (None, Some(n), None) => least_bits(n, &req),
+        (None, None, Some(w)) => design_window(w, &req),
+        _ => return Err(CliError::invalid(
+            "--bits/--messages/--window",
+            "this combination",
+            "exactly one of --bits M (most messages), --messages N or --window W (least memory)",
+        )),
     }
     .map_err(model_err)?;
     Ok(Report::single(design_row(&d)))

@@ -125,10 +125,16 @@ fn count_instance_is_the_largest_and_pool_streams_keep_it() {
 #[test]
 fn two_phase_pool_streams_fall_below_eq26() {
     // With a pool, messages found only in the frozen filter (repeats, not counted) still
-    // advance the active one, so the active cycle counts fewer new arrivals and fewer of
-    // them meet the full frozen filter; measured rates fall below Eq. (26) (issue 4:
-    // 1-5%). Measured (M = 2×1000, pool 1000, 20 × 100 000 arrivals): 3.4% (k=4, σ=800),
+    // go into the active one; measured rates fall below Eq. (26) (issue 4: 1-5%).
+    // Measured (M = 2×1000, pool 1000, 20 × 100 000 arrivals): 3.4% (k=4, σ=800),
     // 6.1% (k=2, σ=500), 1.4% (k=6, σ=800), 1.6% (k=4, σ=600), 0.8% (k=3, σ=400).
+    // Why (instrumented run, k=2, σ=500): over counted arrivals the mean ρ(active) is
+    // 0.0989 (f_σ¹ = 0.0984) and the mean ρ(frozen) 0.2498 (Eqs. (24)-(25): 0.2498), so
+    // both marginals are as modelled; the deficit is in the union. The copied messages put
+    // the same bits in both filters, so "all k set in the active" and "all k set in the
+    // frozen" are positively correlated and P(A ∪ F) = ρ_A + ρ_F − P(A ∩ F) falls below
+    // 1 − (1 − ρ_A)(1 − ρ_F). Not modelled: a mean-field overlap ODE over-predicts the
+    // overlap (FP 0.308 vs measured 0.318 vs Eq. (26) 0.324).
     for (i, &(k, sigma)) in [(4u32, 800u64), (2, 500), (6, 800)].iter().enumerate() {
         let p = RbfParams::new(
             2000,
@@ -165,11 +171,54 @@ fn two_phase_pool_streams_fall_below_eq26() {
 #[test]
 fn rbf_suite_passes_at_quick_size() {
     let checks = suite::run(Some("rbf"), Level::Quick, 1).unwrap();
-    assert_eq!(checks.len(), 32);
+    assert_eq!(checks.len(), 30);
     let failures: Vec<String> = checks
         .iter()
         .filter(|c| !c.pass)
         .map(|c| c.to_string())
         .collect();
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn false_negatives_follow_the_forgetting_model_and_the_two_phase_window_holds() {
+    use bfopt_models::rbf::forgetting::analyse;
+    use bfopt_validation::experiments::rbf::forgetting;
+    let lags = [1u64, 30, 66, 67, 68, 100, 200, 400];
+    for phases in [1u8, 2] {
+        let p = RbfParams::new(
+            400 * u64::from(phases),
+            3,
+            200,
+            phases,
+            Hashing::Colliding,
+            Recycling::NonRetaining,
+        )
+        .unwrap();
+        let model = analyse(&p, 400).unwrap();
+        let sim = RbfSimConfig {
+            filter: RbfConfig::from_params(&p),
+            stream: RbfStream::Distinct,
+            epochs: 12,
+            arrivals: 20_000,
+            seed: 77,
+            confidence: confidence(2 * lags.len()),
+        };
+        let measured = forgetting(&sim, &lags).unwrap();
+        for (&j, m) in lags.iter().zip(&measured) {
+            let predicted = model.reported_new[j as usize - 1];
+            if let Some(w) = p.fn_window() {
+                if j < w {
+                    assert_eq!(m.mean, 0.0, "two phases, lag {j} < window {w}: {m:?}");
+                }
+            }
+            // One phase: exact. Two phases: the frozen filter enters at its mean FP (an
+            // independence approximation); it still agrees within sampling error here
+            // (e.g. lag 100: 0.0597 vs 0.0603 [0.0578, 0.0627]; lag 200: 0.842 vs 0.844).
+            assert!(
+                predicted >= m.interval.lo - 1e-12 && predicted <= m.interval.hi + 1e-12,
+                "{phases} phase(s), lag {j}: predicted {predicted}, measured {m:?}"
+            );
+        }
+    }
 }

@@ -212,6 +212,15 @@ fn optimize_rbf_by_memory_and_by_messages() {
 }
 
 #[test]
+fn optimize_rbf_for_a_window_uses_two_phases() {
+    let out = json_of(&["optimize", "rbf", "--window", "1000", "--fp", "0.001"]);
+    let j: OptimizeJson = serde_json::from_slice(&out).unwrap();
+    assert_eq!(j.params.phases, 2);
+    assert!(j.metrics.model.fn_window.unwrap() >= 1000);
+    assert!(j.metrics.model.fp_avg <= 0.001);
+}
+
+#[test]
 fn simulate_rbf_agrees_with_the_model() {
     bfopt()
         .args([
@@ -363,4 +372,23 @@ fn validate_rbf_passes() {
         .args(["validate", "--family", "rbf"])
         .assert()
         .success();
+}
+
+#[test]
+fn recommend_window_lists_the_two_phase_rbf() {
+    let out = json_of(&["recommend", "--fp", "0.01", "--window", "1000"]);
+    let rows: Vec<serde_json::Value> = serde_json::from_slice(&out).unwrap();
+    let rbf = rows
+        .iter()
+        .find(|r| r["params"]["design"] == "rbf/two-phase")
+        .expect("an rbf row");
+    assert_eq!(rbf["family"], "rbf");
+    assert!(rbf["metrics"]["fp"].as_f64().unwrap() <= 0.01);
+    assert_eq!(rbf["metrics"]["false_negatives"], "none in the window");
+    // A static set: the RBF is excluded (it recycles), with the reason in the notes.
+    bfopt()
+        .args(["recommend", "--fp", "0.01", "--capacity", "1000"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("rbf: recycles"));
 }

@@ -8,5 +8,6 @@ mod common;
 mod apbf;
 mod classic;
 mod pbf;
+mod rbf;
 mod stable;
 mod timing;

@@ -72,8 +72,9 @@ fn forward(
     let mut rows = vec![0.0; w * w];
     let mut g = vec![0.0; w * lanes];
     let mut gi = vec![0.0; lanes];
+    let mut slot = w - 1;
     for i in 0..=sigma {
-        let slot = (i % w as u64) as usize;
+        slot = if slot + 1 == w { 0 } else { slot + 1 };
         law.new_bits(i, &mut rows[slot * w..(slot + 1) * w]);
         let row = &rows[slot * w..(slot + 1) * w];
         let leave: f64 = row[1..].iter().sum(); // 1 − τ(i,i), without cancellation
@@ -95,8 +96,9 @@ fn forward(
                     }
                 }
             }
+            let mut js = slot;
             for d in 1..=k.min(i as usize) {
-                let js = ((i - d as u64) % w as u64) as usize;
+                js = if js == 0 { w - 1 } else { js - 1 };
                 s += g[js * lanes + l] * rows[js * w + d];
             }
             *out = s / leave;
@@ -123,7 +125,7 @@ pub fn solve(law: Law, sigma: u64, retention: Retention) -> Result<ChainSolution
     let mut law_out = vec![0.0; k + 1];
     let zone = sigma.saturating_sub(law.k as u64) + 1;
     forward(law, sigma, &starts, None, |i, g, row| {
-        let rho = law.rho(i);
+        let rho = row[0]; // ρ(i) = τ(i, i), Eq. (17) [RBF]
         for l in 0..lanes {
             a[l].add(g[l] * rho);
             b[l].add(g[l]);
@@ -248,6 +250,7 @@ pub struct CurveScan {
     law: Law,
     frozen: bool,
     i: u64,
+    slot: usize,
     rows: Vec<f64>,
     g: Vec<f64>,
     a: CompensatedSum,
@@ -262,6 +265,7 @@ impl CurveScan {
             law,
             frozen,
             i: 0,
+            slot: 0,
             rows: vec![0.0; w * w],
             g: vec![0.0; w],
             a: CompensatedSum::new(),
@@ -276,36 +280,41 @@ impl Iterator for CurveScan {
     fn next(&mut self) -> Option<CurvePoint> {
         let k = self.law.k as usize;
         let w = k + 1;
-        let wu = w as u64;
         loop {
             let i = self.i;
             if i >= self.law.m {
                 return None;
             }
             self.i += 1;
-            let slot = (i % wu) as usize;
+            let slot = self.slot;
+            self.slot = if slot + 1 == w { 0 } else { slot + 1 };
             self.law
                 .new_bits(i, &mut self.rows[slot * w..(slot + 1) * w]);
             let leave: f64 = self.rows[slot * w + 1..(slot + 1) * w].iter().sum();
             let mut s = if i == 0 { 1.0 } else { 0.0 };
+            let mut js = slot;
             for d in 1..=k.min(i as usize) {
-                let js = ((i - d as u64) % wu) as usize;
+                js = if js == 0 { w - 1 } else { js - 1 };
                 s += self.g[js] * self.rows[js * w + d];
             }
             let gi = s / leave;
             self.g[slot] = gi;
-            self.a.add(gi * self.law.rho(i));
+            // ρ(i) = τ(i, i), Eq. (17) [RBF]: the row's first entry.
+            self.a.add(gi * self.rows[slot * w]);
             self.b.add(gi);
             if i < k as u64 {
                 continue;
             }
             let fp_frozen = if self.frozen {
                 let (mut fh, mut fr) = (0.0, 0.0);
-                for j in (i + 1 - k as u64)..=i {
-                    let js = ((j % wu) as usize) * w;
-                    let ov: f64 = self.rows[js + 1 + (i - j) as usize..js + w].iter().sum();
-                    fh += self.g[(j % wu) as usize] * ov;
-                    fr += self.g[(j % wu) as usize] * ov * self.law.rho(j);
+                let mut js = slot;
+                // States i, i−1, …, i−k+1: state i − t overflows when d > t.
+                for t in 0..k {
+                    let row = &self.rows[js * w..(js + 1) * w];
+                    let ov: f64 = row[1 + t..].iter().sum();
+                    fh += self.g[js] * ov;
+                    fr += self.g[js] * ov * row[0];
+                    js = if js == 0 { w - 1 } else { js - 1 };
                 }
                 fr / fh
             } else {

@@ -269,3 +269,86 @@ pub fn least_bits(messages: u64, req: &RbfRequirement) -> Result<RbfDesign, Mode
     })?;
     design(units * unit, req)
 }
+
+/// The least memory of a two-phase RBF that guarantees a window of `window` new messages
+/// (every message inserted is recognised by the next `window` new arrivals,
+/// [`RbfParams::fn_window`]) at average FP ≤ the target; `k` is scanned upward and `σ` is
+/// the smallest giving the window: `σ = max(k, k·(window − 2) + s)` with start bits
+/// `s = 0` (non-retaining) or `k` (retaining). For each `k` the least `M` per filter is
+/// found by bisection (the FP falls as `M` grows with `σ` fixed); evaluation is exact
+/// while `k²·σ ≤ 10^7` and by the fluid model beyond (relative error about `5/M`).
+///
+/// # Errors
+/// `window` = 0, one phase (a one-phase RBF guarantees no window: the next arrival may
+/// recycle); [`ModelError::Infeasible`] when no memory within [`RbfParams::BITS`] works.
+pub fn design_window(window: u64, req: &RbfRequirement) -> Result<RbfDesign, ModelError> {
+    if window == 0 {
+        return Err(ModelError::invalid("window", 0, "window >= 1"));
+    }
+    if req.phases != 2 {
+        return Err(ModelError::invalid(
+            "phases",
+            req.phases,
+            "2 (a one-phase RBF guarantees no window)",
+        ));
+    }
+    let retaining = req.recycling == Recycling::Retaining;
+    let m_max = RbfParams::BITS.end() / 2;
+    let mut best: Option<(u64, u32, u64)> = None;
+    let mut rising = 0;
+    for k in 1..=req.k_max {
+        let kk = u64::from(k);
+        let start = if retaining { kk } else { 0 };
+        let sigma = kk
+            .saturating_mul(window.saturating_sub(2))
+            .saturating_add(start)
+            .max(kk);
+        if sigma >= m_max {
+            break;
+        }
+        let method = match req.method {
+            Method::Auto if f64::from(k).powi(2) * sigma as f64 <= 1e7 => Method::Exact,
+            Method::Auto => Method::Fluid,
+            other => other,
+        };
+        let meets = |m: u64| {
+            RbfParams::new(2 * m, k, sigma, 2, req.hashing, req.recycling)
+                .and_then(|p| p.metrics(method))
+                .is_ok_and(|x| x.fp_avg <= req.fp)
+        };
+        let mut hi = (2 * sigma).max(sigma + 2);
+        while hi < m_max && !meets(hi) {
+            hi = hi.saturating_mul(2).min(m_max);
+        }
+        let Some(m) = crate::numeric::first_true(sigma + 1, hi, meets) else {
+            continue;
+        };
+        match best {
+            Some((bm, _, _)) if m >= bm => {
+                rising += 1;
+                if rising == 3 {
+                    break;
+                }
+            }
+            _ => {
+                best = Some((m, k, sigma));
+                rising = 0;
+            }
+        }
+    }
+    let Some((m, k, sigma)) = best else {
+        return Err(ModelError::infeasible(
+            format!("window >= {window} at average fp <= {}", req.fp),
+            format!("no memory up to {} bits", RbfParams::BITS.end()),
+        ));
+    };
+    let params = RbfParams::new(2 * m, k, sigma, 2, req.hashing, req.recycling)?;
+    let (worst_case_hashes, worst_case_messages) = worst_case_messages(2 * m, req.fp, 2)?;
+    Ok(RbfDesign {
+        params,
+        metrics: params.metrics(req.method)?,
+        fp_target: req.fp,
+        worst_case_messages,
+        worst_case_hashes,
+    })
+}

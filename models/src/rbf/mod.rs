@@ -28,6 +28,7 @@
 //! | large-M approximation | | [`fluid::point`] |
 //! | false negatives, cycle length | (not in the paper) | [`forgetting`] |
 //! | capacity optimizer | Figs. 6-8 | [`design`], [`least_bits`] |
+//! | two-phase design for a guaranteed window | (not in the paper) | [`design_window`] |
 //!
 //! # Assumptions
 //! Ideal hashes; every counted arrival is a message new to the filter(s) it is checked
@@ -67,7 +68,8 @@ pub mod transitions;
 mod tests;
 
 pub use design::{
-    design, least_bits, worst_case_messages, RbfDesign, RbfRequirement, DESIGN_EXACT_BITS,
+    design, design_window, least_bits, worst_case_messages, RbfDesign, RbfRequirement,
+    DESIGN_EXACT_BITS,
 };
 pub use nbounded::{fp_worst, RbfNMetrics};
 
@@ -102,7 +104,7 @@ pub enum Recycling {
 pub enum Method {
     /// The chain, exactly: `O(k²·σ)` time, `O(k²)` memory.
     Exact,
-    /// The level-crossing approximation ([`fluid`]): `O(k)`; relative error `O(k/σ)`.
+    /// The level-crossing approximation ([`fluid`]): `O(k)`; relative error about `5/M`.
     Fluid,
     /// Exact when `k²·σ ≤` [`EXACT_BUDGET`], else fluid.
     Auto,
@@ -110,6 +112,9 @@ pub enum Method {
 
 /// Largest `k²·σ` that [`Method::Auto`] solves exactly (about a second).
 pub const EXACT_BUDGET: f64 = 1e9;
+
+/// Largest `k²·σ` that [`Method::Exact`] accepts (minutes); beyond, use the fluid model.
+pub const EXACT_LIMIT: f64 = 1e11;
 
 impl Method {
     fn resolve(self, k: u32, sigma: u64) -> Method {
@@ -248,12 +253,38 @@ impl RbfParams {
 
     /// All metrics by `method`.
     ///
+    /// # Example
+    /// Section V-A [RBF]: M = 1000 bits; two phases split them (500 bits per filter).
+    /// ```
+    /// use bfopt_models::rbf::{Hashing, Method, RbfParams, Recycling};
+    /// let one = RbfParams::new(1000, 4, 600, 1, Hashing::Colliding, Recycling::NonRetaining)
+    ///     .unwrap()
+    ///     .metrics(Method::Exact)
+    ///     .unwrap();
+    /// assert!((one.fp_avg - 0.03486).abs() < 5e-6);
+    /// assert!(one.expected_messages > one.expected_messages_paper);
+    /// let two = RbfParams::new(1000, 4, 300, 2, Hashing::Colliding, Recycling::NonRetaining)
+    ///     .unwrap()
+    ///     .metrics(Method::Exact)
+    ///     .unwrap();
+    /// assert_eq!(two.fn_window, Some(1 + 301u64.div_ceil(4)));
+    /// ```
+    ///
     /// # Errors
-    /// As [`chain::solve`].
+    /// As [`chain::solve`]; [`ModelError::InvalidParam`] naming `sigma` when
+    /// [`Method::Exact`] is asked for beyond [`EXACT_LIMIT`].
     pub fn metrics(&self, method: Method) -> Result<RbfMetrics, ModelError> {
         let law = self.law();
         let two = self.phases == 2;
         let method = method.resolve(self.k, self.sigma);
+        let work = f64::from(self.k).powi(2) * self.sigma as f64;
+        if method == Method::Exact && work > EXACT_LIMIT {
+            return Err(ModelError::invalid(
+                "sigma",
+                self.sigma,
+                format!("k²·sigma <= {EXACT_LIMIT:e} with the exact method (use auto or fluid)"),
+            ));
+        }
         let (fp_avg, fp_avg_paper, fp_frozen, messages, messages_paper) = match method {
             Method::Exact => {
                 let sol = chain::solve(law, self.sigma, self.retention())?;
@@ -365,6 +396,14 @@ impl RbfNParams {
 
 /// Eq. (19) [RBF], colliding, non-retaining, `k = 1`:
 /// `f = Σ_{i≤σ} i/(M(M−i)) / Σ_{j≤σ} 1/(M−j)` (the normaliser is a constant).
+///
+/// # Example
+/// ```
+/// use bfopt_models::rbf::{fp_k1_closed_form, Hashing, Method, RbfParams, Recycling};
+/// let p = RbfParams::new(1000, 1, 500, 1, Hashing::Colliding, Recycling::NonRetaining).unwrap();
+/// let chain = p.metrics(Method::Exact).unwrap().fp_avg;
+/// assert!((chain - fp_k1_closed_form(1000, 500)).abs() < 1e-14);
+/// ```
 pub fn fp_k1_closed_form(m: u64, sigma: u64) -> f64 {
     let mf = m as f64;
     let mut num = crate::numeric::CompensatedSum::new();

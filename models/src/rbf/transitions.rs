@@ -25,29 +25,39 @@ pub fn new_bits(m: u64, k: u32, i: u64, hashing: Hashing, out: &mut [f64]) {
     let (mf, i_f) = (m as f64, i as f64);
     out.fill(0.0);
     out[0] = 1.0;
-    for h in 1..=k {
-        let taken = match hashing {
-            Hashing::Colliding => 0.0,
-            Hashing::Distinct => (h - 1) as f64,
-        };
-        let denom = mf - taken;
-        // In place, from the top: out[d] after h hashes uses out[d] and out[d-1] after h-1.
-        for d in (0..=h.min(k)).rev() {
-            let stay = if d < h {
-                // Set bits this hash can land on: all i + d of them (colliding), or those
-                // not already chosen by this message (distinct).
-                let set = (i_f + d as f64 - taken).max(0.0);
-                out[d] * set / denom
-            } else {
-                0.0
-            };
-            let moved = if d > 0 {
-                let unset = mf - i_f - (d - 1) as f64;
-                out[d - 1] * unset.max(0.0) / denom
-            } else {
-                0.0
-            };
-            out[d] = stay + moved;
+    match hashing {
+        Hashing::Colliding => {
+            // Hash h lands on one of the i + d set bits (stay) or one of the M − i − d
+            // unset ones (one more new bit). In place, from the top.
+            let inv = 1.0 / mf;
+            for h in 1..=k {
+                out[h] = out[h - 1] * (mf - i_f - (h - 1) as f64) * inv;
+                for d in (1..h).rev() {
+                    let df = d as f64;
+                    out[d] = (out[d] * (i_f + df) + out[d - 1] * (mf - i_f - df + 1.0)) * inv;
+                }
+                out[0] *= i_f * inv;
+            }
+        }
+        Hashing::Distinct => {
+            for h in 1..=k {
+                // The h − 1 positions already chosen by this message are excluded.
+                let taken = (h - 1) as f64;
+                let inv = 1.0 / (mf - taken);
+                for d in (0..=h).rev() {
+                    let stay = if d < h {
+                        out[d] * (i_f + d as f64 - taken).max(0.0)
+                    } else {
+                        0.0
+                    };
+                    let moved = if d > 0 {
+                        out[d - 1] * (mf - i_f - (d - 1) as f64).max(0.0)
+                    } else {
+                        0.0
+                    };
+                    out[d] = (stay + moved) * inv;
+                }
+            }
         }
     }
 }

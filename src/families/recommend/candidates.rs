@@ -10,9 +10,7 @@ use bfopt_models::baseline::{
     FingerprintQueueRequirement, RotatingRequirement,
 };
 use bfopt_models::classic::{design, ClassicRequirement, Layout};
-use bfopt_models::rbf::{
-    design as rbf_design, least_bits as rbf_least_bits, RbfParams, RbfRequirement,
-};
+use bfopt_models::rbf::{least_bits as rbf_least_bits, RbfRequirement};
 use bfopt_models::ModelError;
 use bfopt_validation::agree::Check;
 use bfopt_validation::experiments::apbf::{self as apbf_sim, ApbfSimFilter};
@@ -111,10 +109,10 @@ pub fn candidates(req: &Requirement) -> Result<Vec<Result<Candidate, String>>, C
     for proposal in [
         classic(req),
         apbf(req),
-        rbf_two_phase(req),
         rbf_one_phase(req),
         rotating(req),
         fingerprint_queue(req),
+        rbf(req),
     ] {
         match proposal {
             Ok(list) => out.extend(list.into_iter().map(Ok)),
@@ -315,9 +313,9 @@ fn rbf_row(
     };
     Candidate {
         family: "rbf",
-        design: format!("rbf/{}-phase", p.phases()),
+        design: "rbf/one-phase".into(),
         parameters: format!("M={} k={} sigma={}", p.m(), p.k(), p.sigma()),
-        bits: p.m() * u64::from(p.phases()),
+        bits: p.bits(),
         accesses_insert: f64::from(p.k()),
         accesses_query: f64::from(p.k()) * f64::from(p.phases()),
         false_negatives,
@@ -328,34 +326,6 @@ fn rbf_row(
         npws: None,
         validator: validator(arrivals, check),
     }
-}
-
-/// Two-phase σ-bounded RBF: an item stays for the rest of its cycle and the whole next
-/// one, at least `fn_window` new messages; the memory is the least whose guaranteed
-/// window covers `W`.
-fn rbf_two_phase(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
-    let Shape::Window(w) = req.shape else {
-        return Err(Proposal::Excluded(
-            "rbf: a recycling window structure; a static set needs --window".into(),
-        ));
-    };
-    let r = RbfRequirement::new(req.fp, 2)?;
-    let covers =
-        |bits: u64| rbf_design(bits, &r).is_ok_and(|d| d.metrics.fn_window.is_some_and(|f| f >= w));
-    let max = RbfParams::BITS.end() / 2;
-    let units = bfopt_models::numeric::first_true(w.div_ceil(2).max(8), max, |u| covers(2 * u))
-        .ok_or_else(|| {
-            Proposal::Excluded(format!(
-                "rbf/2-phase: no memory up to {max} bits covers W = {w}"
-            ))
-        })?;
-    let d = rbf_design(2 * units, &r)?;
-    Ok(vec![rbf_row(
-        &d,
-        w,
-        "none in the window (guaranteed window ≥ W)",
-        "two recycling filters; FP is a long-run average, not a worst case",
-    )])
 }
 
 /// One-phase σ-bounded RBF (`--allow-fn RATE`): everything is forgotten at each recycle.
@@ -454,5 +424,64 @@ fn fingerprint_queue(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
         note: "exact expiry and counts, no slack; the most bits per item",
         npws: None,
         validator: validator(w + w / 2, check),
+    }])
+}
+
+/// Two-phase recycling Bloom filter ([RBF]): the least memory whose guaranteed window
+/// ([`bfopt_models::rbf::RbfParams::fn_window`]) covers `--window` at long-run average
+/// FP ≤ `--fp` (count-instance, Eq. (26) [RBF]; not a worst case).
+fn rbf(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
+    use bfopt_models::rbf::{design_window, Method, RbfRequirement};
+    use bfopt_validation::experiments::rbf::{sigma_checks, RbfSimConfig, RbfStream};
+    use bfopt_validation::filters::rbf::RbfConfig;
+    let Shape::Window(w) = req.shape else {
+        return Err(Proposal::Excluded(
+            "rbf: recycles, so it forgets; a static set needs --window (two-phase RBF)".into(),
+        ));
+    };
+    let d = design_window(w, &RbfRequirement::new(req.fp, 2)?)?;
+    let p = d.params;
+    let name = format!(
+        "rbf/two-phase M={} k={} sigma={}",
+        p.bits(),
+        p.k(),
+        p.sigma()
+    );
+    // Enough arrivals for about 20 cycles per epoch.
+    let arrivals = (20.0 * d.metrics.expected_messages).ceil() as u64;
+    let check = move |seed, confidence| {
+        let sim = RbfSimConfig {
+            filter: RbfConfig::from_params(&p),
+            stream: RbfStream::Distinct,
+            epochs: EPOCHS.max(4),
+            arrivals,
+            seed,
+            confidence,
+        };
+        match sigma_checks(&p, &sim) {
+            Ok(c) => c.into_iter().take(1).collect(),
+            Err(e) => vec![Check::error("rbf", format!("{name}: {e}"), seed)],
+        }
+    };
+    // A negative query probes each filter until its first 0 bit; both filters at most σ
+    // bits full gives the bound Σ_{j<k} (σ/M)^j per filter.
+    let fill = p.sigma() as f64 / p.m() as f64;
+    let probes_per_filter: f64 = (0..p.k()).map(|j| fill.powi(j as i32)).sum();
+    let metrics = p.metrics(Method::Auto)?;
+    Ok(vec![Candidate {
+        family: "rbf",
+        design: "rbf/two-phase".into(),
+        parameters: format!("M={}x2 k={} sigma={}", p.m(), p.k(), p.sigma()),
+        bits: p.bits(),
+        accesses_insert: f64::from(p.k()),
+        accesses_query: 2.0 * probes_per_filter,
+        false_negatives: "none in the window",
+        slack: (2.0 * metrics.expected_messages) as u64
+            - w.min((2.0 * metrics.expected_messages) as u64),
+        fp: metrics.fp_avg,
+        fp_kind: "long-run average",
+        note: "two recycling filters: no per-item state; FP averaged over the cycle",
+        npws: None,
+        validator: validator(arrivals, check),
     }])
 }

@@ -275,8 +275,10 @@ pub fn n_bounded(
     Ok((model.fp_oracle, model.fp_lower, r.fp_instance))
 }
 
-/// The RBF checks of the validate suite: the four variants, one and two phases, at the
-/// paper's M = 1000 bits per filter.
+/// The RBF checks of the validate suite (30): the four variants at two (k, σ), one phase
+/// (FP and messages per cycle) and two phases (FP; the messages are the one-phase chain's),
+/// at the paper's M = 1000 bits per filter on distinct streams; and Section V-A's setting
+/// (one phase, arrivals from a pool of 1000 messages) at three σ.
 pub fn checks(level: Level, seed: u64, confidence: f64) -> Vec<Check> {
     let (epochs, arrivals) = match level {
         Level::Quick => (8, 20_000),
@@ -307,21 +309,94 @@ pub fn checks(level: Level, seed: u64, confidence: f64) -> Vec<Check> {
                 };
                 case += 1;
                 match sigma_checks(&p, &sim) {
-                    Ok(c) => out.extend(c),
-                    Err(e) => out.push(Check::new(
-                        "rbf",
-                        format!("{p:?}: {e}"),
-                        f64::NAN,
-                        f64::NAN,
-                        (0.0, 0.0),
-                        confidence,
-                        Tolerance::EXACT,
-                        0,
-                        seed,
-                    )),
+                    Ok(c) => out.extend(c.into_iter().take(if phases == 2 { 1 } else { 2 })),
+                    Err(e) => out.push(Check::error("rbf", format!("{p:?}: {e}"), seed)),
                 }
             }
         }
     }
+    for sigma in [300u64, 500, 700] {
+        let Ok(p) = RbfParams::new(
+            1000,
+            4,
+            sigma,
+            1,
+            Hashing::Colliding,
+            Recycling::NonRetaining,
+        ) else {
+            continue;
+        };
+        let sim = RbfSimConfig {
+            filter: RbfConfig::from_params(&p),
+            stream: RbfStream::Pool { size: 1000 },
+            epochs,
+            arrivals,
+            seed: seed.wrapping_add(case),
+            confidence,
+        };
+        case += 1;
+        match sigma_checks(&p, &sim) {
+            Ok(c) => out.extend(c.into_iter().map(|mut c| {
+                c.name.push_str(" (pool 1000)");
+                c
+            })),
+            Err(e) => out.push(Check::error("rbf", format!("{p:?}: {e}"), seed)),
+        }
+    }
     out
+}
+
+/// Measured false negatives: for each lag `j`, the fraction of messages that set bits
+/// when inserted (and did not recycle the filter) that are reported as new when queried
+/// after `j` further new messages, as a mean over epochs (distinct stream). The model is
+/// [`bfopt_models::rbf::forgetting::analyse`]'s `reported_new[j − 1]`.
+///
+/// # Errors
+/// An invalid configuration or a lag of 0.
+pub fn forgetting(cfg: &RbfSimConfig, lags: &[u64]) -> Result<Vec<Mean>, ModelError> {
+    cfg.validate()?;
+    if lags.contains(&0) {
+        return Err(ModelError::invalid("lag", 0, "lag >= 1"));
+    }
+    let per_epoch = run_epochs(cfg.epochs, cfg.seed, "rbf forgetting", |_, seed| {
+        let mut f = RbfFilter::new(cfg.filter, seed)?;
+        let n = cfg.arrivals as usize;
+        let mut inserted = vec![false; n];
+        let mut recycles = 0u64;
+        let warm = u64::from(cfg.filter.phases);
+        let mut trials = vec![0u64; lags.len()];
+        let mut misses = vec![0u64; lags.len()];
+        for t in 0..n {
+            for (l, &j) in lags.iter().enumerate() {
+                let Some(s) = t.checked_sub(j as usize + 1) else {
+                    continue;
+                };
+                if inserted[s] {
+                    trials[l] += 1;
+                    if !f.contains_u64(member(seed, s as u64)) {
+                        misses[l] += 1;
+                    }
+                }
+            }
+            let before = f.active_ones();
+            let off = f.offer_u64(member(seed, t as u64));
+            inserted[t] = recycles >= warm && !off.recycled && f.active_ones() > before;
+            recycles += u64::from(off.recycled);
+        }
+        Ok::<_, ModelError>(
+            trials
+                .iter()
+                .zip(&misses)
+                .map(|(&t, &m)| if t == 0 { 0.0 } else { m as f64 / t as f64 })
+                .collect::<Vec<f64>>(),
+        )
+    })
+    .into_iter()
+    .collect::<Result<Vec<_>, _>>()?;
+    Ok((0..lags.len())
+        .map(|l| {
+            let v: Vec<f64> = per_epoch.iter().map(|e| e[l]).collect();
+            Mean::new(&v, cfg.confidence)
+        })
+        .collect())
 }
