@@ -63,6 +63,10 @@ pub enum Verb {
 pub enum ModelFamily {
     /// Standard, partitioned or blocked Bloom filter.
     Classic(families::classic::ModelArgs),
+    /// Stable Bloom filter: stable point, FP, FN by age.
+    Sbf(families::stable::SbfModelArgs),
+    /// Importance-aware Bloom filter (or SBF): stable point, FP, FN by importance.
+    Ibf(families::stable::IbfModelArgs),
 }
 
 /// `bfopt optimize <family>`.
@@ -70,6 +74,10 @@ pub enum ModelFamily {
 pub enum OptimizeFamily {
     /// Smallest classic filter meeting an FP target for n items.
     Classic(families::classic::OptimizeArgs),
+    /// Smallest integer decrement count P meeting a stable-point FP target.
+    Sbf(families::stable::SbfOptimizeArgs),
+    /// Importance-aware filter of least expected error cost for a memory budget.
+    Ibf(families::stable::IbfOptimizeArgs),
 }
 
 /// `bfopt simulate <family>`.
@@ -77,6 +85,10 @@ pub enum OptimizeFamily {
 pub enum SimulateFamily {
     /// Fill a reference classic filter, probe non-members.
     Classic(families::classic::SimulateArgs),
+    /// Run a reference Stable Bloom filter to its stable point.
+    Sbf(families::stable::SbfSimulateArgs),
+    /// Run a reference importance-aware filter to its stable point.
+    Ibf(families::stable::IbfSimulateArgs),
 }
 
 /// Workload names.

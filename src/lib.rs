@@ -33,12 +33,18 @@ pub fn run(cli: &Cli) -> Result<Report, CliError> {
         Verb::Recommend(a) => families::recommend::recommend(a),
         Verb::Model { family } => match family {
             ModelFamily::Classic(a) => families::classic::model(a),
+            ModelFamily::Sbf(a) => families::stable::model_sbf(a),
+            ModelFamily::Ibf(a) => families::stable::model_ibf(a),
         },
         Verb::Optimize { family } => match family {
             OptimizeFamily::Classic(a) => families::classic::optimize(a),
+            OptimizeFamily::Sbf(a) => families::stable::optimize_sbf(a),
+            OptimizeFamily::Ibf(a) => families::stable::optimize_ibf(a),
         },
         Verb::Simulate { family } => match family {
             SimulateFamily::Classic(a) => families::classic::simulate_cmd(a),
+            SimulateFamily::Sbf(a) => families::stable::simulate_sbf(a),
+            SimulateFamily::Ibf(a) => families::stable::simulate_ibf(a),
         },
         Verb::Validate(a) => validate::validate(a),
     }

@@ -3,6 +3,7 @@
 
 pub mod classic;
 pub mod recommend;
+pub mod stable;
 
 use crate::cli::{SimArgs, WorkloadArg};
 use crate::exit::CliError;

@@ -4,6 +4,8 @@ use assert_cmd::Command;
 use predicates::prelude::*;
 use serde::Deserialize;
 
+mod stable;
+
 fn bfopt() -> Command {
     Command::cargo_bin("bfopt").unwrap()
 }
