@@ -307,3 +307,153 @@ fn sbf_convergence_check(seed: u64, confidence: f64, epochs: u64) -> Check {
         seed,
     )
 }
+
+/// The thesis's duplicate-detection stream (Section 6.1.2 [SBF]): `arrivals` items, a
+/// share `duplicate_rate` of which repeat a uniformly chosen earlier distinct item (with
+/// its importance); new items draw their importance from the law. Each arrival is first
+/// queried (a false positive if it is new and reported present, a false negative if it is
+/// a repeat and reported absent), then inserted.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ThesisStreamConfig {
+    /// The filter and importance law.
+    pub params: IbfParams,
+    /// Arrivals per epoch (100 000 in the thesis).
+    pub arrivals: u64,
+    /// Share of repeats (0.7 in the thesis).
+    pub duplicate_rate: f64,
+    /// Zero cells are recorded this many times over the stream (Figure 7 [SBF]).
+    pub checkpoints: u64,
+    /// Independent epochs.
+    pub epochs: u64,
+    /// Base seed.
+    pub seed: u64,
+    /// Two-sided confidence of the intervals.
+    pub confidence: f64,
+}
+
+/// What the thesis stream measured: the aggregate metrics of Tables 3-4 [SBF], the
+/// per-importance rates of Figures 3-6 and the zero-cell series of Figure 7.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ThesisStreamResult {
+    /// Importance of false positives over the importance of all new arrivals (Eq. (5)).
+    pub weighted_fp: Mean,
+    /// Importance of false negatives over the importance of all repeats (Eq. (6)).
+    pub weighted_fn: Mean,
+    /// Eq. (7) [SBF]: `(wTotal − wFP)/wTotal`, wTotal the importance of all hits.
+    pub precision: Mean,
+    /// Eq. (8) [SBF]: `(wTotal − wFP)/(wTotal − wFP + wFN)`.
+    pub recall: Mean,
+    /// FP among new arrivals, per importance (lo upward).
+    pub fp_by_importance: Vec<Proportion>,
+    /// FN among repeats, per importance (lo upward).
+    pub fn_by_importance: Vec<Proportion>,
+    /// Mean zero cells at each checkpoint (after `arrivals·(i+1)/checkpoints` arrivals).
+    pub zero_cells: Vec<f64>,
+}
+
+/// Runs the thesis stream.
+///
+/// # Errors
+/// Invalid configuration.
+pub fn thesis_stream(cfg: &ThesisStreamConfig) -> Result<ThesisStreamResult, ModelError> {
+    check::in_range("epochs", cfg.epochs, 2..=1_000_000)?;
+    check::in_range("arrivals", cfg.arrivals, 1..=1_000_000_000)?;
+    check::in_range("checkpoints", cfg.checkpoints, 1..=cfg.arrivals)?;
+    check::open_probability("confidence", cfg.confidence)?;
+    if !(cfg.duplicate_rate >= 0.0 && cfg.duplicate_rate < 1.0) {
+        return Err(ModelError::invalid(
+            "duplicate_rate",
+            cfg.duplicate_rate,
+            "0 <= duplicate_rate < 1",
+        ));
+    }
+    let dist = cfg.params.importance().clone();
+    let (lo, width) = (dist.lo(), (dist.hi() - dist.lo() + 1) as usize);
+    let per_epoch = run_epochs(cfg.epochs, cfg.seed, "stable-stream", |_, seed| {
+        let mut f = StableFilter::new(&cfg.params, seed);
+        let mut r = rng(mix(seed ^ 0x57EA));
+        let mut seen: Vec<(u64, u32)> = Vec::new();
+        let (mut fp_q, mut fp_x) = (vec![0u64; width], vec![0u64; width]);
+        let (mut fn_q, mut fn_x) = (vec![0u64; width], vec![0u64; width]);
+        let mut zeros = Vec::with_capacity(cfg.checkpoints as usize);
+        let every = cfg.arrivals / cfg.checkpoints;
+        for t in 0..cfg.arrivals {
+            let repeat = !seen.is_empty() && r.random::<f64>() < cfg.duplicate_rate;
+            let (key, imp) = if repeat {
+                seen[r.random_range(0..seen.len())]
+            } else {
+                let item = (
+                    member(seed, seen.len() as u64),
+                    dist.quantile(r.random::<f64>()),
+                );
+                seen.push(item);
+                item
+            };
+            let hit = f.contains_u64(key);
+            let j = (imp - lo) as usize;
+            if repeat {
+                fn_q[j] += 1;
+                fn_x[j] += u64::from(!hit);
+            } else {
+                fp_q[j] += 1;
+                fp_x[j] += u64::from(hit);
+            }
+            f.insert_u64(key, imp);
+            if (t + 1) % every == 0 && zeros.len() < cfg.checkpoints as usize {
+                zeros.push(f.zero_cells() as f64);
+            }
+        }
+        (fp_q, fp_x, fn_q, fn_x, zeros)
+    });
+    let imp_sum = |counts: &[u64]| -> f64 {
+        counts
+            .iter()
+            .enumerate()
+            .map(|(j, &c)| f64::from(lo + j as u32) * c as f64)
+            .sum()
+    };
+    let (mut wfp, mut wfn, mut prec, mut rec) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut tot = [
+        vec![0u64; width],
+        vec![0u64; width],
+        vec![0u64; width],
+        vec![0u64; width],
+    ];
+    for (a, b, c, d, _) in &per_epoch {
+        let (new_imp, fp_imp) = (imp_sum(a), imp_sum(b));
+        let (rep_imp, fn_imp) = (imp_sum(c), imp_sum(d));
+        wfp.push(if new_imp > 0.0 { fp_imp / new_imp } else { 0.0 });
+        wfn.push(if rep_imp > 0.0 { fn_imp / rep_imp } else { 0.0 });
+        // Hits: true hits (repeats found) and false positives.
+        let w_total = (rep_imp - fn_imp) + fp_imp;
+        let good = w_total - fp_imp;
+        prec.push(if w_total > 0.0 { good / w_total } else { 1.0 });
+        rec.push(if good + fn_imp > 0.0 {
+            good / (good + fn_imp)
+        } else {
+            1.0
+        });
+        for (acc, src) in tot.iter_mut().zip([a, b, c, d]) {
+            acc.iter_mut().zip(src).for_each(|(x, y)| *x += y);
+        }
+    }
+    let props = |q: &[u64], x: &[u64]| -> Vec<Proportion> {
+        q.iter()
+            .zip(x)
+            .map(|(&n, &k)| Proportion::new(k, n, cfg.confidence))
+            .collect()
+    };
+    let n_cp = per_epoch.iter().map(|e| e.4.len()).min().unwrap_or(0);
+    let zero_cells = (0..n_cp)
+        .map(|i| per_epoch.iter().map(|e| e.4[i]).sum::<f64>() / per_epoch.len() as f64)
+        .collect();
+    Ok(ThesisStreamResult {
+        weighted_fp: Mean::new(&wfp, cfg.confidence),
+        weighted_fn: Mean::new(&wfn, cfg.confidence),
+        precision: Mean::new(&prec, cfg.confidence),
+        recall: Mean::new(&rec, cfg.confidence),
+        fp_by_importance: props(&tot[0], &tot[1]),
+        fn_by_importance: props(&tot[2], &tot[3]),
+        zero_cells,
+    })
+}
