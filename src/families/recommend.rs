@@ -22,6 +22,13 @@ pub struct RecommendArgs {
     /// Largest acceptable memory accesses per insertion or query.
     #[arg(long, value_parser = parse_real, allow_hyphen_values = true)]
     pub max_accesses: Option<f64>,
+    /// False negatives are acceptable: also list Stable Bloom filters for a stream.
+    #[arg(long)]
+    pub allow_fn: bool,
+    /// Importance law of the items (linear:LO:HI, exponential:LO:HI:RATE, hist:...):
+    /// also list importance-aware filters.
+    #[arg(long)]
+    pub importance: Option<String>,
 }
 
 /// One-line advice per design.
@@ -75,6 +82,20 @@ pub fn recommend(args: &RecommendArgs) -> Result<Report, CliError> {
             continue;
         }
         rows.push((bits, row.metric("notes", note(layout))));
+    }
+    if args.allow_fn || args.importance.is_some() {
+        let bits = args
+            .memory
+            .or_else(|| rows.iter().map(|r| r.0).min())
+            .unwrap_or(0);
+        if bits >= 64 {
+            rows.extend(crate::families::stable::recommend_rows(
+                args.fp,
+                args.capacity,
+                bits,
+                args.importance.as_deref(),
+            )?);
+        }
     }
     if rows.is_empty() {
         return Err(CliError::Infeasible(notes.join("; ")));

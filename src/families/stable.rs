@@ -384,3 +384,83 @@ fn run_sim(params: IbfParams, a: &StableSimArgs) -> Result<Report, CliError> {
         .metric("confidence", cfg.confidence);
     Ok(Report::single(row))
 }
+
+/// Stable-family rows for `bfopt recommend` when false negatives are acceptable
+/// (`--allow-fn`) or an importance law is given: an SBF of `bits` bits per cell maximum
+/// `Max ∈ {1, 3, 7}`, with the `K` that minimises the FN of an item `capacity` insertions
+/// old and the smallest `P` whose stable-point FP meets `fp` (the FP then holds for an
+/// unbounded stream). With an importance law, also IBF1 and IBF6 (no counters needed)
+/// with the same cells, hashes and decrements, where their FP meets `fp` too, with their
+/// importance-weighted FN at that age.
+///
+/// # Errors
+/// A malformed importance law.
+pub fn recommend_rows(
+    fp: f64,
+    capacity: u64,
+    bits: u64,
+    importance: Option<&str>,
+) -> Result<Vec<(u64, Row)>, CliError> {
+    let imp = importance
+        .map(ImportanceDist::parse)
+        .transpose()
+        .map_err(model_err)?;
+    let mut rows = Vec::new();
+    for max in [1u32, 3, 7] {
+        let m = bits / u64::from(bfopt_models::stable::cell_bits(max));
+        let best = (1..=8u32)
+            .filter_map(|k| {
+                let d = design_decrements(&SbfRequirement { m, k, max, fp }).ok()?;
+                Some((d.params.fn_at_age(capacity), d))
+            })
+            .min_by(|a, b| a.0.total_cmp(&b.0));
+        let Some((fn_age, d)) = best else { continue };
+        let row = |design: String| {
+            Row::new("stable", serde_json::json!({}), serde_json::json!({}))
+                .param("design", design)
+                .metric("bits", d.params.memory_bits())
+                .metric("cells", m)
+                .metric("hashes", d.params.k())
+                .metric("max", max)
+                .metric("decrements", d.params.p())
+        };
+        rows.push((
+            d.params.memory_bits(),
+            row(format!("sbf max={max}"))
+                .metric("fp", d.fp)
+                .metric("fn_at_capacity_age", fn_age)
+                .metric(
+                    "notes",
+                    "stream filter: FP bounded forever; an item is forgotten with the FN shown once `capacity` newer items arrived",
+                ),
+        ));
+        let Some(imp) = &imp else { continue };
+        if max == 1 {
+            continue; // Imp-insert into 1-bit cells is the SBF.
+        }
+        for policy in [Policy::Ibf1, Policy::Ibf6] {
+            let Ok(params) =
+                IbfParams::new(policy, m, d.params.k(), max, d.params.p(), imp.clone())
+            else {
+                continue;
+            };
+            let Ok(sol) = solve(&params) else { continue };
+            if sol.fp() > fp {
+                continue;
+            }
+            let fns = sol.fn_by_importance(capacity);
+            let w = bfopt_models::stable::weighted(imp, sol.fp(), &fns, 0.5);
+            rows.push((
+                params.memory_bits(),
+                row(format!("{policy} max={max}"))
+                    .metric("fp", sol.fp())
+                    .metric("fn_at_capacity_age", w.weighted_fn)
+                    .metric(
+                        "notes",
+                        "importance-aware stream filter: FN (importance-weighted) falls for important items",
+                    ),
+            ));
+        }
+    }
+    Ok(rows)
+}

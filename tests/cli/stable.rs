@@ -269,3 +269,40 @@ fn validate_knows_the_stable_family() {
         .code(2)
         .stderr(predicate::str::contains("stable"));
 }
+
+#[test]
+fn recommend_lists_stable_designs_when_fn_is_allowed() {
+    let out = json(&[
+        "recommend",
+        "--fp",
+        "0.01",
+        "--capacity",
+        "1e4",
+        "--allow-fn",
+    ]);
+    let v: Vec<serde_json::Value> = serde_json::from_slice(&out).unwrap();
+    let sbf: Vec<&serde_json::Value> = v.iter().filter(|r| r["family"] == "stable").collect();
+    assert_eq!(sbf.len(), 3, "{v:?}");
+    for r in sbf {
+        assert!(r["metrics"]["fp"].as_f64().unwrap() <= 0.01);
+        let f = r["metrics"]["fn_at_capacity_age"].as_f64().unwrap();
+        assert!((0.0..=1.0).contains(&f));
+    }
+    // Without --allow-fn or --importance only classic designs.
+    let out = json(&["recommend", "--fp", "0.01", "--capacity", "1e4"]);
+    let v: Vec<serde_json::Value> = serde_json::from_slice(&out).unwrap();
+    assert!(v.iter().all(|r| r["family"] == "classic"));
+    bfopt()
+        .args([
+            "recommend",
+            "--fp",
+            "0.01",
+            "--capacity",
+            "1e4",
+            "--importance",
+            "zipf:1",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--importance"));
+}
