@@ -8,7 +8,9 @@ use bfopt_models::stable::{
     design, design_decrements, solve, Cost, IbfParams, IbfRequirement, ImportanceDist, Policy,
     SbfParams, SbfRequirement,
 };
-use bfopt_validation::experiments::stable::{prediction, simulate, StableSimConfig};
+use bfopt_validation::experiments::stable::{
+    prediction, simulate, thesis_stream, StableSimConfig, ThesisStreamConfig,
+};
 use clap::{Args, ValueEnum};
 
 /// Model parameter names → flags, for error messages.
@@ -321,6 +323,14 @@ pub struct IbfSimulateArgs {
     /// The simulation.
     #[command(flatten)]
     pub sim: StableSimArgs,
+    /// Run the thesis's duplicate-detection stream of this many arrivals instead
+    /// (Section 6.1.2: 100000), reporting the weighted FP / FN, precision and recall of
+    /// Tables 3-4 and the final zero cells of Figure 7.
+    #[arg(long, value_parser = parse_count, allow_hyphen_values = true)]
+    pub arrivals: Option<u64>,
+    /// Share of repeated items in the thesis stream.
+    #[arg(long, default_value = "0.7", value_parser = parse_real, allow_hyphen_values = true)]
+    pub duplicates: f64,
 }
 
 /// `bfopt simulate sbf`.
@@ -346,7 +356,49 @@ pub fn simulate_sbf(args: &SbfSimulateArgs) -> Result<Report, CliError> {
 /// # Errors
 /// Invalid flags.
 pub fn simulate_ibf(args: &IbfSimulateArgs) -> Result<Report, CliError> {
-    run_sim(args.filter.params()?, &args.sim)
+    let params = args.filter.params()?;
+    let Some(arrivals) = args.arrivals else {
+        return run_sim(params, &args.sim);
+    };
+    let cfg = ThesisStreamConfig {
+        params,
+        arrivals,
+        duplicate_rate: args.duplicates,
+        checkpoints: 10.min(arrivals.max(1)),
+        epochs: args.sim.epochs,
+        seed: args.sim.seed,
+        confidence: args.sim.confidence,
+    };
+    let r = thesis_stream(&cfg).map_err(|e| {
+        let mut flags = FLAGS.to_vec();
+        flags.push(("duplicate_rate", "--duplicates"));
+        CliError::from_model(e, &flags)
+    })?;
+    let row = Row::new("stable", &cfg.params, serde_json::json!({}))
+        .param("arrivals", arrivals)
+        .param("duplicates", cfg.duplicate_rate)
+        .param("epochs", cfg.epochs)
+        .param("seed", cfg.seed)
+        .metric("measured_weighted_fp", r.weighted_fp.mean)
+        .metric("measured_weighted_fn", r.weighted_fn.mean)
+        .metric("measured_precision", r.precision.mean)
+        .metric("measured_recall", r.recall.mean)
+        .metric("measured_zero_cells", r.zero_cells.last().copied())
+        .metric(
+            "measured_fn_by_importance",
+            r.fn_by_importance
+                .iter()
+                .map(|p| p.rate)
+                .collect::<Vec<_>>(),
+        )
+        .metric(
+            "measured_fp_by_importance",
+            r.fp_by_importance
+                .iter()
+                .map(|p| p.rate)
+                .collect::<Vec<_>>(),
+        );
+    Ok(Report::single(row))
 }
 
 fn run_sim(params: IbfParams, a: &StableSimArgs) -> Result<Report, CliError> {

@@ -306,3 +306,59 @@ fn recommend_lists_stable_designs_when_fn_is_allowed() {
         .code(2)
         .stderr(predicate::str::contains("--importance"));
 }
+
+#[test]
+fn simulate_ibf_thesis_stream_reports_tables_3_4_metrics() {
+    let out = json(&[
+        "simulate",
+        "ibf",
+        "--policy",
+        "ibf3",
+        "--cells",
+        "512",
+        "--hashes",
+        "4",
+        "--max",
+        "5",
+        "--decrements",
+        "5",
+        "--arrivals",
+        "5000",
+        "--epochs",
+        "2",
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let m = &v["metrics"];
+    for key in [
+        "measured_weighted_fp",
+        "measured_weighted_fn",
+        "measured_precision",
+        "measured_recall",
+    ] {
+        let x = m[key].as_f64().unwrap();
+        assert!((0.0..=1.0).contains(&x), "{key} = {x}");
+    }
+    assert_eq!(m["measured_fn_by_importance"].as_array().unwrap().len(), 50);
+    bfopt()
+        .args([
+            "simulate",
+            "ibf",
+            "--policy",
+            "ibf3",
+            "--cells",
+            "512",
+            "--hashes",
+            "4",
+            "--max",
+            "5",
+            "--decrements",
+            "5",
+            "--arrivals",
+            "100",
+            "--duplicates",
+            "1.5",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--duplicates"));
+}

@@ -96,8 +96,9 @@ fn half_life_is_the_first_age_at_one_half() {
     assert_eq!(slow.fn_half_life(), None);
 }
 
+/// Issue 8: a widely used Go library truncates P and misses its own FP target.
 #[test]
-fn design_meets_target_with_integer_p_unlike_truncation() {
+fn issue_8_integer_p_meets_the_target_truncation_misses() {
     // The Go library BoomFilters (NewDefaultStableBloomFilter: K = ⌈log2(1/fp)⌉/2 = 2,
     // Max = 1) truncates the real P = 4.33 to 4 and delivers FP 0.1114 for a 0.1 target.
     let req = SbfRequirement {
