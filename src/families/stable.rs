@@ -5,8 +5,8 @@ use crate::families::to_u32;
 use crate::report::{Report, Row};
 use crate::units::{parse_bits, parse_count, parse_real};
 use bfopt_models::stable::{
-    design, design_decrements, solve, Cost, IbfParams, IbfRequirement, ImportanceDist, Policy,
-    SbfParams, SbfRequirement,
+    design, design_decrements, solve, Cost, IbfParams, IbfRequirement, ImpMapping, ImportanceDist,
+    Policy, SbfParams, SbfRequirement,
 };
 use bfopt_validation::experiments::stable::{
     prediction, simulate, thesis_stream, StableSimConfig, ThesisStreamConfig,
@@ -137,6 +137,18 @@ pub struct IbfArgs {
     /// Bits of the cumulative-importance counter (IBF2-IBF5).
     #[arg(long, default_value = "8", value_parser = parse_count, allow_hyphen_values = true)]
     pub counter_bits: u64,
+    /// Imp-insert value: cap = min(importance, Max); scale = ceil(importance·Max/Z).
+    #[arg(long, value_enum, default_value_t = ImpMapArg::Cap)]
+    pub imp_map: ImpMapArg,
+}
+
+/// Importance-to-value mappings of Imp-insert.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ImpMapArg {
+    /// min(importance, Max).
+    Cap,
+    /// ceil(importance·Max/Z), Z the largest importance.
+    Scale,
 }
 
 impl IbfArgs {
@@ -150,6 +162,12 @@ impl IbfArgs {
         )?;
         IbfParams::new(self.policy.into(), s.m(), s.k(), s.max(), s.p(), imp)
             .and_then(|p| p.with_counter_bits(bits))
+            .map(|p| {
+                p.with_imp_mapping(match self.imp_map {
+                    ImpMapArg::Cap => ImpMapping::Cap,
+                    ImpMapArg::Scale => ImpMapping::Scale,
+                })
+            })
             .map_err(model_err)
     }
 }

@@ -362,3 +362,31 @@ fn simulate_ibf_thesis_stream_reports_tables_3_4_metrics() {
         .code(2)
         .stderr(predicate::str::contains("--duplicates"));
 }
+
+#[test]
+fn model_ibf_scale_mapping_is_reported() {
+    let out = json(&[
+        "model",
+        "ibf",
+        "--policy",
+        "ibf1",
+        "--cells",
+        "512",
+        "--hashes",
+        "4",
+        "--max",
+        "4",
+        "--decrements",
+        "5",
+        "--imp-map",
+        "scale",
+        "--age",
+        "100",
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(v["params"]["imp_mapping"], "scale");
+    let f = v["metrics"]["fn_by_importance"].as_array().unwrap();
+    // Four steps: importance 1..12 share one value, 13 the next.
+    assert_eq!(f[0], f[11]);
+    assert!(f[11].as_f64().unwrap() > f[12].as_f64().unwrap());
+}
