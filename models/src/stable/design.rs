@@ -95,8 +95,10 @@ impl IbfRequirement {
     pub const MAX_GRID: [u32; 4] = [1, 3, 7, 15];
     /// Hash counts considered.
     pub const K_GRID: RangeK = 1..=8;
-    /// Decrement counts considered (roughly geometric).
-    pub const P_GRID: [u64; 12] = [1, 2, 3, 4, 6, 8, 11, 16, 23, 32, 45, 64];
+    /// Decrement counts considered (roughly geometric, ratio √2).
+    pub const P_GRID: [u64; 18] = [
+        1, 2, 3, 4, 6, 8, 11, 16, 23, 32, 45, 64, 91, 128, 181, 256, 362, 512,
+    ];
 
     /// Checks the requirement.
     ///
