@@ -106,6 +106,10 @@ pub struct SbfModelArgs {
     /// Also report the FN of an item this many insertions after its insertion.
     #[arg(long, value_parser = parse_count, allow_hyphen_values = true)]
     pub age: Option<u64>,
+    /// Also report the expected zero fraction after this many insertions into an empty
+    /// filter (convergence to the stable point).
+    #[arg(long, value_parser = parse_count, allow_hyphen_values = true)]
+    pub insertions: Option<u64>,
 }
 
 /// `bfopt model sbf`: stable point (closed form and chain), FP, FN half-life.
@@ -118,6 +122,11 @@ pub fn model_sbf(args: &SbfModelArgs) -> Result<Report, CliError> {
     let mut row = Row::new("stable", p, metrics);
     if let Some(a) = args.age {
         row = row.param("age", a);
+    }
+    if let Some(n) = args.insertions {
+        row = row
+            .param("insertions", n)
+            .metric("zero_fraction_after", p.zero_fraction_after(n));
     }
     Ok(Report::single(row))
 }
@@ -402,6 +411,7 @@ pub fn simulate_ibf(args: &IbfSimulateArgs) -> Result<Report, CliError> {
         .metric("measured_precision", r.precision.mean)
         .metric("measured_recall", r.recall.mean)
         .metric("measured_zero_cells", r.zero_cells.last().copied())
+        .metric("measured_zero_cells_series", &r.zero_cells)
         .metric(
             "measured_fn_by_importance",
             r.fn_by_importance

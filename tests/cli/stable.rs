@@ -339,6 +339,10 @@ fn simulate_ibf_thesis_stream_reports_tables_3_4_metrics() {
         assert!((0.0..=1.0).contains(&x), "{key} = {x}");
     }
     assert_eq!(m["measured_fn_by_importance"].as_array().unwrap().len(), 50);
+    assert_eq!(
+        m["measured_zero_cells_series"].as_array().unwrap().len(),
+        10
+    );
     bfopt()
         .args([
             "simulate",
@@ -361,6 +365,46 @@ fn simulate_ibf_thesis_stream_reports_tables_3_4_metrics() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("--duplicates"));
+}
+
+#[test]
+fn model_sbf_convergence() {
+    let out = json(&[
+        "model",
+        "sbf",
+        "--cells",
+        "512",
+        "--hashes",
+        "4",
+        "--max",
+        "5",
+        "--decrements",
+        "5",
+        "--insertions",
+        "0",
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(v["metrics"]["zero_fraction_after"], 1.0);
+    let out = json(&[
+        "model",
+        "sbf",
+        "--cells",
+        "512",
+        "--hashes",
+        "4",
+        "--max",
+        "5",
+        "--decrements",
+        "5",
+        "--insertions",
+        "100000",
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let (after, limit) = (
+        v["metrics"]["zero_fraction_after"].as_f64().unwrap(),
+        v["metrics"]["zero_fraction"].as_f64().unwrap(),
+    );
+    assert!((after / limit - 1.0).abs() < 1e-9, "{after} vs {limit}");
 }
 
 #[test]
