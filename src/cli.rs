@@ -112,6 +112,10 @@ pub enum ModelFamily {
     /// Timing / Block Timing Bloom filter (family `timing`).
     #[command(alias = "timing")]
     Btbf(families::timing::ModelArgs),
+    /// Stable Bloom filter: stable point, FP, FN by age.
+    Sbf(families::stable::SbfModelArgs),
+    /// Importance-aware Bloom filter (or SBF): stable point, FP, FN by importance.
+    Ibf(families::stable::IbfModelArgs),
 }
 
 /// `bfopt posterior <family>`.
@@ -134,6 +138,10 @@ pub enum OptimizeFamily {
     Btbf(families::timing::OptimizeArgs),
     /// Least-memory APBF/APBBF (k, l) for an FP target and a window; --all: Pareto set.
     Apbf(families::apbf::OptimizeArgs),
+    /// Smallest integer decrement count P meeting a stable-point FP target.
+    Sbf(families::stable::SbfOptimizeArgs),
+    /// Importance-aware filter of least expected error cost for a memory budget.
+    Ibf(families::stable::IbfOptimizeArgs),
 }
 
 /// `bfopt simulate <family>`.
@@ -150,6 +158,10 @@ pub enum SimulateFamily {
     Apbf(families::apbf::SimulateArgs),
     /// Stream through a reference APBBF.
     Apbbf(families::apbf::BlockedSimulateArgs),
+    /// Run a reference Stable Bloom filter to its stable point.
+    Sbf(families::stable::SbfSimulateArgs),
+    /// Run a reference importance-aware filter to its stable point.
+    Ibf(families::stable::IbfSimulateArgs),
 }
 
 /// Workload names.

@@ -5,6 +5,7 @@ pub mod apbf;
 pub mod classic;
 pub mod rbf;
 pub mod recommend;
+pub mod stable;
 pub mod timing;
 
 use crate::cli::{SimArgs, WorkloadArg};

@@ -6,6 +6,7 @@ use serde::Deserialize;
 
 mod apbf;
 mod rbf;
+mod stable;
 mod timing;
 
 fn bfopt() -> Command {

@@ -9,8 +9,8 @@ use serde::Serialize;
 use std::fmt;
 
 /// A cost per error as a function of the queried item's importance `i`:
-/// `base + per_importance·i`.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+/// `base + per_importance·i` (serialized as `"A+B*imp"`).
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Cost {
     /// Cost independent of importance.
     pub base: f64,
@@ -57,6 +57,12 @@ impl Cost {
     }
 }
 
+impl Serialize for Cost {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
 impl fmt::Display for Cost {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}+{}*imp", self.base, self.per_importance)
@@ -89,8 +95,10 @@ impl IbfRequirement {
     pub const MAX_GRID: [u32; 4] = [1, 3, 7, 15];
     /// Hash counts considered.
     pub const K_GRID: RangeK = 1..=8;
-    /// Decrement counts considered (roughly geometric).
-    pub const P_GRID: [u64; 12] = [1, 2, 3, 4, 6, 8, 11, 16, 23, 32, 45, 64];
+    /// Decrement counts considered (roughly geometric, ratio √2).
+    pub const P_GRID: [u64; 18] = [
+        1, 2, 3, 4, 6, 8, 11, 16, 23, 32, 45, 64, 91, 128, 181, 256, 362, 512,
+    ];
 
     /// Checks the requirement.
     ///
@@ -107,12 +115,17 @@ impl IbfRequirement {
 
     /// Expected cost per query of a solved design.
     pub fn cost(&self, metrics: &IbfMetrics) -> f64 {
+        self.cost_of(metrics.fp, &metrics.fn_by_importance)
+    }
+
+    /// `Σ_i w_i·(r·cost_fn(i)·FN_i + (1 − r)·cost_fp(i)·FP)`.
+    pub fn cost_of(&self, fp: f64, fns: &[f64]) -> f64 {
         let r = self.member_share;
         self.importance
             .iter()
-            .zip(&metrics.fn_by_importance)
+            .zip(fns)
             .map(|((i, w), f)| {
-                w * (r * self.cost_fn.at(i) * f + (1.0 - r) * self.cost_fp.at(i) * metrics.fp)
+                w * (r * self.cost_fn.at(i) * f + (1.0 - r) * self.cost_fp.at(i) * fp)
             })
             .sum()
     }
@@ -143,42 +156,39 @@ pub struct IbfDesign {
 /// Invalid requirement; [`ModelError::Infeasible`] when the budget holds no valid filter.
 pub fn design(req: &IbfRequirement) -> Result<IbfDesign, ModelError> {
     req.validate()?;
-    let mut best: Option<IbfDesign> = None;
+    let mut best: Option<(f64, IbfParams)> = None;
     let mut evaluated = 0;
     for &policy in &req.policies {
         for max in IbfRequirement::MAX_GRID {
+            let probe = IbfParams::new(policy, 2, 1, max, 1, req.importance.clone())?;
+            let m = req.bits / u64::from(probe.bits_per_cell());
             for k in IbfRequirement::K_GRID {
                 for p in IbfRequirement::P_GRID {
-                    let probe = IbfParams::new(policy, 2, 1, max, 1, req.importance.clone())?;
-                    let m = req.bits / u64::from(probe.bits_per_cell());
                     let Ok(params) = IbfParams::new(policy, m, k, max, p, req.importance.clone())
                     else {
                         continue;
                     };
                     let Ok(sol) = solve(&params) else { continue };
-                    let Ok(metrics) = sol.metrics(req.age, req.member_share) else {
-                        continue;
-                    };
                     evaluated += 1;
-                    let cost = req.cost(&metrics);
-                    if best.as_ref().is_none_or(|b| cost < b.cost) {
-                        best = Some(IbfDesign {
-                            params,
-                            metrics,
-                            cost,
-                            evaluated: 0,
-                        });
+                    let cost = req.cost_of(sol.fp(), &sol.fn_by_importance(req.age));
+                    if best.as_ref().is_none_or(|b| cost < b.0) {
+                        best = Some((cost, params));
                     }
                 }
             }
         }
     }
-    let mut d = best.ok_or_else(|| {
-        ModelError::infeasible(
+    let Some((cost, params)) = best else {
+        return Err(ModelError::infeasible(
             format!("a filter within {} bits", req.bits),
             "no valid (policy, Max, K, P) on the grid fits",
-        )
-    })?;
-    d.evaluated = evaluated;
-    Ok(d)
+        ));
+    };
+    let metrics = solve(&params)?.metrics(req.age, req.member_share)?;
+    Ok(IbfDesign {
+        params,
+        metrics,
+        cost,
+        evaluated,
+    })
 }

@@ -96,8 +96,9 @@ fn half_life_is_the_first_age_at_one_half() {
     assert_eq!(slow.fn_half_life(), None);
 }
 
+/// Issue 8: a widely used Go library truncates P and misses its own FP target.
 #[test]
-fn design_meets_target_with_integer_p_unlike_truncation() {
+fn issue_8_integer_p_meets_the_target_truncation_misses() {
     // The Go library BoomFilters (NewDefaultStableBloomFilter: K = ⌈log2(1/fp)⌉/2 = 2,
     // Max = 1) truncates the real P = 4.33 to 4 and delivers FP 0.1114 for a 0.1 target.
     let req = SbfRequirement {
@@ -211,7 +212,12 @@ fn global_policies_solve_and_deliver_p_decrements() {
         match sol.method() {
             StableMethod::ExactChain => panic!("{policy} is global"),
             StableMethod::MeanFieldWeight { mean_weight, .. } => assert!(mean_weight > 0.0),
-            StableMethod::MeanFieldRank { iterations } => assert!(iterations > 0),
+            StableMethod::MeanFieldRank {
+                iterations,
+                residual,
+            } => {
+                assert!(iterations > 0 && residual < 0.05)
+            }
         }
     }
 }
@@ -370,4 +376,23 @@ fn slot_share_matches_direct_sum() {
         2.0 / 5000.0,
         max_relative = 1e-3
     );
+}
+
+#[test]
+fn scaled_importance_mapping_makes_max_steps() {
+    let p = IbfParams::new(Policy::Ibf1, 512, 4, 4, 5, lin50())
+        .unwrap()
+        .with_imp_mapping(ImpMapping::Scale);
+    // ⌈i·4/50⌉: 1..12 → 1, 13..25 → 2, 26..37 → 3, 38..50 → 4.
+    let v: Vec<u32> = [1, 12, 13, 25, 26, 37, 38, 50]
+        .iter()
+        .map(|&i| p.insert_value(i))
+        .collect();
+    assert_eq!(v, vec![1, 1, 2, 2, 3, 3, 4, 4]);
+    let fns = solve(&p).unwrap().fn_by_importance(300);
+    assert_relative_eq!(fns[0], fns[11], max_relative = 1e-12);
+    assert!(fns[11] > fns[12] && fns[24] > fns[25] && fns[36] > fns[37]);
+    // Lower cell values than capping: more zeros, lower FP.
+    let cap = solve(&p.clone().with_imp_mapping(ImpMapping::Cap)).unwrap();
+    assert!(solve(&p).unwrap().fp() < cap.fp());
 }

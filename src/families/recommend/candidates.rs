@@ -11,6 +11,7 @@ use bfopt_models::baseline::{
 };
 use bfopt_models::classic::{design, ClassicRequirement, Layout};
 use bfopt_models::rbf::{least_bits as rbf_least_bits, RbfRequirement};
+use bfopt_models::stable::{design_decrements, SbfRequirement};
 use bfopt_models::ModelError;
 use bfopt_validation::agree::Check;
 use bfopt_validation::experiments::apbf::{self as apbf_sim, ApbfSimFilter};
@@ -110,6 +111,7 @@ pub fn candidates(req: &Requirement) -> Result<Vec<Result<Candidate, String>>, C
         classic(req),
         apbf(req),
         rbf_one_phase(req),
+        sbf(req),
         rotating(req),
         fingerprint_queue(req),
         rbf(req),
@@ -347,6 +349,57 @@ fn rbf_one_phase(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
         "yes: about W/(2·cycle) of window items, within --allow-fn",
         "one recycling filter: least memory if some forgetting is acceptable",
     )])
+}
+
+/// Stable Bloom filter (`--window W --allow-fn RATE`, Section 2.2 [SBF]): cells of
+/// `⌈log2(Max+1)⌉` bits, `P` random decrements per insertion chosen for the FP target at
+/// the stable point. The least memory over `Max ∈ {1, 3, 7}` and `K ≤ 8` whose FN for
+/// an item `W` insertions old is at most RATE.
+fn sbf(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
+    let (Shape::Window(w), Some(rate)) = (req.shape, req.allow_fn) else {
+        return Err(Proposal::Excluded(
+            "sbf: forgets by random decrements; needs --window and --allow-fn".into(),
+        ));
+    };
+    let sized = |max: u32, k: u32, m: u64| {
+        design_decrements(&SbfRequirement {
+            m,
+            k,
+            max,
+            fp: req.fp,
+        })
+        .ok()
+        .filter(|d| d.params.fn_at_age(w) <= rate)
+    };
+    let best = [1u32, 3, 7]
+        .into_iter()
+        .flat_map(|max| (1..=8u32).map(move |k| (max, k)))
+        .filter_map(|(max, k)| {
+            let m = bfopt_models::numeric::first_true(64, 1 << 40, |m| sized(max, k, m).is_some())?;
+            sized(max, k, m)
+        })
+        .min_by_key(|d| d.params.memory_bits())
+        .ok_or_else(|| {
+            Proposal::Excluded(format!(
+                "sbf: no Max <= 7, K <= 8 keeps FN at age {w} within {rate}"
+            ))
+        })?;
+    let p = best.params;
+    Ok(vec![Candidate {
+        family: "stable",
+        design: "sbf".into(),
+        parameters: format!("m={} K={} Max={} P={}", p.m(), p.k(), p.max(), p.p()),
+        bits: p.memory_bits(),
+        accesses_insert: f64::from(p.k()) + p.p() as f64,
+        accesses_query: f64::from(p.k()),
+        false_negatives: "yes: FN at age W within --allow-fn",
+        slack: 0,
+        fp: best.fp,
+        fp_kind: "stable point",
+        note: "no window bookkeeping: decays on its own; forgets gradually",
+        npws: None,
+        validator: Err("checked by `bfopt validate --family stable`".into()),
+    }])
 }
 
 fn apbf_design(req: &ApbfRequirement) -> Result<ApbfDesign, ModelError> {

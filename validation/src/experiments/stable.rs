@@ -181,7 +181,8 @@ pub fn prediction(cfg: &StableSimConfig) -> Result<(f64, f64, f64), ModelError> 
 /// FN. Local policies (SBF, IBF1): the zero fraction is exact; FP and FN assume
 /// independent cells, a 1% band. Global policies (IBF2-IBF6): mean-field; at the Figure 7
 /// setting (quick level, seed 1) the largest measured gaps were 0.6% (zeros), 1.0% (FP)
-/// and 0.8% (FN), all inside the sampling interval; the band is 2% for each.
+/// and 0.8% (FN), all inside the sampling interval; at the full level up to 1.1% (IBF4,
+/// m = 512) and 2.3% on a small FP (IBF2, m = 4096, inside its interval). The band is 2%.
 pub fn tolerance(policy: Policy) -> [Tolerance; 3] {
     let exact = Tolerance::EXACT;
     let indep = Tolerance::approx(0.01, "independent-cells FP / FN: 1% band");
@@ -305,4 +306,173 @@ fn sbf_convergence_check(seed: u64, confidence: f64, epochs: u64) -> Check {
         mean.samples,
         seed,
     )
+}
+
+/// The thesis's duplicate-detection stream (Section 6.1.2 [SBF]): `arrivals` items, a
+/// share `duplicate_rate` of which repeat a uniformly chosen earlier distinct item (with
+/// its importance); new items draw their importance from the law. Each arrival is first
+/// queried (a false positive if it is new and reported present, a false negative if it is
+/// a repeat and reported absent), then inserted.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ThesisStreamConfig {
+    /// The filter and importance law.
+    pub params: IbfParams,
+    /// Arrivals per epoch (100 000 in the thesis).
+    pub arrivals: u64,
+    /// Share of repeats (0.7 in the thesis).
+    pub duplicate_rate: f64,
+    /// Zero cells are recorded this many times over the stream (Figure 7 [SBF]).
+    pub checkpoints: u64,
+    /// Independent epochs.
+    pub epochs: u64,
+    /// Base seed.
+    pub seed: u64,
+    /// Two-sided confidence of the intervals.
+    pub confidence: f64,
+}
+
+/// What the thesis stream measured: the aggregate metrics of Tables 3-4 [SBF], the
+/// per-importance rates of Figures 3-6 and the zero-cell series of Figure 7.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ThesisStreamResult {
+    /// Importance of false positives over the importance of all new arrivals (Eq. (5)).
+    pub weighted_fp: Mean,
+    /// Importance of false negatives over the importance of all repeats (Eq. (6)).
+    pub weighted_fn: Mean,
+    /// Eq. (7) [SBF]: `(wTotal − wFP)/wTotal`, wTotal the importance of all hits.
+    pub precision: Mean,
+    /// Eq. (8) [SBF]: `(wTotal − wFP)/(wTotal − wFP + wFN)`.
+    pub recall: Mean,
+    /// FP among new arrivals, per importance (lo upward).
+    pub fp_by_importance: Vec<Proportion>,
+    /// FN among repeats, per importance (lo upward).
+    pub fn_by_importance: Vec<Proportion>,
+    /// Mean zero cells at each checkpoint (after `arrivals·(i+1)/checkpoints` arrivals).
+    pub zero_cells: Vec<f64>,
+}
+
+/// Runs the thesis stream.
+///
+/// # Tables 3-4 [SBF], reproduced as trends
+/// The tables state `n` (cells) and `k` only; `M = 4`, `p = 7` are taken from Figures
+/// 5-6. Measured here (linear importance 1..50, 100 000 arrivals, 70% repeats, 2 epochs,
+/// `bfopt simulate ibf --arrivals 100000`), wFP / wFN in percent, thesis in brackets:
+///
+/// ```text
+/// n=16384 k=4   SBF 31.8/34.8 (23.10/20.04)  IBF1 29.4/37.0 (3.83/37.89)  IBF2 4.3/63.0 (0.0/44.53)
+///               IBF3 11.0/57.4 (7.64/33.45)  IBF4 4.8/61.3 (3.48/35.72)   IBF5 9.4/60.7 (7.74/33.50)
+/// n=65536 k=4   SBF 10.8/14.1 (13.49/13.56)  IBF2 1.0/39.1 (0.0/44.53)    IBF3 2.7/41.5 (4.77/19.11)
+/// n=262144 k=4  SBF 0.41/0.97 (1.45/2.24)    IBF2 0.03/26.8 (0.01/44.53)  IBF3 0.11/31.8 (0.49/8.90)
+/// ```
+/// Reproduced: importance-aware deletion (IBF2-IBF5) has several times lower wFP and
+/// higher wFN than random deletion; both fall with `n`; FN falls with importance for the
+/// IBFs and is flat for the SBF (Figures 3-6). Not reproduced: IBF1's wFP at a sixth of
+/// the SBF's. With Imp-insert capped at `Max` (the default), 94% of items write `Max` and
+/// IBF1 is close to the SBF; with the scaled mapping (`--imp-map scale`) IBF1's wFP is
+/// 11.1% against the SBF's 31.8% at n = 16384, k = 4, so the thesis most likely scaled.
+/// The absolute values differ because `p`, `M`, the BF/SBF loop bounds (`0 to k`) and
+/// the definition of the percentages are not stated; the thesis's k = 8 columns are
+/// internally inconsistent (BF wFP 5.87 at n = 16384 but 33.31 at n = 65536).
+/// Invalid configuration.
+pub fn thesis_stream(cfg: &ThesisStreamConfig) -> Result<ThesisStreamResult, ModelError> {
+    check::in_range("epochs", cfg.epochs, 2..=1_000_000)?;
+    check::in_range("arrivals", cfg.arrivals, 1..=1_000_000_000)?;
+    check::in_range("checkpoints", cfg.checkpoints, 1..=cfg.arrivals)?;
+    check::open_probability("confidence", cfg.confidence)?;
+    if !(cfg.duplicate_rate >= 0.0 && cfg.duplicate_rate < 1.0) {
+        return Err(ModelError::invalid(
+            "duplicate_rate",
+            cfg.duplicate_rate,
+            "0 <= duplicate_rate < 1",
+        ));
+    }
+    let dist = cfg.params.importance().clone();
+    let (lo, width) = (dist.lo(), (dist.hi() - dist.lo() + 1) as usize);
+    let per_epoch = run_epochs(cfg.epochs, cfg.seed, "stable-stream", |_, seed| {
+        let mut f = StableFilter::new(&cfg.params, seed);
+        let mut r = rng(mix(seed ^ 0x57EA));
+        let mut seen: Vec<(u64, u32)> = Vec::new();
+        let (mut fp_q, mut fp_x) = (vec![0u64; width], vec![0u64; width]);
+        let (mut fn_q, mut fn_x) = (vec![0u64; width], vec![0u64; width]);
+        let mut zeros = Vec::with_capacity(cfg.checkpoints as usize);
+        let every = cfg.arrivals / cfg.checkpoints;
+        for t in 0..cfg.arrivals {
+            let repeat = !seen.is_empty() && r.random::<f64>() < cfg.duplicate_rate;
+            let (key, imp) = if repeat {
+                seen[r.random_range(0..seen.len())]
+            } else {
+                let item = (
+                    member(seed, seen.len() as u64),
+                    dist.quantile(r.random::<f64>()),
+                );
+                seen.push(item);
+                item
+            };
+            let hit = f.contains_u64(key);
+            let j = (imp - lo) as usize;
+            if repeat {
+                fn_q[j] += 1;
+                fn_x[j] += u64::from(!hit);
+            } else {
+                fp_q[j] += 1;
+                fp_x[j] += u64::from(hit);
+            }
+            f.insert_u64(key, imp);
+            if (t + 1) % every == 0 && zeros.len() < cfg.checkpoints as usize {
+                zeros.push(f.zero_cells() as f64);
+            }
+        }
+        (fp_q, fp_x, fn_q, fn_x, zeros)
+    });
+    let imp_sum = |counts: &[u64]| -> f64 {
+        counts
+            .iter()
+            .enumerate()
+            .map(|(j, &c)| f64::from(lo + j as u32) * c as f64)
+            .sum()
+    };
+    let (mut wfp, mut wfn, mut prec, mut rec) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut tot = [
+        vec![0u64; width],
+        vec![0u64; width],
+        vec![0u64; width],
+        vec![0u64; width],
+    ];
+    for (a, b, c, d, _) in &per_epoch {
+        let (new_imp, fp_imp) = (imp_sum(a), imp_sum(b));
+        let (rep_imp, fn_imp) = (imp_sum(c), imp_sum(d));
+        wfp.push(if new_imp > 0.0 { fp_imp / new_imp } else { 0.0 });
+        wfn.push(if rep_imp > 0.0 { fn_imp / rep_imp } else { 0.0 });
+        // Hits: true hits (repeats found) and false positives.
+        let w_total = (rep_imp - fn_imp) + fp_imp;
+        let good = w_total - fp_imp;
+        prec.push(if w_total > 0.0 { good / w_total } else { 1.0 });
+        rec.push(if good + fn_imp > 0.0 {
+            good / (good + fn_imp)
+        } else {
+            1.0
+        });
+        for (acc, src) in tot.iter_mut().zip([a, b, c, d]) {
+            acc.iter_mut().zip(src).for_each(|(x, y)| *x += y);
+        }
+    }
+    let props = |q: &[u64], x: &[u64]| -> Vec<Proportion> {
+        q.iter()
+            .zip(x)
+            .map(|(&n, &k)| Proportion::new(k, n, cfg.confidence))
+            .collect()
+    };
+    let n_cp = per_epoch.iter().map(|e| e.4.len()).min().unwrap_or(0);
+    let zero_cells = (0..n_cp)
+        .map(|i| per_epoch.iter().map(|e| e.4[i]).sum::<f64>() / per_epoch.len() as f64)
+        .collect();
+    Ok(ThesisStreamResult {
+        weighted_fp: Mean::new(&wfp, cfg.confidence),
+        weighted_fn: Mean::new(&wfn, cfg.confidence),
+        precision: Mean::new(&prec, cfg.confidence),
+        recall: Mean::new(&rec, cfg.confidence),
+        fp_by_importance: props(&tot[0], &tot[1]),
+        fn_by_importance: props(&tot[2], &tot[3]),
+        zero_cells,
+    })
 }

@@ -84,15 +84,33 @@ struct Buckets {
     /// Position of each cell in its bucket (`u32::MAX`: in none).
     pos: Vec<u32>,
     key: Vec<u16>,
+    /// `Σ |bucket|/key` over each block of [`BLOCK`] consecutive keys, recomputed from the
+    /// integer sizes on every change (no drift), so a weighted pick scans blocks, then
+    /// one block's buckets.
+    block_weight: Vec<f64>,
 }
+
+/// Keys per block of [`Buckets::block_weight`].
+const BLOCK: usize = 16;
 
 impl Buckets {
     fn new(m: u64, max_key: u32) -> Self {
+        let n = max_key as usize + 1;
         Self {
-            lists: vec![Vec::new(); max_key as usize + 1],
+            lists: vec![Vec::new(); n],
             pos: vec![u32::MAX; m as usize],
             key: vec![0; m as usize],
+            block_weight: vec![0.0; n.div_ceil(BLOCK)],
         }
+    }
+
+    fn refresh(&mut self, key: usize) {
+        let b = key / BLOCK;
+        let hi = ((b + 1) * BLOCK).min(self.lists.len());
+        self.block_weight[b] = (b * BLOCK..hi)
+            .filter(|&k| k > 0)
+            .map(|k| self.lists[k].len() as f64 / k as f64)
+            .sum();
     }
 
     fn remove(&mut self, cell: u32) {
@@ -100,13 +118,15 @@ impl Buckets {
         if p == u32::MAX {
             return;
         }
-        let list = &mut self.lists[self.key[cell as usize] as usize];
+        let key = self.key[cell as usize] as usize;
+        let list = &mut self.lists[key];
         let last = *list.last().expect("cell is in its bucket");
         list.swap_remove(p as usize);
         if last != cell {
             self.pos[last as usize] = p;
         }
         self.pos[cell as usize] = u32::MAX;
+        self.refresh(key);
     }
 
     fn put(&mut self, cell: u32, key: u32) {
@@ -115,23 +135,33 @@ impl Buckets {
         self.pos[cell as usize] = list.len() as u32;
         list.push(cell);
         self.key[cell as usize] = key as u16;
+        self.refresh(key as usize);
     }
 
     /// A cell drawn with probability ∝ 1/key among the bucketed cells.
     fn pick_inverse_key(&self, rng: &mut ChaCha8Rng) -> Option<u32> {
-        let total: f64 = self
-            .lists
-            .iter()
-            .enumerate()
-            .skip(1)
-            .map(|(k, l)| l.len() as f64 / k as f64)
-            .sum();
+        let total: f64 = self.block_weight.iter().sum();
         if !(total > 0.0) {
             return None;
         }
         let mut u = rng.random::<f64>() * total;
+        // Rounding may leave u just above the last weight: fall back to the last
+        // non-empty block / bucket.
+        let mut block = None;
+        for (b, &w) in self.block_weight.iter().enumerate() {
+            if w > 0.0 {
+                block = Some(b);
+                if u < w {
+                    break;
+                }
+                u -= w;
+            }
+        }
+        let b = block?;
+        let hi = ((b + 1) * BLOCK).min(self.lists.len());
         let mut chosen = None;
-        for (k, l) in self.lists.iter().enumerate().skip(1) {
+        for k in (b * BLOCK..hi).filter(|&k| k > 0) {
+            let l = &self.lists[k];
             if l.is_empty() {
                 continue;
             }
