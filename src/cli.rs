@@ -63,6 +63,10 @@ pub enum Verb {
 pub enum ModelFamily {
     /// Standard, partitioned or blocked Bloom filter.
     Classic(families::classic::ModelArgs),
+    /// Persistent Bloom filter: optimal bit split over filters (Eqs. 10-13 [PBF]).
+    Pbf(families::pbf::ModelArgs),
+    /// Persistent Bloom filter: space bound of Theorem C.3 (Eq. 14 [PBF]).
+    PbfBound(families::pbf::BoundArgs),
 }
 
 /// `bfopt optimize <family>`.
@@ -70,6 +74,8 @@ pub enum ModelFamily {
 pub enum OptimizeFamily {
     /// Smallest classic filter meeting an FP target for n items.
     Classic(families::classic::OptimizeArgs),
+    /// Persistent Bloom filter: bit allocation for a trace and a query length.
+    Pbf(families::pbf::OptimizeArgs),
 }
 
 /// `bfopt simulate <family>`.
@@ -77,6 +83,8 @@ pub enum OptimizeFamily {
 pub enum SimulateFamily {
     /// Fill a reference classic filter, probe non-members.
     Classic(families::classic::SimulateArgs),
+    /// Persistent Bloom filters on a synthetic day: predicted vs measured FP.
+    Pbf(families::pbf::SimulateArgs),
 }
 
 /// Workload names.

@@ -33,12 +33,16 @@ pub fn run(cli: &Cli) -> Result<Report, CliError> {
         Verb::Recommend(a) => families::recommend::recommend(a),
         Verb::Model { family } => match family {
             ModelFamily::Classic(a) => families::classic::model(a),
+            ModelFamily::Pbf(a) => families::pbf::model(a),
+            ModelFamily::PbfBound(a) => families::pbf::bound(a),
         },
         Verb::Optimize { family } => match family {
             OptimizeFamily::Classic(a) => families::classic::optimize(a),
+            OptimizeFamily::Pbf(a) => families::pbf::optimize(a),
         },
         Verb::Simulate { family } => match family {
             SimulateFamily::Classic(a) => families::classic::simulate_cmd(a),
+            SimulateFamily::Pbf(a) => families::pbf::simulate_cmd(a),
         },
         Verb::Validate(a) => validate::validate(a),
     }

@@ -70,8 +70,8 @@ pub use allocation::{
 };
 pub use bound::{fp_auxiliary, fp_optimal_k, fp_sbf, max_probes, Bound, BoundRequest};
 pub use stats::{
-    distinct_counts, distinct_pairs, mean_query_fp, probe_frequencies, workload_stats,
-    WorkloadStats,
+    distinct_counts, distinct_pairs, fine_probes_by_leaf, mean_query_fp, probe_frequencies,
+    workload_stats, WorkloadStats,
 };
 pub use structure::{Decomposition, Node, PbfLayout, Probe, Variant};
 

@@ -22,8 +22,8 @@ use crate::suite::Level;
 use crate::workload::{member, mix, probe, rng};
 use bfopt_models::error::{check, ModelError};
 use bfopt_models::pbf::{
-    filter_fp, fp_sbf, hashes_for, mean_query_fp, workload_stats, Allocation, AllocationProblem,
-    PbfLayout, Variant,
+    filter_fp, fine_probes_by_leaf, fp_sbf, hashes_for, mean_query_fp, workload_stats, Allocation,
+    AllocationProblem, PbfLayout, Variant,
 };
 use pdatastructs::countminsketch::CountMinSketch;
 use pdatastructs::hyperloglog::HyperLogLog;
@@ -242,9 +242,22 @@ impl BuildHasher for SeededXxh3 {
 /// Registers per HyperLogLog: `2^HLL_BITS` (relative error about `1.04/√2^b` = 6.5%).
 pub const HLL_BITS: usize = 8;
 
+/// Statistics of a partition for the allocation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Learned {
+    /// `d_i` per filter.
+    pub distinct: Vec<f64>,
+    /// `f_i` per filter (every probe counted).
+    pub frequency: Vec<f64>,
+    /// PBF-1: probes of `b_{u+1}` per query by the partial leaf that sends them
+    /// ([`bfopt_models::pbf::fine_probes_by_leaf`]).
+    pub fine_by_leaf: Vec<f64>,
+}
+
 /// `d_i`, `f_i` learned in a streaming pass (the SIMPLE strategy, Section 6 [PBF]): one
 /// HyperLogLog per filter for the distinct items it receives, one Count-Min sketch over
-/// filter indices for the probes the training workload sends.
+/// filter indices for the probes the training workload sends (and, under keys
+/// `filters + leaf`, the fine-filter probes each partial leaf sends).
 ///
 /// # Errors
 /// Timestamps or queries outside the layout's horizon; an empty workload.
@@ -253,7 +266,7 @@ pub fn learn_online(
     previous: &[(u64, u64)],
     training: &[(u64, u64)],
     seed: u64,
-) -> Result<(Vec<f64>, Vec<f64>), ModelError> {
+) -> Result<Learned, ModelError> {
     let tree = layout.tree();
     let n = layout.filters() as usize;
     let hasher = SeededXxh3(mix(seed ^ 0x111));
@@ -302,17 +315,31 @@ pub fn learn_online(
                 bfopt_models::pbf::Probe::Cover { node } => (node, 0),
                 bfopt_models::pbf::Probe::Partial { node, from, to } => (node, to - from + 1),
             };
-            cms.add(&layout.filter_of(node));
+            let i = layout.filter_of(node);
+            cms.add(&i);
             if let (Some(f), true) = (layout.fine_filter(), extra > 0) {
                 cms.add_n(&f, &extra);
+                cms.add_n(&(n as u64 + i), &extra);
             }
         }
     }
     let w = training.len() as f64;
-    let frequency = (0..n as u64)
+    let frequency: Vec<f64> = (0..n as u64)
         .map(|i| cms.query_point(&i) as f64 / w)
         .collect();
-    Ok((distinct, frequency))
+    let leaf = tree.levels() - 1;
+    let mut fine_by_leaf = vec![0.0; n];
+    if layout.fine_filter().is_some() {
+        for pos in 0..tree.count(leaf) {
+            let i = tree.index(bfopt_models::pbf::Node { level: leaf, pos });
+            fine_by_leaf[i as usize] = cms.query_point(&(n as u64 + i)) as f64 / w;
+        }
+    }
+    Ok(Learned {
+        distinct,
+        frequency,
+        fine_by_leaf,
+    })
 }
 
 /// A method of Table 2 [PBF], or a uniform baseline.
@@ -435,7 +462,7 @@ fn allocate(
     test: &[(u64, u64)],
     previous: impl FnOnce() -> Result<Vec<(u64, u64)>, ModelError>,
 ) -> Result<Allocation, ModelError> {
-    let (d, f) = match cfg.method {
+    let learned = match cfg.method {
         Method::Online(_) => {
             let prev = previous()?;
             let training = noisy_workload(
@@ -447,13 +474,37 @@ fn allocate(
         }
         _ => {
             let st = workload_stats(layout, trace, test)?;
-            (st.distinct, st.frequency)
+            Learned {
+                distinct: st.distinct,
+                frequency: st.frequency,
+                fine_by_leaf: fine_probes_by_leaf(layout, test)?,
+            }
         }
     };
-    let problem = AllocationProblem::new(cfg.bits, d, f)?;
-    match cfg.method {
-        Method::Uniform(_) => problem.uniform(cfg.k_max),
-        _ => problem.optimal(cfg.k_max),
+    plan(layout, cfg.bits, &learned, cfg.method, cfg.k_max)
+}
+
+/// The allocation a method makes from its statistics: uniform, or the optimum with
+/// PBF-1's fine filter counted as gated by the leaves
+/// ([`AllocationProblem::optimal_gated`]).
+///
+/// # Errors
+/// Invalid statistics or bits.
+pub fn plan(
+    layout: &PbfLayout,
+    bits: u64,
+    learned: &Learned,
+    method: Method,
+    k_max: u32,
+) -> Result<Allocation, ModelError> {
+    let problem =
+        AllocationProblem::new(bits, learned.distinct.clone(), learned.frequency.clone())?;
+    match (method, layout.fine_filter()) {
+        (Method::Uniform(_), _) => problem.uniform(k_max),
+        (_, Some(fine)) => Ok(problem
+            .optimal_gated(fine as usize, &learned.fine_by_leaf, k_max)?
+            .0),
+        (_, None) => problem.optimal(k_max),
     }
 }
 
