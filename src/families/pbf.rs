@@ -4,12 +4,12 @@ use crate::exit::{CliError, Exit};
 use crate::report::{Report, Row};
 use crate::units::{parse_bits, parse_count, parse_real};
 use bfopt_models::pbf::{
-    distinct_counts, filter_fp, fine_probes_by_leaf, fp_sbf, hashes_for, mean_query_fp,
-    workload_stats, AllocationProblem, BoundRequest, PbfLayout, Variant,
+    distinct_counts, filter_fp, filter_fp_with_budget, fine_probes_by_leaf, fp_sbf, hashes_for,
+    mean_query_fp, workload_stats, AllocationProblem, BoundRequest, PbfLayout, Variant,
 };
 use bfopt_validation::experiments::pbf::{
     learn_online, noisy_workload, plan, query_workload, run, Learned, Method, PbfRunConfig,
-    TraceSpec,
+    TraceSpec, PREDICTION_BUDGET,
 };
 use bfopt_validation::workload::read_trace_file;
 use clap::{Args, ValueEnum};
@@ -283,7 +283,7 @@ pub fn optimize(args: &OptimizeArgs) -> Result<Report, CliError> {
     let actual = distinct_counts(&layout, &current).map_err(model_err)?;
     let fp_of = |bits: &[u64], hashes: &[u32]| -> Vec<f64> {
         (0..actual.len())
-            .map(|i| filter_fp(bits[i], hashes[i], actual[i] as f64))
+            .map(|i| filter_fp_with_budget(bits[i], hashes[i], actual[i] as f64, PREDICTION_BUDGET))
             .collect()
     };
     let predicted =

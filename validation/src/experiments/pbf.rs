@@ -22,8 +22,8 @@ use crate::suite::Level;
 use crate::workload::{member, mix, probe, rng};
 use bfopt_models::error::{check, ModelError};
 use bfopt_models::pbf::{
-    filter_fp, fine_probes_by_leaf, fp_sbf, hashes_for, mean_query_fp, workload_stats, Allocation,
-    AllocationProblem, PbfLayout, Variant,
+    filter_fp, filter_fp_with_budget, fine_probes_by_leaf, fp_sbf, hashes_for, mean_query_fp,
+    workload_stats, Allocation, AllocationProblem, PbfLayout, Variant,
 };
 use pdatastructs::countminsketch::CountMinSketch;
 use pdatastructs::hyperloglog::HyperLogLog;
@@ -570,7 +570,14 @@ pub fn run(cfg: &PbfRunConfig) -> Result<PbfRunResult, ModelError> {
                 })?;
                 let actual = bfopt_models::pbf::distinct_counts(&layout, &trace)?;
                 let fp: Vec<f64> = (0..actual.len())
-                    .map(|i| filter_fp(alloc.bits_rounded[i], alloc.hashes[i], actual[i] as f64))
+                    .map(|i| {
+                        filter_fp_with_budget(
+                            alloc.bits_rounded[i],
+                            alloc.hashes[i],
+                            actual[i] as f64,
+                            PREDICTION_BUDGET,
+                        )
+                    })
                     .collect();
                 let predicted = mean_query_fp(&layout, &ranges, &fp)?;
                 let mut f = PbfFilter::new(
@@ -645,6 +652,10 @@ fn member_queries(
         })
         .collect()
 }
+
+/// Exact-law budget per sub-filter for predictions (covers filters up to a few hundred
+/// bits; the formula is within about 1% beyond).
+pub const PREDICTION_BUDGET: f64 = 2e5;
 
 /// Model-vs-simulation tolerance of the PBF runs: sub-filters small enough are predicted
 /// by the exact law ([`bfopt_models::pbf::filter_fp`]); the larger ones by the
