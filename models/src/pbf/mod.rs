@@ -66,7 +66,7 @@ mod structure;
 
 pub use allocation::{
     filter_fp, filter_fp_with_budget, hashes_for, round_to_total, Allocation, AllocationProblem,
-    FILTER_EXACT_BUDGET, LN2_SQ,
+    LN2_SQ,
 };
 pub use bound::{fp_auxiliary, fp_optimal_k, fp_sbf, max_probes, Bound, BoundRequest};
 pub use stats::{
