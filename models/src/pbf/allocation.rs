@@ -1,8 +1,8 @@
 //! Optimal bit allocation across the filters of a PBF (Section 5 [PBF], Eqs. 10-13).
 
-use crate::classic::{fp_exact_standard, fp_standard};
+use crate::classic::fp_exact_standard;
 use crate::error::{check, ModelError};
-use crate::numeric::{probability, CompensatedSum};
+use crate::numeric::{one_minus_pow1m, probability, CompensatedSum};
 use argmin::core::{CostFunction, Executor, State};
 use argmin::solver::brent::BrentRoot;
 use serde::Serialize;
@@ -439,7 +439,11 @@ pub fn filter_fp_with_budget(bits: u64, hashes: u32, distinct: f64, budget: f64)
         } else {
             None
         };
-        exact.unwrap_or_else(|| fp_standard(bits as f64, f64::from(hashes), distinct))
+        // fp_standard's form, with an integer power: (1 − (1 − 1/m)^{k·d})^k.
+        exact.unwrap_or_else(|| {
+            let fill = one_minus_pow1m(1.0 / bits as f64, f64::from(hashes) * distinct);
+            probability(fill.powi(hashes as i32))
+        })
     }
 }
 

@@ -530,3 +530,29 @@ fn gated_allocation_is_a_fixed_point_and_beats_the_ungated_one() {
     assert!(fp_g < fp_u, "{fp_g} vs {fp_u}");
     assert!(prob.optimal_gated(fine + 1, &by_leaf, 16).is_err());
 }
+
+#[test]
+fn filter_fp_matches_the_classic_formula_and_the_exact_law() {
+    use crate::classic::{fp_exact_standard, fp_standard};
+    for (m, k, d) in [
+        (12u64, 9u32, 1.0),
+        (1000, 7, 100.0),
+        (1 << 20, 16, 30_000.0),
+    ] {
+        assert_relative_eq!(
+            filter_fp(m, k, d),
+            fp_standard(m as f64, f64::from(k), d),
+            max_relative = 1e-12
+        );
+        let exact = fp_exact_standard(m, k, d as u64, 1e6);
+        if let Some(x) = exact {
+            assert_relative_eq!(filter_fp_with_budget(m, k, d, 1e6), x, max_relative = 1e-12);
+        }
+    }
+    // At 12 bits and one item the formula is about half the exact law.
+    let (f, x) = (
+        filter_fp(12, 9, 1.0),
+        filter_fp_with_budget(12, 9, 1.0, 1e6),
+    );
+    assert!(x > 1.5 * f, "{x} vs {f}");
+}
