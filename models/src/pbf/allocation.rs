@@ -551,6 +551,7 @@ where
     let solver = BrentRoot::new(lo, hi, tol);
     let result = Executor::new(problem, solver)
         .configure(|s| s.param(hi).max_iters(MAX_ITERS))
+        .timer(false)
         .run()
         .map_err(|_| ModelError::NoConvergence {
             solver: "BrentRoot",
