@@ -116,6 +116,10 @@ pub enum ModelFamily {
     Sbf(families::stable::SbfModelArgs),
     /// Importance-aware Bloom filter (or SBF): stable point, FP, FN by importance.
     Ibf(families::stable::IbfModelArgs),
+    /// Persistent Bloom filter: optimal bit split over filters (Eqs. 10-13 [PBF]).
+    Pbf(families::pbf::ModelArgs),
+    /// Persistent Bloom filter: space bound of Theorem C.3 (Eq. 14 [PBF]).
+    PbfBound(families::pbf::BoundArgs),
 }
 
 /// `bfopt posterior <family>`.
@@ -142,6 +146,8 @@ pub enum OptimizeFamily {
     Sbf(families::stable::SbfOptimizeArgs),
     /// Importance-aware filter of least expected error cost for a memory budget.
     Ibf(families::stable::IbfOptimizeArgs),
+    /// Persistent Bloom filter: bit allocation for a trace and a query length.
+    Pbf(families::pbf::OptimizeArgs),
 }
 
 /// `bfopt simulate <family>`.
@@ -162,6 +168,8 @@ pub enum SimulateFamily {
     Sbf(families::stable::SbfSimulateArgs),
     /// Run a reference importance-aware filter to its stable point.
     Ibf(families::stable::IbfSimulateArgs),
+    /// Persistent Bloom filters on a synthetic day: predicted vs measured FP.
+    Pbf(families::pbf::SimulateArgs),
 }
 
 /// Workload names.

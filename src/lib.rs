@@ -42,6 +42,8 @@ pub fn run(cli: &Cli) -> Result<Report, CliError> {
             ModelFamily::Btbf(a) => families::timing::model(a),
             ModelFamily::Sbf(a) => families::stable::model_sbf(a),
             ModelFamily::Ibf(a) => families::stable::model_ibf(a),
+            ModelFamily::Pbf(a) => families::pbf::model(a),
+            ModelFamily::PbfBound(a) => families::pbf::bound(a),
         },
         Verb::Optimize { family } => match family {
             OptimizeFamily::Classic(a) => families::classic::optimize(a),
@@ -50,6 +52,7 @@ pub fn run(cli: &Cli) -> Result<Report, CliError> {
             OptimizeFamily::Btbf(a) => families::timing::optimize(a),
             OptimizeFamily::Sbf(a) => families::stable::optimize_sbf(a),
             OptimizeFamily::Ibf(a) => families::stable::optimize_ibf(a),
+            OptimizeFamily::Pbf(a) => families::pbf::optimize(a),
         },
         Verb::Posterior { family } => match family {
             PosteriorFamily::Btbf(a) => families::timing::posterior(a),
@@ -62,6 +65,7 @@ pub fn run(cli: &Cli) -> Result<Report, CliError> {
             SimulateFamily::Btbf(a) => families::timing::simulate_cmd(a),
             SimulateFamily::Sbf(a) => families::stable::simulate_sbf(a),
             SimulateFamily::Ibf(a) => families::stable::simulate_ibf(a),
+            SimulateFamily::Pbf(a) => families::pbf::simulate_cmd(a),
         },
         Verb::Validate(a) => validate::validate(a),
         Verb::Reproduce(a) => reproduce::reproduce(a),

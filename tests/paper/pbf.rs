@@ -140,3 +140,32 @@ fn eq14_theorem_c3_inverts_eq15() {
     assert!((b.bits_section_5_3 / b.bits - LN2_SQ * LN2_SQ).abs() < 1e-12);
     assert!(fp_auxiliary(b.bits_section_5_3, 2_127_749, 86_400, b.probes) > 0.5);
 }
+
+#[test]
+fn section7_day_statistics_scaled() {
+    // Section 7 / Figure 7 [PBF]: EDGAR 5,582,073 entries, 2,127,749 distinct pairs,
+    // 25,497 clients; Network 2,546,560 / 2,199,573 / 124,427. The synthetic days hit the
+    // pairs and clients exactly (scaled) and the entries per pair in expectation.
+    use bfopt_validation::experiments::pbf::TraceSpec;
+    for (spec, entries) in [
+        (TraceSpec::edgar(0.01), 5_582_073.0),
+        (TraceSpec::network(0.01), 2_546_560.0),
+    ] {
+        let trace = spec.generate(7).unwrap();
+        let pairs = bfopt_models::pbf::distinct_pairs(&trace);
+        let mut items: Vec<u64> = trace.iter().map(|p| p.0).collect();
+        items.sort_unstable();
+        items.dedup();
+        assert_eq!(pairs, spec.pairs, "{}", spec.name);
+        assert_eq!(items.len() as u64, spec.clients, "{}", spec.name);
+        let ratio = trace.len() as f64 / pairs as f64;
+        let want = entries / (spec.pairs as f64 / 0.01);
+        assert!(
+            (ratio / want - 1.0).abs() < 0.03,
+            "{}: {ratio} vs {want}",
+            spec.name
+        );
+        assert!(trace.windows(2).all(|w| w[0].1 <= w[1].1), "time order");
+        assert!(trace.iter().all(|&(_, t)| (1..=86_400).contains(&t)));
+    }
+}

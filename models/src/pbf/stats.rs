@@ -157,3 +157,35 @@ pub fn mean_query_fp(
     }
     Ok(sum.value() / queries.len() as f64)
 }
+
+/// PBF-1's probes of `b_{u+1}` per query, by the partial leaf that sends them: entry `o`
+/// is the mean over the workload of `|I_o ∩ [s, e]|` over the queries that overlap leaf
+/// `o` partially (0 for every other filter). The probes are sent only when leaf `o`'s
+/// filter answers yes (route 3, Section 4.1 [PBF]), so with leaf FPs `p_o` the expected
+/// probes of `b_{u+1}` are `Σ_o p_o · entry_o`.
+///
+/// # Errors
+/// As [`probe_frequencies`].
+pub fn fine_probes_by_leaf(
+    layout: &PbfLayout,
+    queries: &[(u64, u64)],
+) -> Result<Vec<f64>, ModelError> {
+    if queries.is_empty() {
+        return Err(ModelError::invalid("queries", 0, "at least one query"));
+    }
+    let mut out = vec![0.0; layout.filters() as usize];
+    if layout.fine_filter().is_none() {
+        return Ok(out);
+    }
+    for &(s, e) in queries {
+        layout.tree().check_range(s, e)?;
+        layout.tree().probes(s, e, |p| {
+            if let super::structure::Probe::Partial { node, from, to } = p {
+                out[layout.filter_of(node) as usize] += (to - from + 1) as f64;
+            }
+        });
+    }
+    let w = queries.len() as f64;
+    out.iter_mut().for_each(|c| *c /= w);
+    Ok(out)
+}

@@ -485,3 +485,74 @@ proptest! {
         prop_assert!(b <= layout.query_fp_ungated(s, e, &hi) + 1e-15);
     }
 }
+
+#[test]
+fn gated_allocation_is_a_fixed_point_and_beats_the_ungated_one() {
+    let layout = PbfLayout::pbf1(512, 4).unwrap();
+    let pairs = random_pairs(4000, 300, 512, 11);
+    let queries: Vec<(u64, u64)> = (0..400u64)
+        .map(|i| (1 + (i * 37) % 450, 1 + (i * 37) % 450 + 40))
+        .collect();
+    let st = workload_stats(&layout, &pairs, &queries).unwrap();
+    let by_leaf = fine_probes_by_leaf(&layout, &queries).unwrap();
+    let fine = layout.fine_filter().unwrap() as usize;
+    // Ungated counts: f_{u+1} is the total of the per-leaf counts.
+    assert_relative_eq!(
+        st.frequency[fine],
+        by_leaf.iter().sum::<f64>(),
+        max_relative = 1e-12
+    );
+    let prob = AllocationProblem::new(30_000, st.distinct.clone(), st.frequency.clone()).unwrap();
+    let (gated, rounds) = prob.optimal_gated(fine, &by_leaf, 16).unwrap();
+    assert!(rounds < 50, "{rounds}");
+    let implied: f64 = (0..by_leaf.len())
+        .filter(|&o| by_leaf[o] > 0.0 && st.distinct[o] > 0.0)
+        .map(|o| (-LN2_SQ * gated.bits[o] / st.distinct[o]).exp() * by_leaf[o])
+        .sum();
+    let mut f = st.frequency.clone();
+    f[fine] = implied;
+    let again = AllocationProblem::new(30_000, st.distinct.clone(), f)
+        .unwrap()
+        .optimal(16)
+        .unwrap();
+    for (x, y) in gated.bits.iter().zip(&again.bits) {
+        assert_relative_eq!(x, y, max_relative = 1e-6, epsilon = 1e-9);
+    }
+    // The route-exact FP of the workload is lower with the gated optimum.
+    let fp_of = |a: &Allocation| -> Vec<f64> {
+        (0..a.bits.len())
+            .map(|i| filter_fp(a.bits_rounded[i], a.hashes[i], st.distinct[i]))
+            .collect()
+    };
+    let ungated = prob.optimal(16).unwrap();
+    let fp_g = mean_query_fp(&layout, &queries, &fp_of(&gated)).unwrap();
+    let fp_u = mean_query_fp(&layout, &queries, &fp_of(&ungated)).unwrap();
+    assert!(fp_g < fp_u, "{fp_g} vs {fp_u}");
+    assert!(prob.optimal_gated(fine + 1, &by_leaf, 16).is_err());
+}
+
+#[test]
+fn filter_fp_matches_the_classic_formula_and_the_exact_law() {
+    use crate::classic::{fp_exact_standard, fp_standard};
+    for (m, k, d) in [
+        (12u64, 9u32, 1.0),
+        (1000, 7, 100.0),
+        (1 << 20, 16, 30_000.0),
+    ] {
+        assert_relative_eq!(
+            filter_fp(m, k, d),
+            fp_standard(m as f64, f64::from(k), d),
+            max_relative = 1e-12
+        );
+        let exact = fp_exact_standard(m, k, d as u64, 1e6);
+        if let Some(x) = exact {
+            assert_relative_eq!(filter_fp_with_budget(m, k, d, 1e6), x, max_relative = 1e-12);
+        }
+    }
+    // At 12 bits and one item the formula is about half the exact law.
+    let (f, x) = (
+        filter_fp(12, 9, 1.0),
+        filter_fp_with_budget(12, 9, 1.0, 1e6),
+    );
+    assert!(x > 1.5 * f, "{x} vs {f}");
+}

@@ -17,7 +17,7 @@
 //!   negatives) and no while it is empty.
 
 use super::BitVec;
-use crate::hash::{HashPair, HashScheme};
+use crate::hash::{reduce, HashPair, HashScheme};
 use crate::workload::mix;
 use bfopt_models::pbf::{Decomposition, PbfLayout, Probe, Variant};
 use bfopt_models::ModelError;
@@ -50,6 +50,23 @@ impl SubFilter {
         }
     }
 
+    /// The `k` indices of an item: the salted double-hashing sequence `h1 + i·h2`, each
+    /// term remixed (splitmix64) before the reduction to `[0, m)`.
+    ///
+    /// # Why the remix
+    /// The optimal allocation gives many PBF-1 leaf filters a few dozen bits. There the
+    /// plain double-hashing sequence (even with the quadratic term of [`crate::hash`])
+    /// takes only about `m²` distinct shapes, so a query repeats a stored item's whole
+    /// index set with probability about `1/m²`: at `m = 12` that is 0.007 on top of a
+    /// filter FP near 0.005, and it made the measured PBF-1 FP 1.7 times the exact model
+    /// (found by the pbf agreement runs). Remixed indices behave as independent ones.
+    #[inline]
+    fn indices(&self, h: HashPair) -> impl Iterator<Item = u64> {
+        let h = self.salted(h);
+        let m = self.bits.len();
+        (0..u64::from(self.k)).map(move |i| reduce(mix(h.h1.wrapping_add(i.wrapping_mul(h.h2))), m))
+    }
+
     /// Inserts by an item hash.
     #[inline]
     pub fn insert(&mut self, h: HashPair) {
@@ -57,8 +74,7 @@ impl SubFilter {
         if self.bits.is_empty() {
             return;
         }
-        let m = self.bits.len();
-        for idx in self.salted(h).indices(self.k, m) {
+        for idx in self.indices(h) {
             self.bits.set(idx);
         }
     }
@@ -69,10 +85,7 @@ impl SubFilter {
         if self.bits.is_empty() {
             return self.nonempty;
         }
-        let m = self.bits.len();
-        self.salted(h)
-            .indices(self.k, m)
-            .all(|idx| self.bits.get(idx))
+        self.indices(h).all(|idx| self.bits.get(idx))
     }
 
     /// Bits `m`.

@@ -1,0 +1,379 @@
+//! `bfopt model|optimize|simulate pbf` and `model pbf-bound` (issue 7).
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use serde::Deserialize;
+use std::path::PathBuf;
+
+fn bfopt() -> Command {
+    Command::cargo_bin("bfopt").unwrap()
+}
+
+/// A trace file under the target's temp dir, unique per test.
+fn trace_file(name: &str, body: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("bfopt-pbf-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, body).unwrap();
+    path
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ModelJson {
+    family: String,
+    params: ModelParams,
+    metrics: ModelMetrics,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ModelParams {
+    bits: u64,
+    distinct: Vec<f64>,
+    frequency: Vec<f64>,
+    max_hashes: u32,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ModelMetrics {
+    bits: Vec<f64>,
+    lambda: Option<f64>,
+    fp: f64,
+    hashes: Vec<u32>,
+    bits_rounded: Vec<u64>,
+    fp_rounded: f64,
+    fp_uniform: f64,
+}
+
+#[test]
+fn model_pbf_json_shape_and_kkt() {
+    let out = bfopt()
+        .args([
+            "model",
+            "pbf",
+            "--bits",
+            "2e4",
+            "--distinct",
+            "1000,50,0,300",
+            "--frequency",
+            "0.9,1,1,0",
+            "--format",
+            "json",
+        ])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let j: ModelJson = serde_json::from_slice(&out).unwrap();
+    assert_eq!(j.family, "pbf");
+    assert_eq!((j.params.bits, j.params.max_hashes), (20_000, 16));
+    assert_eq!(j.params.distinct.len(), 4);
+    assert_eq!(j.params.frequency.len(), 4);
+    let m = &j.metrics;
+    assert!((m.bits.iter().sum::<f64>() - 20_000.0).abs() < 1e-6);
+    assert_eq!(m.bits_rounded.iter().sum::<u64>(), 20_000);
+    // KKT boundary: d = 0 and f = 0 get nothing.
+    assert_eq!((m.bits[2], m.bits[3]), (0.0, 0.0));
+    assert_eq!((m.hashes[2], m.hashes[3]), (0, 0));
+    // Stationarity: f_i·(ln²2/d_i)·p_i/(1 − p_i) = −λ for the active filters.
+    let c = std::f64::consts::LN_2.powi(2);
+    let mu = -m.lambda.unwrap();
+    for (i, (d, f)) in [(1000.0, 0.9), (50.0, 1.0)].into_iter().enumerate() {
+        let p = (-c * m.bits[i] / d).exp();
+        assert!((f * c / d * p / (1.0 - p) / mu - 1.0).abs() < 1e-6);
+    }
+    // fp = 1 − Π(1 − 2^(−ln2·m_i/d_i))^{f_i}.
+    let fp = 1.0
+        - (1.0 - (-c * m.bits[0] / 1000.0).exp()).powf(0.9) * (1.0 - (-c * m.bits[1] / 50.0).exp());
+    assert!((m.fp / fp - 1.0).abs() < 1e-9);
+    assert_eq!(m.hashes[0], 13); // ⌈18740/1000·ln 2⌉
+    assert!(m.fp_rounded >= m.fp * 0.9 && m.fp_uniform > m.fp_rounded);
+}
+
+#[test]
+fn model_pbf_rejects_bad_lists() {
+    bfopt()
+        .args([
+            "model",
+            "pbf",
+            "--bits",
+            "100",
+            "--distinct",
+            "1,2",
+            "--frequency",
+            "1",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--frequency = 1 values"));
+    bfopt()
+        .args([
+            "model",
+            "pbf",
+            "--bits",
+            "100",
+            "--distinct",
+            "1,-2",
+            "--frequency",
+            "1,1",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--distinct = -2"))
+        .stderr(predicate::str::contains("value 2 of the list"));
+    bfopt()
+        .args([
+            "model",
+            "pbf",
+            "--bits",
+            "100",
+            "--distinct",
+            "1,x",
+            "--frequency",
+            "1,1",
+        ])
+        .assert()
+        .code(2);
+    bfopt()
+        .args([
+            "model",
+            "pbf",
+            "--bits",
+            "100",
+            "--distinct",
+            "1",
+            "--frequency",
+            "1",
+            "--max-hashes",
+            "0",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--max-hashes"));
+}
+
+#[test]
+fn model_pbf_bound_is_eq14_appendix_form() {
+    let out = bfopt()
+        .args([
+            "model",
+            "pbf-bound",
+            "--pairs",
+            "2127749",
+            "--horizon",
+            "86400",
+            "--fp",
+            "0.01",
+            "--query-length",
+            "128",
+            "--format",
+            "json",
+        ])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let bits = v["metrics"]["bits"].as_f64().unwrap();
+    let c = std::f64::consts::LN_2.powi(2);
+    let want = 2_127_749.0 * 86_400f64.log2() * (1.0 / (1.0 - 0.99f64.powf(1.0 / 14.0))).ln() / c;
+    assert!((bits / want - 1.0).abs() < 1e-12, "{bits} vs {want}");
+    assert_eq!(v["metrics"]["insertions"], 18);
+    assert_eq!(v["metrics"]["max_probes"], 8);
+    assert!(v["metrics"]["bits_levels"].as_f64().unwrap() > 0.0);
+    for (flag, value, msg) in [
+        ("--granularity", "3", "power of two"),
+        ("--horizon", "0", "--horizon = 0"),
+        ("--fp", "1.5", "--fp = 1.5"),
+        ("--query-length", "1", "--query-length = 1"),
+    ] {
+        let mut args = vec!["model", "pbf-bound"];
+        for (f, v) in [
+            ("--pairs", "1000"),
+            ("--horizon", "1000"),
+            ("--fp", "0.01"),
+            ("--query-length", "16"),
+            ("--granularity", "1"),
+        ] {
+            args.extend([f, if f == flag { value } else { v }]);
+        }
+        bfopt()
+            .args(&args)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(msg));
+    }
+}
+
+fn small_trace() -> String {
+    // Three clients in sessions over [1, 512]: each visits a run of seconds.
+    let mut s = String::from("item,timestamp\n");
+    for (client, start) in [("a", 1u64), ("b", 100), ("c", 300), ("a", 400)] {
+        for t in start..start + 60 {
+            s.push_str(&format!("{client},{t}\n"));
+        }
+    }
+    s
+}
+
+#[test]
+fn optimize_pbf_reports_levels_and_predicted_fp() {
+    let path = trace_file("small.csv", &small_trace());
+    for variant in ["1", "2"] {
+        let out = bfopt()
+            .args(["optimize", "pbf", "--trace"])
+            .arg(&path)
+            .args([
+                "--bits",
+                "4000",
+                "--query-length",
+                "16",
+                "--variant",
+                variant,
+                "--queries",
+                "2000",
+                "--format",
+                "json",
+            ])
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone();
+        let rows: Vec<serde_json::Value> = serde_json::from_slice(&out).unwrap();
+        let summary = &rows[0];
+        assert_eq!(summary["params"]["level"], "all");
+        assert_eq!(summary["params"]["horizon"], 459);
+        let fp = summary["metrics"]["predicted_fp"].as_f64().unwrap();
+        let uniform = summary["metrics"]["predicted_fp_uniform"].as_f64().unwrap();
+        assert!(
+            (0.0..=1.0).contains(&fp) && fp < uniform,
+            "{variant}: {fp} vs {uniform}"
+        );
+        let bits: u64 = rows[1..]
+            .iter()
+            .map(|r| r["metrics"]["bits"].as_u64().unwrap())
+            .sum();
+        assert_eq!(
+            bits, 4000,
+            "levels (and the fine filter) split all the bits"
+        );
+        // PBF-2 over T = 459 has ⌈log2 459⌉ + 1 = 10 levels.
+        if variant == "2" {
+            assert_eq!(rows.len(), 1 + 10);
+        }
+    }
+}
+
+#[test]
+fn optimize_pbf_trace_errors_name_file_and_line() {
+    let bad = trace_file("bad.csv", "item,timestamp\na,1\nb,2.5\n");
+    bfopt()
+        .args([
+            "optimize",
+            "pbf",
+            "--bits",
+            "100",
+            "--query-length",
+            "2",
+            "--trace",
+        ])
+        .arg(&bad)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("bad.csv:3: timestamp = 2.5"));
+    let missing = trace_file("missing.csv", "a,1\nb\n");
+    bfopt()
+        .args([
+            "optimize",
+            "pbf",
+            "--bits",
+            "100",
+            "--query-length",
+            "2",
+            "--trace",
+        ])
+        .arg(&missing)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("missing.csv:2: missing timestamp"));
+    let ok = trace_file("ok.csv", &small_trace());
+    bfopt()
+        .args([
+            "optimize",
+            "pbf",
+            "--bits",
+            "100",
+            "--query-length",
+            "2",
+            "--online",
+            "--trace",
+        ])
+        .arg(&ok)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--online needs --horizon"));
+    bfopt()
+        .args([
+            "optimize",
+            "pbf",
+            "--bits",
+            "100",
+            "--query-length",
+            "2",
+            "--horizon",
+            "100",
+            "--trace",
+        ])
+        .arg(&ok)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("largest timestamp 459"));
+}
+
+#[test]
+fn simulate_pbf_agrees_and_is_deterministic() {
+    let args = [
+        "simulate",
+        "pbf",
+        "--scale",
+        "0.002",
+        "--queries",
+        "1500",
+        "--method",
+        "pbf2-opt",
+        "--format",
+        "json",
+    ];
+    let out = bfopt()
+        .args(args)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let rows: Vec<serde_json::Value> = serde_json::from_slice(&out).unwrap();
+    assert_eq!(rows.len(), 1);
+    let m = &rows[0]["metrics"];
+    assert_eq!(m["agrees"], true);
+    assert_eq!(m["false_negatives"], 0);
+    assert_eq!(m["filters"], 18);
+    assert_eq!(rows[0]["params"]["bits"], 100_000);
+    let again = bfopt()
+        .args(args)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    assert_eq!(out, again);
+    bfopt()
+        .args(["simulate", "pbf", "--scale", "2"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--scale = 2"));
+}
