@@ -8,6 +8,7 @@
 //! | module | structures | seed (in `shared/seeds/`) | tag |
 //! |---|---|---|---|
 //! | [`classic`] | standard / partitioned / blocked Bloom filter | all | `[BF]` |
+//! | [`gbf`] | Generalized Bloom filter, standard and inferential (stable for any `k`) | `000_4a86d6f208f608dd.txt` | `[TBF]` |
 //! | [`timing`] | Timing / Block Timing Bloom filter, standard and inferential; priors, `D(j)`, penalties, posterior calibration | `000_4a86d6f208f608dd.txt` | `[TBF]` |
 //!
 //! # Citation tags
@@ -28,6 +29,7 @@
 
 pub mod classic;
 pub mod error;
+pub mod gbf;
 pub mod markov;
 pub mod numeric;
 pub mod printed;
