@@ -2,4 +2,5 @@
 //! The same checks run larger behind `bfopt validate --level full`.
 
 mod classic;
+mod gbf;
 mod timing;

@@ -28,6 +28,7 @@ pub type FamilyChecks = fn(Level, u64, f64) -> Vec<Check>;
 pub const FAMILIES: &[(&str, FamilyChecks)] = &[
     ("classic", crate::experiments::classic::checks),
     ("timing", crate::experiments::timing::checks),
+    ("gbf", crate::experiments::gbf::checks),
 ];
 
 /// Names of the families in the suite.

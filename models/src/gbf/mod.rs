@@ -29,7 +29,7 @@
 pub mod posterior;
 
 use crate::error::{check, ModelError};
-use crate::numeric::{pow1m, probability};
+use crate::numeric::{pow1m, probability, CompensatedSum};
 use crate::timing::prior::{prior_range, StreamPrior};
 use posterior::TLikelihood;
 use serde::Serialize;
@@ -167,6 +167,163 @@ impl GbfParams {
     }
 }
 
+impl GbfParams {
+    /// [`Self::metrics`] with the decay counted in distinct items: `t = q_ε^D(i)` in place
+    /// of `q_ε^i` (the refinement the paper mentions but does not use, end of Section 5.3.2
+    /// [TBF]: repeated items set the same cells again and do not disturb `x`'s cells
+    /// further). Summed term by term over ages (`O(40/p_x)` per item class).
+    pub fn metrics_distinct(
+        &self,
+        w: u64,
+        prior: &StreamPrior,
+        distinct: &crate::timing::prior::Distinct,
+        age: Option<u64>,
+    ) -> GbfMetrics {
+        let p0 = self.pi0();
+        let ln_q = self.q_eps().ln();
+        let pos = |i: u64| {
+            let t = (ln_q * distinct.d(i as f64)).exp();
+            (p0 + (1.0 - p0) * t).powi(self.k0 as i32) * ((1.0 - p0) + p0 * t).powi(self.k1 as i32)
+        };
+        let (mut pos_in, mut pos_out, mut inside) = (0.0, 0.0, 0.0);
+        for (weight, px) in prior.classes(64) {
+            let ln_s = (-px).ln_1p();
+            let (mut a, mut b) = (
+                crate::numeric::CompensatedSum::new(),
+                crate::numeric::CompensatedSum::new(),
+            );
+            let mut i = 0u64;
+            loop {
+                let pr = px * (i as f64 * ln_s).exp();
+                if i >= w && pr < 1e-18 * px {
+                    break;
+                }
+                if i < w {
+                    a.add(pr * pos(i));
+                } else {
+                    b.add(pr * pos(i));
+                }
+                i += 1;
+            }
+            pos_in += weight * a.value();
+            pos_out += weight * b.value();
+            inside += weight * (1.0 - prior_range(px, w, None));
+        }
+        let out = 1.0 - inside;
+        GbfMetrics {
+            positive_never: self.positive_never(),
+            positive_at_age: age.map(pos),
+            fp: if out > 0.0 {
+                probability(pos_out / out)
+            } else {
+                0.0
+            },
+            fn_: if inside > 0.0 {
+                probability(1.0 - pos_in / inside)
+            } else {
+                0.0
+            },
+            in_window: inside,
+            q0: self.q0(),
+            q1: self.q1(),
+            q_eps: self.q_eps(),
+        }
+    }
+}
+
+/// The posterior with the decay counted in distinct items (`t = q_ε^D(i)`, see
+/// [`GbfParams::metrics_distinct`]), by direct summation of Eq. (9) (stable: every term
+/// is non-negative; `O(40/p_x)`).
+///
+/// # Errors
+/// As [`posterior`].
+pub fn posterior_distinct(
+    params: &GbfParams,
+    o: &GbfObservation,
+    px: f64,
+    w: u64,
+    distinct: &crate::timing::prior::Distinct,
+) -> Result<f64, ModelError> {
+    check_observation(params, o)?;
+    crate::timing::prior::check_px(px)?;
+    check::in_range("window", w, 1..=u64::MAX)?;
+    let lik = o.likelihood(params);
+    let ln_q = params.q_eps().ln();
+    Ok(
+        crate::timing::posterior::direct_window_posterior(px, w, |i| {
+            lik.at((ln_q * distinct.d(i as f64)).exp())
+        })
+        .unwrap_or(0.0),
+    )
+}
+
+/// [`posterior_distinct`] for many observations of items with one `p_x`: the factors
+/// of Eq. (32) at `t = q_ε^D(i)` tabulated once per age, so one posterior costs one pass
+/// of multiplications over the table (`O(40/p_x)`).
+#[derive(Debug, Clone)]
+pub struct GbfDistinctTable {
+    w: u64,
+    /// Per age: prior weight, `f0(1,i)`, `1 − f0(1,i)`, `1 − f0(0,i)`, `f0(0,i)`.
+    rows: Vec<[f64; 5]>,
+}
+
+impl GbfDistinctTable {
+    /// The table for items of sample probability `px` and window `w`.
+    ///
+    /// # Errors
+    /// `px` outside `(0, 1]`, `w = 0`.
+    pub fn new(
+        params: &GbfParams,
+        px: f64,
+        w: u64,
+        distinct: &crate::timing::prior::Distinct,
+    ) -> Result<Self, ModelError> {
+        crate::timing::prior::check_px(px)?;
+        check::in_range("window", w, 1..=u64::MAX)?;
+        let p0 = params.pi0();
+        let (ln_q, ln_s) = (params.q_eps().ln(), (-px).ln_1p());
+        let mut rows = Vec::new();
+        let mut i = 0u64;
+        loop {
+            let pr = (i as f64 * ln_s).exp();
+            if (i >= w && pr < 1e-18) || pr < 1e-300 {
+                break;
+            }
+            let t = (ln_q * distinct.d(i as f64)).exp();
+            let one_minus_t = -(ln_q * distinct.d(i as f64)).exp_m1();
+            rows.push([
+                pr,
+                p0 + (1.0 - p0) * t,
+                (1.0 - p0) * one_minus_t,
+                (1.0 - p0) + p0 * t,
+                p0 * one_minus_t,
+            ]);
+            i += 1;
+        }
+        Ok(Self { w, rows })
+    }
+
+    /// The posterior of one observation (`None` if every term underflows).
+    pub fn posterior(&self, o: &GbfObservation) -> Option<f64> {
+        let e = [
+            o.c0 as i32,
+            (o.r0 - o.c0) as i32,
+            o.c1 as i32,
+            (o.r1 - o.c1) as i32,
+        ];
+        let (mut num, mut den) = (CompensatedSum::new(), CompensatedSum::new());
+        for (i, r) in self.rows.iter().enumerate() {
+            let term = r[0] * r[1].powi(e[0]) * r[2].powi(e[1]) * r[3].powi(e[2]) * r[4].powi(e[3]);
+            den.add(term);
+            if (i as u64) < self.w {
+                num.add(term);
+            }
+        }
+        let d = den.value();
+        (d > 0.0).then(|| probability(num.value() / d))
+    }
+}
+
 /// Predicted metrics of a standard GBF.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct GbfMetrics {
@@ -191,7 +348,7 @@ pub struct GbfMetrics {
 }
 
 /// What an inferential GBF query observes (Definition 13 [TBF]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 pub struct GbfObservation {
     /// `c_x,0`: cells of `R_x,0` that are 0.
     pub c0: u32,
@@ -328,6 +485,36 @@ mod tests {
         assert_relative_eq!(m.fn_, 1.0 - pin / win, max_relative = 1e-9);
         assert_eq!(m.positive_at_age, Some(p.positive_at_age(10)));
         assert!(m.positive_never < m.fp);
+    }
+
+    #[test]
+    fn distinct_form_reduces_to_the_plain_form_when_d_is_linear() {
+        let p = GbfParams::new(2000, 3, 3).unwrap();
+        let prior = StreamPrior::uniform(500).unwrap();
+        let a = p.metrics(300, &prior, None);
+        let b = p.metrics_distinct(300, &prior, &crate::timing::prior::Distinct::Identity, None);
+        assert_relative_eq!(a.fp, b.fp, max_relative = 1e-9);
+        assert_relative_eq!(a.fn_, b.fn_, max_relative = 1e-9);
+        let o = GbfObservation {
+            c0: 2,
+            r0: 3,
+            c1: 3,
+            r1: 3,
+        };
+        let x = posterior(&p, &o, 0.002, 300).unwrap();
+        let y = posterior_distinct(
+            &p,
+            &o,
+            0.002,
+            300,
+            &crate::timing::prior::Distinct::Identity,
+        )
+        .unwrap();
+        assert!((x - y).abs() < 1e-10);
+        let d = crate::timing::prior::Distinct::Uniform { universe: 400 };
+        let table = GbfDistinctTable::new(&p, 0.0025, 300, &d).unwrap();
+        let z = posterior_distinct(&p, &o, 0.0025, 300, &d).unwrap();
+        assert!((table.posterior(&o).unwrap() - z).abs() < 1e-12);
     }
 
     #[test]

@@ -2,4 +2,5 @@
 //! measures a reference filter on a workload, and the `checks` of the validate suite.
 
 pub mod classic;
+pub mod gbf;
 pub mod timing;

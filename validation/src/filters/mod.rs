@@ -5,6 +5,7 @@
 
 pub mod bits;
 pub mod classic;
+pub mod gbf;
 pub mod timing;
 
 pub use bits::BitVec;
