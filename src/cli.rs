@@ -72,6 +72,8 @@ pub enum ModelFamily {
     /// Timing / Block Timing Bloom filter (family `timing`).
     #[command(alias = "timing")]
     Btbf(families::timing::ModelArgs),
+    /// Generalized Bloom filter: Pos rates, window FP / FN.
+    Gbf(families::gbf::ModelArgs),
 }
 
 /// `bfopt posterior <family>`.
@@ -80,6 +82,8 @@ pub enum PosteriorFamily {
     /// Inferential BTBF: P(I_x < w | R_x), expected and most likely insertion age.
     #[command(alias = "timing")]
     Btbf(families::timing::PosteriorArgs),
+    /// Inferential GBF: Eq. (34), computed stably for any k.
+    Gbf(families::gbf::PosteriorArgs),
 }
 
 /// `bfopt optimize <family>`.
@@ -100,6 +104,8 @@ pub enum SimulateFamily {
     /// Section 6 stream experiment on a reference BTBF.
     #[command(alias = "timing")]
     Btbf(families::timing::SimulateArgs),
+    /// Section 6 stream experiment on a reference GBF.
+    Gbf(families::gbf::SimulateArgs),
 }
 
 /// Workload names.

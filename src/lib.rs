@@ -34,6 +34,7 @@ pub fn run(cli: &Cli) -> Result<Report, CliError> {
         Verb::Model { family } => match family {
             ModelFamily::Classic(a) => families::classic::model(a),
             ModelFamily::Btbf(a) => families::timing::model(a),
+            ModelFamily::Gbf(a) => families::gbf::model(a),
         },
         Verb::Optimize { family } => match family {
             OptimizeFamily::Classic(a) => families::classic::optimize(a),
@@ -41,10 +42,12 @@ pub fn run(cli: &Cli) -> Result<Report, CliError> {
         },
         Verb::Posterior { family } => match family {
             PosteriorFamily::Btbf(a) => families::timing::posterior(a),
+            PosteriorFamily::Gbf(a) => families::gbf::posterior(a),
         },
         Verb::Simulate { family } => match family {
             SimulateFamily::Classic(a) => families::classic::simulate_cmd(a),
             SimulateFamily::Btbf(a) => families::timing::simulate_cmd(a),
+            SimulateFamily::Gbf(a) => families::gbf::simulate_cmd(a),
         },
         Verb::Validate(a) => validate::validate(a),
     }

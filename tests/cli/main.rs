@@ -449,4 +449,5 @@ fn help_and_version_exit_0() {
     bfopt().arg("--version").assert().success();
     bfopt().assert().code(2);
 }
+mod gbf;
 mod timing;

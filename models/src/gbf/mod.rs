@@ -136,6 +136,38 @@ impl GbfParams {
             .sum()
     }
 
+    /// Window-averaged metrics without a stream prior (`p_x → 0`): ages below `w` equally
+    /// likely, so `fn = 1 − (1/w) Σ_{i<w} Pos(i)`; items out of the window are
+    /// arbitrarily old, so `fp` is [`Self::positive_never`].
+    pub fn metrics_flat(&self, w: u64, age: Option<u64>) -> GbfMetrics {
+        let p0 = self.pi0();
+        let lik = TLikelihood::new(vec![(p0, 1.0 - p0, self.k0), (1.0 - p0, p0, self.k1)]);
+        let ln_q = self.q_eps().ln();
+        let mean_pos: f64 = lik
+            .coefficients()
+            .iter()
+            .enumerate()
+            .map(|(j, &c)| {
+                if j == 0 {
+                    c
+                } else {
+                    let x = j as f64 * ln_q;
+                    c * (-(w as f64 * x).exp_m1()) / (-x.exp_m1()) / w as f64
+                }
+            })
+            .sum();
+        GbfMetrics {
+            positive_never: self.positive_never(),
+            positive_at_age: age.map(|i| self.positive_at_age(i)),
+            fp: self.positive_never(),
+            fn_: probability(1.0 - mean_pos),
+            in_window: f64::NAN,
+            q0: self.q0(),
+            q1: self.q1(),
+            q_eps: self.q_eps(),
+        }
+    }
+
     /// Window-averaged metrics for the next arrival of a stream (query-then-insert):
     /// `fp = P(Pos | I_x >= w)`, `fn = P(Neg | I_x < w)`, optionally Pos at one age.
     pub fn metrics(&self, w: u64, prior: &StreamPrior, age: Option<u64>) -> GbfMetrics {
@@ -461,6 +493,15 @@ mod tests {
         assert_relative_eq!(p.f0(0.3, i as u64), direct, max_relative = 1e-12);
         assert!(GbfParams::new(1000, 0, 3).is_err());
         assert!(GbfParams::new(1, 1, 3).is_err());
+    }
+
+    #[test]
+    fn flat_metrics_match_direct_sums() {
+        let p = GbfParams::new(2000, 3, 4).unwrap();
+        let m = p.metrics_flat(300, None);
+        let direct = 1.0 - (0..300).map(|i| p.positive_at_age(i)).sum::<f64>() / 300.0;
+        assert_relative_eq!(m.fn_, direct, max_relative = 1e-10);
+        assert_eq!(m.fp, p.positive_never());
     }
 
     #[test]

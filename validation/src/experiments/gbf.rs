@@ -175,9 +175,7 @@ pub fn simulate(cfg: &GbfSimConfig) -> Result<GbfSimResult, ModelError> {
         (fp, out, fneg, inside, std_cost, inf_cost, cal)
     });
     let qn = cfg.queries as f64;
-    let sum = |g: &dyn Fn(&EpochTally) -> u64| -> u64 {
-        per_epoch.iter().map(g).sum()
-    };
+    let sum = |g: &dyn Fn(&EpochTally) -> u64| -> u64 { per_epoch.iter().map(g).sum() };
     let mut calibration = Calibration::new();
     per_epoch.iter().for_each(|e| calibration.merge(&e.6));
     let std: Vec<f64> = per_epoch.iter().map(|e| e.4 / qn).collect();
