@@ -94,6 +94,8 @@ pub enum OptimizeFamily {
     /// Penalty-optimal BTBF (k, bpt, B, P) for a bits-per-item budget.
     #[command(alias = "timing")]
     Btbf(families::timing::OptimizeArgs),
+    /// Penalty-optimal GBF (k0, k1) for a bits-per-item budget.
+    Gbf(families::gbf::OptimizeArgs),
 }
 
 /// `bfopt simulate <family>`.

@@ -39,6 +39,7 @@ pub fn run(cli: &Cli) -> Result<Report, CliError> {
         Verb::Optimize { family } => match family {
             OptimizeFamily::Classic(a) => families::classic::optimize(a),
             OptimizeFamily::Btbf(a) => families::timing::optimize(a),
+            OptimizeFamily::Gbf(a) => families::gbf::optimize(a),
         },
         Verb::Posterior { family } => match family {
             PosteriorFamily::Btbf(a) => families::timing::posterior(a),

@@ -230,3 +230,67 @@ pub fn simulate_cmd(a: &SimulateArgs) -> Result<Report, CliError> {
         .metric("posterior_error", r.posterior_error);
     Ok(Report::single(row))
 }
+
+/// `bfopt optimize gbf` flags.
+#[derive(Debug, Args)]
+pub struct OptimizeArgs {
+    /// Memory per window item, bits (m = bits_per_item · w).
+    #[arg(long, value_parser = parse_real, allow_hyphen_values = true)]
+    pub bits_per_item: f64,
+    /// Window w.
+    #[arg(long, value_parser = parse_count, allow_hyphen_values = true)]
+    pub window: u64,
+    /// Stream prior `uniform:U` or `zipf:U`.
+    #[arg(long)]
+    pub prior: String,
+    /// Penalty distribution `uniform:LO:HI` or `fixed:FP:FN`.
+    #[arg(long, default_value = "uniform:1:10")]
+    pub penalties: String,
+    /// Largest k0 and k1 tried.
+    #[arg(long, default_value = "12", value_parser = parse_count, allow_hyphen_values = true)]
+    pub max_hashes: u64,
+}
+
+/// `bfopt optimize gbf`: the penalty-optimal `(k0, k1)` for the inferential GBF, and for
+/// the standard GBF.
+///
+/// # Errors
+/// Invalid flags.
+pub fn optimize(a: &OptimizeArgs) -> Result<Report, CliError> {
+    use bfopt_models::gbf::design::{design, GbfRequirement};
+    let prior = parse_prior(&a.prior)?;
+    let penalties = parse_penalties(&a.penalties)?;
+    if a.window == 0 {
+        return Err(CliError::invalid("--window", 0, "1 <= w"));
+    }
+    let req = GbfRequirement {
+        bits_per_item: a.bits_per_item,
+        w: a.window,
+        prior,
+        penalties,
+        k_max: to_u32("--max-hashes", a.max_hashes, "1 <= k_max <= 64")?,
+    };
+    let flags = [
+        ("k_max", "--max-hashes"),
+        ("bits_per_item", "--bits-per-item"),
+        ("m", "--bits-per-item"),
+    ];
+    let d = design(&req).map_err(|e| CliError::from_model(e, &flags))?;
+    let (i, s) = (d.inferential, d.standard);
+    let row = Row::new("gbf", serde_json::json!({}), serde_json::json!({}))
+        .param("bits_per_item", a.bits_per_item)
+        .param("window", a.window)
+        .param("prior", prior.describe())
+        .param("penalties", penalties.describe())
+        .param("max_hashes", req.k_max)
+        .metric("bits", i.params.m())
+        .metric("reset_hashes", i.params.k0())
+        .metric("set_hashes", i.params.k1())
+        .metric("expected_penalty_inferential", i.penalty.inferential)
+        .metric("expected_penalty_standard", i.penalty.standard)
+        .metric("expected_penalty_prior_only", i.penalty.prior_only)
+        .metric("standard_reset_hashes", s.params.k0())
+        .metric("standard_set_hashes", s.params.k1())
+        .metric("standard_expected_penalty", s.penalty.standard);
+    Ok(Report::single(row))
+}

@@ -17,3 +17,86 @@ fn gbf_suite_passes_at_quick_size() {
         .collect();
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// The (k0, k1) chooser (issue 6): predicted penalties track the simulation, and the
+/// inferential optimum is within 5% of the best simulated candidate (common random
+/// numbers: every candidate sees the same stream and penalties).
+#[test]
+fn gbf_chooser_is_validated_by_simulation() {
+    use bfopt_models::gbf::design::{design, GbfRequirement};
+    use bfopt_models::timing::{PenaltyDist, StreamPrior};
+    use bfopt_validation::experiments::gbf::{simulate, GbfSimConfig};
+
+    let w = 1024;
+    let prior = StreamPrior::uniform(1024).unwrap();
+    let req = GbfRequirement {
+        bits_per_item: 6.0,
+        w,
+        prior,
+        penalties: PenaltyDist::paper(),
+        k_max: 6,
+    };
+    let d = design(&req).unwrap();
+    let mut rows = Vec::new();
+    for c in d
+        .candidates
+        .iter()
+        .filter(|c| c.params.k0() % 2 == 1 && c.params.k1() % 2 == 1)
+    {
+        let cfg = GbfSimConfig {
+            params: c.params,
+            w,
+            prior,
+            distinct: Some(prior.distinct()),
+            warmup: 8 * w,
+            queries: 1 << 15,
+            penalties: PenaltyDist::paper(),
+            epochs: 2,
+            seed: 21,
+            confidence: 0.99,
+        };
+        let r = simulate(&cfg).unwrap();
+        eprintln!(
+            "k0 = {}, k1 = {}: inferential predicted {:.4} simulated {:.4}; standard predicted {:.4} simulated {:.4}",
+            c.params.k0(),
+            c.params.k1(),
+            c.penalty.inferential,
+            r.inferential_penalty.mean,
+            c.penalty.standard,
+            r.standard_penalty.mean
+        );
+        rows.push((
+            c.params,
+            c.penalty,
+            r.inferential_penalty.mean,
+            r.standard_penalty.mean,
+        ));
+    }
+    for (p, pen, inf, std) in &rows {
+        assert!(
+            (pen.inferential / inf - 1.0).abs() < 0.05,
+            "{p:?}: {} vs {inf}",
+            pen.inferential
+        );
+        assert!(
+            (pen.standard / std - 1.0).abs() < 0.05,
+            "{p:?}: {} vs {std}",
+            pen.standard
+        );
+    }
+    let best_sim = rows.iter().map(|r| r.2).fold(f64::INFINITY, f64::min);
+    let best_pred = rows
+        .iter()
+        .min_by(|a, b| a.1.inferential.total_cmp(&b.1.inferential))
+        .unwrap();
+    assert!(
+        best_pred.2 <= 1.05 * best_sim,
+        "chosen {:?}: {} vs {best_sim}",
+        best_pred.0,
+        best_pred.2
+    );
+    eprintln!(
+        "chooser: inferential {:?}, standard {:?}",
+        d.inferential.params, d.standard.params
+    );
+}

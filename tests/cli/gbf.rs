@@ -205,3 +205,48 @@ fn simulate_gbf_runs() {
     );
     assert!((fp / mfp - 1.0).abs() < 0.15, "{fp} vs {mfp}");
 }
+
+#[test]
+fn optimize_gbf_small() {
+    let j = json(&[
+        "optimize",
+        "gbf",
+        "--bits-per-item",
+        "6",
+        "--window",
+        "512",
+        "--prior",
+        "uniform:512",
+        "--max-hashes",
+        "4",
+    ]);
+    let m = &j["metrics"];
+    for key in [
+        "reset_hashes",
+        "set_hashes",
+        "standard_reset_hashes",
+        "standard_set_hashes",
+    ] {
+        let k = m[key].as_u64().unwrap();
+        assert!((1..=4).contains(&k), "{key} = {k}");
+    }
+    let inf = m["expected_penalty_inferential"].as_f64().unwrap();
+    let std = m["standard_expected_penalty"].as_f64().unwrap();
+    assert!(inf > 0.0 && inf < std, "{inf} vs {std}");
+    bfopt()
+        .args([
+            "optimize",
+            "gbf",
+            "--bits-per-item",
+            "6",
+            "--window",
+            "512",
+            "--prior",
+            "uniform:512",
+            "--max-hashes",
+            "0",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--max-hashes"));
+}

@@ -26,6 +26,7 @@
 //!   30: 2e-2; 40 and 64: 0.6-1.3, outside `[0, 1]`), as the paper notes for `k >= 30`;
 //!   [`posterior::window_posterior`] is stable (below 1e-9 for every `k <= 64`, tested).
 
+pub mod design;
 pub mod posterior;
 
 use crate::error::{check, ModelError};
@@ -335,8 +336,8 @@ impl GbfDistinctTable {
         Ok(Self { w, rows })
     }
 
-    /// The posterior of one observation (`None` if every term underflows).
-    pub fn posterior(&self, o: &GbfObservation) -> Option<f64> {
+    /// `(Σ_{i<w} (1−p)^i L_o(i), Σ_i (1−p)^i L_o(i))` for one observation.
+    pub fn sums(&self, o: &GbfObservation) -> (f64, f64) {
         let e = [
             o.c0 as i32,
             (o.r0 - o.c0) as i32,
@@ -351,8 +352,13 @@ impl GbfDistinctTable {
                 num.add(term);
             }
         }
-        let d = den.value();
-        (d > 0.0).then(|| probability(num.value() / d))
+        (num.value(), den.value())
+    }
+
+    /// The posterior of one observation (`None` if every term underflows).
+    pub fn posterior(&self, o: &GbfObservation) -> Option<f64> {
+        let (n, d) = self.sums(o);
+        (d > 0.0).then(|| probability(n / d))
     }
 }
 
