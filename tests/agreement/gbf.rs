@@ -100,3 +100,89 @@ fn gbf_chooser_is_validated_by_simulation() {
         d.inferential.params, d.standard.params
     );
 }
+
+/// Section 6 comparison (Figures 11a-b [TBF], scaled): on a Uniform stream with a fixed
+/// window, the inferential BTBF (chooser's design) has a lower penalty than the
+/// inferential GBF (chooser's (k0, k1)), the Simple Buffer (best bph by Eq. (36)) and
+/// the prior-only decision at low bits per item.
+#[test]
+fn btbf_beats_gbf_buffer_and_prior_at_low_bpi() {
+    use bfopt_models::gbf::design::{design as gbf_design, GbfRequirement};
+    use bfopt_models::timing::buffer::SimpleBufferParams;
+    use bfopt_models::timing::design::{design, BtbfRequirement};
+    use bfopt_models::timing::{PenaltyDist, StreamPrior};
+    use bfopt_validation::experiments::gbf::{simulate as sim_gbf, GbfSimConfig};
+    use bfopt_validation::experiments::timing::{simulate, simulate_buffer, TimingSimConfig};
+
+    let w = 1024;
+    let prior = StreamPrior::uniform(1024).unwrap();
+    let pen = PenaltyDist::paper();
+    for bpi in [4.0, 8.0] {
+        let btbf = design(
+            &BtbfRequirement::new(bpi, w, prior, pen)
+                .unwrap()
+                .with_k_max(8)
+                .unwrap()
+                .with_bpt_max(7)
+                .unwrap(),
+        )
+        .unwrap()
+        .best;
+        let gbf = gbf_design(&GbfRequirement {
+            bits_per_item: bpi,
+            w,
+            prior,
+            penalties: pen,
+            k_max: 5,
+        })
+        .unwrap()
+        .inferential;
+        let buffer = (1..=20u32)
+            .filter_map(|bph| SimpleBufferParams::for_budget(w, bpi, bph).ok())
+            .min_by(|a, b| {
+                let f =
+                    |x: &SimpleBufferParams| x.expected_penalty(&prior, &prior.distinct(), &pen);
+                f(a).total_cmp(&f(b))
+            })
+            .unwrap();
+        let cfg = TimingSimConfig {
+            params: btbf.params,
+            prior,
+            distinct: prior.distinct(),
+            warmup: 8 * w,
+            queries: 1 << 15,
+            penalties: pen,
+            epochs: 2,
+            seed: 31,
+            confidence: 0.99,
+        };
+        let t = simulate(&cfg).unwrap();
+        let b = simulate_buffer(&cfg, &buffer).unwrap();
+        let g = sim_gbf(&GbfSimConfig {
+            params: gbf.params,
+            w,
+            prior,
+            distinct: Some(prior.distinct()),
+            warmup: 8 * w,
+            queries: 1 << 15,
+            penalties: pen,
+            epochs: 2,
+            seed: 31,
+            confidence: 0.99,
+        })
+        .unwrap();
+        eprintln!(
+            "bpi {bpi}: BTBF inferential {:.4} (standard {:.4}), GBF inferential {:.4} (standard {:.4}), buffer {:.4} (bph {}), prior only {:.4}",
+            t.inferential_penalty.mean,
+            t.standard_penalty.mean,
+            g.inferential_penalty.mean,
+            g.standard_penalty.mean,
+            b.penalty.mean,
+            buffer.bph(),
+            t.prior_only_penalty.mean
+        );
+        assert!(t.inferential_penalty.mean < g.inferential_penalty.mean);
+        assert!(t.inferential_penalty.mean < b.penalty.mean);
+        assert!(t.inferential_penalty.mean < t.prior_only_penalty.mean);
+    }
+}
