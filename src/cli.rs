@@ -120,6 +120,8 @@ pub enum ModelFamily {
     Pbf(families::pbf::ModelArgs),
     /// Persistent Bloom filter: space bound of Theorem C.3 (Eq. 14 [PBF]).
     PbfBound(families::pbf::BoundArgs),
+    /// Generalized Bloom filter: Pos rates, window FP / FN.
+    Gbf(families::gbf::ModelArgs),
 }
 
 /// `bfopt posterior <family>`.
@@ -128,6 +130,8 @@ pub enum PosteriorFamily {
     /// Inferential BTBF: P(I_x < w | R_x), expected and most likely insertion age.
     #[command(alias = "timing")]
     Btbf(families::timing::PosteriorArgs),
+    /// Inferential GBF: Eq. (34), computed stably for any k.
+    Gbf(families::gbf::PosteriorArgs),
 }
 
 /// `bfopt optimize <family>`.
@@ -148,6 +152,8 @@ pub enum OptimizeFamily {
     Ibf(families::stable::IbfOptimizeArgs),
     /// Persistent Bloom filter: bit allocation for a trace and a query length.
     Pbf(families::pbf::OptimizeArgs),
+    /// Penalty-optimal GBF (k0, k1) for a bits-per-item budget.
+    Gbf(families::gbf::OptimizeArgs),
 }
 
 /// `bfopt simulate <family>`.
@@ -170,6 +176,8 @@ pub enum SimulateFamily {
     Ibf(families::stable::IbfSimulateArgs),
     /// Persistent Bloom filters on a synthetic day: predicted vs measured FP.
     Pbf(families::pbf::SimulateArgs),
+    /// Section 6 stream experiment on a reference GBF.
+    Gbf(families::gbf::SimulateArgs),
 }
 
 /// Workload names.

@@ -44,6 +44,7 @@ pub fn run(cli: &Cli) -> Result<Report, CliError> {
             ModelFamily::Ibf(a) => families::stable::model_ibf(a),
             ModelFamily::Pbf(a) => families::pbf::model(a),
             ModelFamily::PbfBound(a) => families::pbf::bound(a),
+            ModelFamily::Gbf(a) => families::gbf::model(a),
         },
         Verb::Optimize { family } => match family {
             OptimizeFamily::Classic(a) => families::classic::optimize(a),
@@ -53,9 +54,11 @@ pub fn run(cli: &Cli) -> Result<Report, CliError> {
             OptimizeFamily::Sbf(a) => families::stable::optimize_sbf(a),
             OptimizeFamily::Ibf(a) => families::stable::optimize_ibf(a),
             OptimizeFamily::Pbf(a) => families::pbf::optimize(a),
+            OptimizeFamily::Gbf(a) => families::gbf::optimize(a),
         },
         Verb::Posterior { family } => match family {
             PosteriorFamily::Btbf(a) => families::timing::posterior(a),
+            PosteriorFamily::Gbf(a) => families::gbf::posterior(a),
         },
         Verb::Simulate { family } => match family {
             SimulateFamily::Classic(a) => families::classic::simulate_cmd(a),
@@ -66,6 +69,7 @@ pub fn run(cli: &Cli) -> Result<Report, CliError> {
             SimulateFamily::Sbf(a) => families::stable::simulate_sbf(a),
             SimulateFamily::Ibf(a) => families::stable::simulate_ibf(a),
             SimulateFamily::Pbf(a) => families::pbf::simulate_cmd(a),
+            SimulateFamily::Gbf(a) => families::gbf::simulate_cmd(a),
         },
         Verb::Validate(a) => validate::validate(a),
         Verb::Reproduce(a) => reproduce::reproduce(a),

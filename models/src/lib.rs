@@ -11,6 +11,7 @@
 //! | [`baseline`] | rotating classic filters, fingerprint queue (hand-built window baselines) | 002 (Section 3) | `[APBF]` |
 //! | [`apbf`] | Age-Partitioned Bloom filter and its blocked variant APBBF (sliding window) | `002_41fd060d2f807067.txt` | `[APBF]` |
 //! | [`rbf`] | Recycling Bloom filter, one- and two-phase | `004_052894280afd131c.txt` | `[RBF]` |
+//! | [`gbf`] | Generalized Bloom filter, standard and inferential (stable for any `k`) | `000_4a86d6f208f608dd.txt` | `[TBF]` |
 //! | [`timing`] | Timing / Block Timing Bloom filter, standard and inferential; priors, `D(j)`, penalties, posterior calibration | `000_4a86d6f208f608dd.txt` | `[TBF]` |
 //! | [`pbf`] | Persistent Bloom filters PBF-1, PBF-2 (temporal membership) | `001_2b1de25c23e3527a.txt` | `[PBF]` |
 //! | [`stable`] | Stable and Importance-aware Bloom filters (SBF, IBF1-IBF6) | `003_4e4c7c64af2667ba.txt` | `[SBF]` |
@@ -35,6 +36,7 @@ pub mod apbf;
 pub mod baseline;
 pub mod classic;
 pub mod error;
+pub mod gbf;
 pub mod markov;
 pub mod numeric;
 pub mod pbf;

@@ -3,6 +3,7 @@
 
 pub mod apbf;
 pub mod classic;
+pub mod gbf;
 pub mod pbf;
 pub mod rbf;
 pub mod recommend;

@@ -4,6 +4,7 @@
 mod apbf;
 mod baseline;
 mod classic;
+mod gbf;
 mod hashing;
 mod pbf;
 mod rbf;

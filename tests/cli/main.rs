@@ -5,6 +5,7 @@ use predicates::prelude::*;
 use serde::Deserialize;
 
 mod apbf;
+mod gbf;
 mod pbf;
 mod rbf;
 mod stable;

@@ -33,6 +33,7 @@ pub const FAMILIES: &[(&str, FamilyChecks)] = &[
     ("apbf", crate::experiments::apbf::checks),
     ("pbf", crate::experiments::pbf::checks),
     ("stable", crate::experiments::stable::checks),
+    ("gbf", crate::experiments::gbf::checks),
 ];
 
 /// Names of the families in the suite.

@@ -80,6 +80,38 @@ impl SimpleBufferParams {
     }
 }
 
+impl SimpleBufferParams {
+    /// The expected penalty per query of the inferential Simple Buffer (Eq. (36) and the
+    /// rule of Section 2.6 [TBF]) under `prior`, summing over `R_x ∈ {0, 1}`:
+    /// `R_x = 1` with certainty for ages below `δ`, with probability
+    /// `φ = 1 − (1 − 2^(−bph))^D(δ)` (a collision) beyond.
+    pub fn expected_penalty(
+        &self,
+        prior: &super::prior::StreamPrior,
+        distinct: &Distinct,
+        penalties: &super::penalty::PenaltyDist,
+    ) -> f64 {
+        use super::prior::prior_range;
+        let (w, d) = (self.w, self.delta);
+        let phi = one_minus_pow1m(0.5f64.powi(self.bph as i32), distinct.d(d as f64));
+        let mut total = 0.0;
+        for (weight, px) in prior.classes(64) {
+            let young = prior_range(px, 0, Some(d));
+            let mid = prior_range(px, d, Some(w));
+            let old = prior_range(px, w, None);
+            for (present, m_in, m_out) in [
+                (true, young + phi * mid, phi * old),
+                (false, (1.0 - phi) * mid, (1.0 - phi) * old),
+            ] {
+                let post = self.posterior(px, present, distinct).unwrap_or(0.0);
+                let (cost_fp, cost_fn) = penalties.expected_costs(post);
+                total += weight * (m_out * cost_fp + m_in * cost_fn);
+            }
+        }
+        total
+    }
+}
+
 /// The prior-only posterior `P(I_x < w) = 1 − (1 − p_x)^w` (Eq. (5) [TBF]).
 ///
 /// # Errors

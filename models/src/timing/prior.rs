@@ -288,7 +288,8 @@ pub enum Distinct {
     /// # Accuracy
     /// Against Eq. (15) at `|U| = 2^16` (measured in this module's tests): +20% at
     /// `j = 1` (the printed form exceeds `j` for `j` below about 3, hence the cap), within
-    /// 5% for `10 <= j <= 2|U|`, −10% at `j = 4|U|` (the paper's `w = 2^18`), −84% at
+    /// 5% for `10 <= j <= 2|U|` (at `|U| = 2^12`: −5.2% at `2|U|`, simulated in
+    /// `tests/agreement/timing.rs`), −10% at `j = 4|U|` (the paper's `w = 2^18`), −84% at
     /// `j = 16|U|`; it falls to 0 at `j = e^(1−γ)|U|H_|U|`. Use
     /// [`Distinct::zipf_tabulated`] where `j` reaches beyond `|U|`.
     ZipfApprox {

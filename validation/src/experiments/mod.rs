@@ -4,6 +4,7 @@
 pub mod apbf;
 pub mod baseline;
 pub mod classic;
+pub mod gbf;
 pub mod pbf;
 pub mod rbf;
 pub mod stable;

@@ -9,13 +9,14 @@
 //! calibration of the posterior per bin.
 
 use crate::agree::{Check, Tolerance};
-use crate::filters::timing::BtbfFilter;
+use crate::filters::timing::{BtbfFilter, SimpleBuffer};
 use crate::sim::run_epochs;
 use crate::stats::{wilson, Mean, Proportion};
 use crate::suite::Level;
 use crate::workload::{member, rng};
 use bfopt_models::error::{check, ModelError};
 use bfopt_models::timing::btbf::{BtbfModel, BtbfParams, GForm};
+use bfopt_models::timing::buffer::SimpleBufferParams;
 use bfopt_models::timing::design::{expected_penalty, ExpectedPenalty, PenaltyResolution};
 use bfopt_models::timing::penalty::{Penalties, PenaltyDist};
 use bfopt_models::timing::posterior::Calibration;
@@ -228,6 +229,82 @@ pub fn simulate(cfg: &TimingSimConfig) -> Result<TimingSimResult, ModelError> {
     })
 }
 
+/// What a Simple Buffer stream experiment measured.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BufferSimResult {
+    /// Inferential Simple Buffer penalty per query (Eq. (36) [TBF] + Section 2.6), over epochs.
+    pub penalty: Mean,
+    /// The posteriors, binned.
+    pub calibration: Calibration,
+}
+
+/// The Section 6 stream experiment on a reference Simple Buffer (same stream, penalties
+/// and seeds as [`simulate`] with the same configuration; `cfg.params` is ignored).
+///
+/// # Errors
+/// An invalid configuration.
+pub fn simulate_buffer(
+    cfg: &TimingSimConfig,
+    buffer: &SimpleBufferParams,
+) -> Result<BufferSimResult, ModelError> {
+    cfg.validate()?;
+    let w = buffer.w();
+    let universe = cfg.prior.universe();
+    let zipf = Zipf::new(universe as f64, 1.0)
+        .map_err(|e| ModelError::invalid("universe", universe, e))?;
+    let (lo, hi) = match cfg.penalties {
+        PenaltyDist::Uniform { lo, hi } => (lo, hi),
+        PenaltyDist::Fixed { fp, fn_ } => (fp, fn_),
+    };
+    let fixed = matches!(cfg.penalties, PenaltyDist::Fixed { .. });
+    let per_epoch = run_epochs(cfg.epochs, cfg.seed, "buffer", |_, seed| {
+        let mut r = rng(seed);
+        let mut buf = SimpleBuffer::new(buffer.delta(), buffer.bph(), seed);
+        let mut last = vec![u64::MAX; universe as usize + 1];
+        let draw = |r: &mut rand_chacha::ChaCha8Rng| -> u64 {
+            match cfg.prior {
+                StreamPrior::Uniform { .. } => r.random_range(1..=universe),
+                StreamPrior::Zipf { .. } => zipf.sample(r) as u64,
+            }
+        };
+        let mut n = 0u64;
+        for _ in 0..cfg.warmup {
+            let x = draw(&mut r);
+            buf.insert_u64(member(seed, x));
+            last[x as usize] = n;
+            n += 1;
+        }
+        let (mut cost, mut cal) = (0.0, Calibration::new());
+        for _ in 0..cfg.queries {
+            let x = draw(&mut r);
+            let key = member(seed, x);
+            let in_window = last[x as usize] != u64::MAX && n - 1 - last[x as usize] < w;
+            let post = buffer
+                .posterior(cfg.prior.px(x), buf.contains_u64(key), &cfg.distinct)
+                .unwrap_or(0.0);
+            let pen = if fixed {
+                Penalties::new(lo, hi)
+            } else {
+                Penalties::new(r.random_range(lo..hi), r.random_range(lo..hi))
+            }
+            .expect("penalties from a valid distribution");
+            cost += pen.cost(pen.decide(post), in_window);
+            cal.record(post, in_window);
+            buf.insert_u64(key);
+            last[x as usize] = n;
+            n += 1;
+        }
+        (cost / cfg.queries as f64, cal)
+    });
+    let costs: Vec<f64> = per_epoch.iter().map(|e| e.0).collect();
+    let mut calibration = Calibration::new();
+    per_epoch.iter().for_each(|e| calibration.merge(&e.1));
+    Ok(BufferSimResult {
+        penalty: Mean::new(&costs, cfg.confidence),
+        calibration,
+    })
+}
+
 /// The model's predictions for a configuration: the standard FP and the expected
 /// penalties with the paper's and with the refined posterior (all offsets up to 64,
 /// 64 Zipf classes).
@@ -256,19 +333,30 @@ pub const MODEL_BAND: f64 = 0.05;
 /// [TBF]); the paper reports Posterior Errors below 0.05.
 pub const CALIBRATION_BAND: f64 = 0.05;
 
-/// The cases of the validate suite: `(name, prior, w, bits per item, k, bpt)`.
+/// The cases of the validate suite: `(name, prior, w, bits per item, k, bpt)`. Quick:
+/// `|U| = 2^12`, windows scaled down; full: the paper's `|U| = 2^16` and windows of
+/// Table 4 [TBF] (both conditions).
 fn cases(level: Level) -> Vec<(&'static str, StreamPrior, u64, f64, u32, u32)> {
-    let (u, w_eq, w_zipf) = match level {
-        Level::Quick => (1u64 << 12, 1u64 << 12, 1u64 << 9),
-        Level::Full => (1 << 16, 1 << 16, 1 << 11),
+    let u = match level {
+        Level::Quick => 1u64 << 12,
+        Level::Full => 1 << 16,
     };
     let uni = StreamPrior::uniform(u).expect("valid universe");
     let zipf = StreamPrior::zipf(u).expect("valid universe");
-    vec![
-        ("uniform [Pos≈Neg]", uni, w_eq, 4.0, 3, 4),
-        ("uniform [Pos≈Neg]", uni, w_eq, 10.0, 5, 5),
-        ("power law [Pos≈Neg]", zipf, w_zipf, 6.0, 4, 5),
-    ]
+    match level {
+        Level::Quick => vec![
+            ("uniform [Pos≈Neg]", uni, u, 4.0, 3, 4),
+            ("uniform [Pos≈Neg]", uni, u, 10.0, 5, 5),
+            ("power law [Pos≈Neg]", zipf, 1 << 9, 6.0, 4, 5),
+        ],
+        Level::Full => vec![
+            ("uniform [Pos≈Neg]", uni, 1 << 16, 4.0, 3, 4),
+            ("uniform [Pos≈Neg]", uni, 1 << 16, 10.0, 5, 5),
+            ("uniform [Pos>Neg]", uni, 1 << 18, 8.0, 4, 5),
+            ("power law [Pos≈Neg]", zipf, 1 << 11, 6.0, 4, 5),
+            ("power law [Pos>Neg]", zipf, 1 << 18, 8.0, 4, 5),
+        ],
+    }
 }
 
 /// Builds the case's filter: `m = ⌊bits · w / bpt⌋`, the smallest block size that fits.
@@ -280,9 +368,11 @@ fn case_params(w: u64, bits: f64, k: u32, bpt: u32, prior: StreamPrior) -> Optio
 
 /// The timing checks of the validate suite.
 pub fn checks(level: Level, seed: u64, confidence: f64) -> Vec<Check> {
-    let (epochs, queries_per_w, warm_per_w) = match level {
-        Level::Quick => (4u64, 16u64, 4u64),
-        Level::Full => (8, 64, 16),
+    // Quick: 16·max(w, 4096) queries per epoch after 4·max(w, |U|) warm-up insertions;
+    // full: the paper's n = 2^22 queries after 2^20 insertions (Section 6.1.3 [TBF]).
+    let (epochs, full) = match level {
+        Level::Quick => (4u64, false),
+        Level::Full => (4, true),
     };
     let mut out = Vec::new();
     for (ci, (label, prior, w, bits, k, bpt)) in cases(level).into_iter().enumerate() {
@@ -297,8 +387,12 @@ pub fn checks(level: Level, seed: u64, confidence: f64) -> Vec<Check> {
                 StreamPrior::Zipf { universe, .. } => Distinct::zipf_tabulated(universe),
                 _ => prior.distinct(),
             },
-            warmup: warm_per_w * w.max(prior.universe()),
-            queries: queries_per_w * w.max(4096),
+            warmup: if full {
+                1 << 20
+            } else {
+                4 * w.max(prior.universe())
+            },
+            queries: if full { 1 << 22 } else { 16 * w.max(4096) },
             penalties: PenaltyDist::paper(),
             epochs,
             seed: case_seed,

@@ -7,6 +7,7 @@ pub mod apbf;
 pub mod baseline;
 pub mod bits;
 pub mod classic;
+pub mod gbf;
 pub mod pbf;
 pub mod rbf;
 pub mod timing;

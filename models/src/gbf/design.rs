@@ -1,0 +1,146 @@
+//! The `(k0, k1)` chooser for the GBF: expected penalty per query of the standard and
+//! the inferential GBF for a bits-per-item budget, a stream prior and a penalty
+//! distribution (the chooser of `timing::design` extended to unequal `k0 ≠ k1`, which
+//! the paper suggests but never optimises, Section 6.1.2 [TBF]).
+//!
+//! # Formula
+//! An item of age `i` shows `c0 ~ Bin(k0, f0(1,i))` and `c1 ~ Bin(k1, 1 − f0(0,i))`
+//! (`r0 = k0`, `r1 = k1`; decay counted in distinct items, `t = q_ε^D(i)`), so
+//! `P(o, I < w) = C(k0,c0) C(k1,c1) Σ_{i<w} P(i) L_o(i)` and likewise beyond `w`, with the
+//! likelihood `L_o` of Eq. (32) [TBF] the inferential filter uses: its posterior is the
+//! exact Bayes posterior of this forward model.
+
+use super::{GbfDistinctTable, GbfObservation, GbfParams};
+use crate::error::{check, ModelError};
+use crate::timing::btbf::binomials;
+use crate::timing::design::ExpectedPenalty;
+use crate::timing::penalty::PenaltyDist;
+use crate::timing::prior::StreamPrior;
+use serde::Serialize;
+
+/// The expected penalties per query of a GBF of `params` for window `w`.
+///
+/// # Errors
+/// `w = 0`.
+pub fn expected_penalty(
+    params: &GbfParams,
+    w: u64,
+    prior: &StreamPrior,
+    penalties: &PenaltyDist,
+    zipf_classes: usize,
+) -> Result<ExpectedPenalty, ModelError> {
+    check::in_range("window", w, 1..=u64::MAX)?;
+    let (k0, k1) = (params.k0(), params.k1());
+    let (b0, b1) = (binomials(k0), binomials(k1));
+    let distinct = prior.distinct();
+    let mean_fp = penalties.mean_fp();
+    let mean_fn = penalties.mean_fn();
+    let (mut std_cost, mut inf_cost, mut prior_cost) = (0.0, 0.0, 0.0);
+    for (weight, px) in prior.classes(zipf_classes) {
+        let table = GbfDistinctTable::new(params, px, w, &distinct)?;
+        let in_w = crate::numeric::one_minus_pow1m(px, w as f64);
+        let (a, bn) = penalties.expected_costs(in_w);
+        prior_cost += weight * ((1.0 - in_w) * a + in_w * bn);
+        for c0 in 0..=k0 {
+            for c1 in 0..=k1 {
+                let o = GbfObservation {
+                    c0,
+                    r0: k0,
+                    c1,
+                    r1: k1,
+                };
+                let (num, den) = table.sums(&o);
+                let coef = px * b0[c0 as usize] * b1[c1 as usize];
+                let (m_in, m_out) = (coef * num, coef * (den - num).max(0.0));
+                if den <= 0.0 {
+                    continue;
+                }
+                let post = num / den;
+                let (cost_fp, cost_fn) = penalties.expected_costs(post);
+                inf_cost += weight * (m_out * cost_fp + m_in * cost_fn);
+                std_cost += weight
+                    * if c0 == k0 && c1 == k1 {
+                        m_out * mean_fp
+                    } else {
+                        m_in * mean_fn
+                    };
+            }
+        }
+    }
+    Ok(ExpectedPenalty {
+        standard: std_cost,
+        inferential: inf_cost,
+        prior_only: prior_cost,
+    })
+}
+
+/// What the GBF chooser is asked.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct GbfRequirement {
+    /// Bits per window item (`m = ⌊bits_per_item · w⌋`).
+    pub bits_per_item: f64,
+    /// Window.
+    pub w: u64,
+    /// Stream prior.
+    pub prior: StreamPrior,
+    /// Penalties.
+    pub penalties: PenaltyDist,
+    /// Largest `k0` and `k1` tried.
+    pub k_max: u32,
+}
+
+/// One evaluated `(k0, k1)`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct GbfCandidate {
+    /// The parameters.
+    pub params: GbfParams,
+    /// Expected penalties per query.
+    pub penalty: ExpectedPenalty,
+}
+
+/// The chooser's answer.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct GbfDesign {
+    /// Minimiser of the inferential GBF's expected penalty.
+    pub inferential: GbfCandidate,
+    /// Minimiser of the standard GBF's expected penalty.
+    pub standard: GbfCandidate,
+    /// Every candidate, in `(k0, k1)` order.
+    pub candidates: Vec<GbfCandidate>,
+}
+
+/// Chooses `(k0, k1)` in `1..=k_max` for both the standard and the inferential GBF.
+///
+/// # Errors
+/// `bits_per_item` not in `(0, 4096]`, `k_max` outside `1..=64`, a budget below 2 bits.
+pub fn design(req: &GbfRequirement) -> Result<GbfDesign, ModelError> {
+    if !(req.bits_per_item > 0.0 && req.bits_per_item <= 4096.0) {
+        return Err(ModelError::invalid(
+            "bits_per_item",
+            req.bits_per_item,
+            "0 < bits_per_item <= 4096",
+        ));
+    }
+    check::in_range("k_max", req.k_max, GbfParams::K)?;
+    let m = (req.bits_per_item * req.w as f64).floor() as u64;
+    let mut candidates = Vec::new();
+    for k0 in 1..=req.k_max {
+        for k1 in 1..=req.k_max {
+            let params = GbfParams::new(m, k0, k1)?;
+            let penalty = expected_penalty(&params, req.w, &req.prior, &req.penalties, 16)?;
+            candidates.push(GbfCandidate { params, penalty });
+        }
+    }
+    let pick = |f: fn(&GbfCandidate) -> f64| {
+        candidates
+            .iter()
+            .copied()
+            .min_by(|a, b| f(a).total_cmp(&f(b)))
+            .ok_or_else(|| ModelError::infeasible("no (k0, k1) candidate", "k_max >= 1"))
+    };
+    Ok(GbfDesign {
+        inferential: pick(|c| c.penalty.inferential)?,
+        standard: pick(|c| c.penalty.standard)?,
+        candidates,
+    })
+}
