@@ -694,3 +694,43 @@ fn recommend_validate_simulates_every_design() {
         }
     }
 }
+
+#[test]
+fn recommend_for_temporal_membership_ranks_pbf_and_the_pair_filter() {
+    let out = bfopt()
+        .args(["recommend", "--fp", "0.01", "--horizon", "4096"])
+        .args(["--query-length", "64", "--pairs", "1e5", "--format", "json"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let rows: Vec<serde_json::Value> = serde_json::from_slice(&out).unwrap();
+    let designs: Vec<&str> = rows
+        .iter()
+        .map(|r| r["params"]["design"].as_str().unwrap())
+        .collect();
+    assert!(designs.contains(&"pbf-2") && designs.contains(&"single-filter (pairs)"));
+    // The pair filter probes once per timestamp; the PBF-2 tree O(log |q|) times.
+    let probes = |d: &str| {
+        rows.iter().find(|r| r["params"]["design"] == d).unwrap()["metrics"]["accesses_query"]
+            .as_f64()
+            .unwrap()
+    };
+    assert_eq!(probes("single-filter (pairs)"), 64.0);
+    assert!(probes("pbf-2") <= 12.0);
+    for r in &rows {
+        assert!(r["metrics"]["fp"].as_f64().unwrap() <= 0.01 + 1e-12, "{r}");
+    }
+    // --horizon needs its companions.
+    bfopt()
+        .args(["recommend", "--fp", "0.01", "--horizon", "4096"])
+        .assert()
+        .code(2);
+    bfopt()
+        .args(["recommend", "--fp", "0.01", "--horizon", "4096"])
+        .args(["--query-length", "1", "--pairs", "10"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--query-length"));
+}

@@ -18,7 +18,7 @@ pub use candidates::{candidates, Candidate};
 
 /// Requirement flags.
 #[derive(Debug, Args)]
-#[command(group(ArgGroup::new("shape").required(true).args(["capacity", "window"])))]
+#[command(group(ArgGroup::new("shape").required(true).args(["capacity", "window", "horizon"])))]
 pub struct RecommendArgs {
     /// Largest acceptable false-positive rate, 0 < fp < 1.
     #[arg(long, value_parser = parse_real, allow_hyphen_values = true)]
@@ -29,6 +29,16 @@ pub struct RecommendArgs {
     /// A sliding window: no false negative for the last this many insertions.
     #[arg(long, value_parser = parse_count, allow_hyphen_values = true)]
     pub window: Option<u64>,
+    /// Temporal membership: "was x seen in [s, e]?" over timestamps 1..=T (with
+    /// --query-length and --pairs).
+    #[arg(long, value_parser = parse_count, allow_hyphen_values = true, requires_all = ["query_length", "pairs"])]
+    pub horizon: Option<u64>,
+    /// Length e − s + 1 of the temporal queries.
+    #[arg(long, value_parser = parse_count, allow_hyphen_values = true, requires = "horizon")]
+    pub query_length: Option<u64>,
+    /// Distinct (item, timestamp) pairs to hold.
+    #[arg(long, value_parser = parse_count, allow_hyphen_values = true, requires = "horizon")]
+    pub pairs: Option<u64>,
     /// Memory budget (bits, or with a unit: 8Mb, 16MiB).
     #[arg(long, value_parser = parse_bits, allow_hyphen_values = true)]
     pub memory: Option<u64>,
@@ -60,6 +70,26 @@ pub enum Shape {
     Capacity(u64),
     /// The last `w` insertions of a stream, without false negatives.
     Window(u64),
+    /// Temporal membership over timestamps `1..=horizon`, queries of `query_length`
+    /// timestamps, `pairs` distinct (item, timestamp) pairs.
+    Temporal {
+        /// Horizon `T`.
+        horizon: u64,
+        /// Query length `|q|`.
+        query_length: u64,
+        /// Distinct pairs `n`.
+        pairs: u64,
+    },
+}
+
+impl Shape {
+    /// What bits per item are counted against: items, window items or pairs.
+    pub fn items(&self) -> u64 {
+        match *self {
+            Shape::Capacity(n) | Shape::Window(n) => n,
+            Shape::Temporal { pairs, .. } => pairs,
+        }
+    }
 }
 
 /// What a design must achieve.
@@ -85,16 +115,19 @@ impl RecommendArgs {
         if !(self.fp > 0.0 && self.fp < 1.0) {
             return Err(CliError::invalid("--fp", self.fp, "0 < fp < 1"));
         }
-        let shape = match (self.capacity, self.window) {
-            (Some(n), None) => Shape::Capacity(n),
-            (None, Some(w)) => Shape::Window(w),
-            _ => {
-                return Err(CliError::invalid(
-                    "--capacity/--window",
-                    "this combination",
-                    "exactly one of --capacity N or --window W",
-                ))
-            }
+        let shape = match (self.capacity, self.window, self.horizon) {
+            (Some(n), None, None) => Shape::Capacity(n),
+            (None, Some(w), None) => Shape::Window(w),
+            (None, None, Some(horizon)) => Shape::Temporal {
+                horizon,
+                query_length: self.query_length.unwrap_or(0),
+                pairs: self.pairs.unwrap_or(0),
+            },
+            _ => return Err(CliError::invalid(
+                "--capacity/--window/--horizon",
+                "this combination",
+                "exactly one of --capacity N, --window W, --horizon T --query-length Q --pairs n",
+            )),
         };
         if let Some(r) = self.allow_fn {
             if !(r > 0.0 && r < 1.0) {
@@ -136,9 +169,7 @@ pub fn recommend(args: &RecommendArgs) -> Result<Report, CliError> {
         return Err(CliError::Infeasible(notes.join("; ")));
     }
     kept.sort_by(|a, b| a.bits.cmp(&b.bits).then(a.design.cmp(&b.design)));
-    let items = match req.shape {
-        Shape::Capacity(n) | Shape::Window(n) => n,
-    };
+    let items = req.shape.items();
     let mut rows: Vec<Row> = kept.iter().map(|c| c.row(items)).collect();
     let mut checks = None;
     if args.validate {
