@@ -347,7 +347,8 @@ fn rbf_one_phase(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
         ));
     };
     let messages = ((w as f64 / (2.0 * rate)).ceil() as u64).max(w);
-    let d = rbf_least_bits(messages, &RbfRequirement::new(req.fp, 1)?)?;
+    let fluid = RbfRequirement::new(req.fp, 1)?.with_method(bfopt_models::rbf::Method::Fluid);
+    let d = rbf_least_bits(messages, &fluid)?;
     Ok(vec![rbf_row(
         &d,
         w,
@@ -560,7 +561,12 @@ fn rbf(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
             "rbf: recycles, so it forgets; a static set needs --window (two-phase RBF)".into(),
         ));
     };
-    let d = design_window(w, &RbfRequirement::new(req.fp, 2)?)?;
+    // The fluid model: within about 5/M of the exact chain (relative, tested in
+    // `models::rbf`), and milliseconds instead of seconds at M ~ 10^7.
+    let d = design_window(
+        w,
+        &RbfRequirement::new(req.fp, 2)?.with_method(Method::Fluid),
+    )?;
     let p = d.params;
     let name = format!(
         "rbf/two-phase M={} k={} sigma={}",
@@ -588,7 +594,7 @@ fn rbf(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
     // bits full gives the bound Σ_{j<k} (σ/M)^j per filter.
     let fill = p.sigma() as f64 / p.m() as f64;
     let probes_per_filter: f64 = (0..p.k()).map(|j| fill.powi(j as i32)).sum();
-    let metrics = p.metrics(Method::Auto)?;
+    let metrics = p.metrics(Method::Fluid)?;
     Ok(vec![Candidate {
         family: "rbf",
         design: "rbf/two-phase".into(),
