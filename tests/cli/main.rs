@@ -286,6 +286,22 @@ fn recommend_bounds_the_npws_of_window_designs() {
     assert!(free > 0.01, "{free}");
     let bounded = npws(&["--max-npws", "0.01"]);
     assert!(bounded <= 0.01, "{bounded}");
+    // Rings report their whole oldest generation: NPWS r·g/W − 1, excluded here.
+    bfopt()
+        .args([
+            "recommend",
+            "--fp",
+            "0.01",
+            "--window",
+            "1e5",
+            "--max-npws",
+            "0.01",
+        ])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "excluded rotating/standard: peak NPWS",
+        ));
     bfopt()
         .args([
             "recommend",

@@ -509,7 +509,10 @@ fn rotating(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
                 fp: d.fp,
                 fp_kind: "worst case (before rotation)",
                 note: "hand-built ring of classic filters, each sized so the union meets fp",
-                npws: None,
+                // Every item of the oldest generation is reported until it is cleared:
+                // at the worst moment r·g − W items beyond the window, all with
+                // probability 1 (Definition 2 [APBF]).
+                npws: Some(d.slack as f64 / w as f64),
                 validator: validator((u64::from(d.filters) + 1) * d.generation, check),
             })
         })

@@ -241,6 +241,11 @@ fn exclusion(c: &Candidate, args: &RecommendArgs) -> Option<String> {
     if let Some(budget) = args.memory.filter(|&b| c.bits > b) {
         return Some(format!("needs {} bits > --memory {budget}", c.bits));
     }
+    if let (Some(bound), Some(npws)) = (args.max_npws, c.npws) {
+        if npws > bound {
+            return Some(format!("peak NPWS {npws:.4} > --max-npws {bound}"));
+        }
+    }
     let worst = c.accesses_insert.max(c.accesses_query);
     args.max_accesses
         .filter(|&a| worst > a)
