@@ -20,6 +20,7 @@ use bfopt_validation::experiments::rbf as rbf_sim;
 use bfopt_validation::experiments::{baseline as base_sim, classic as classic_sim};
 use bfopt_validation::filters::rbf::RbfConfig;
 use bfopt_validation::workload::Workload;
+use rayon::prelude::*;
 use std::sync::Arc;
 
 /// Simulates a candidate's reference implementation: `(seed, confidence) -> checks`.
@@ -111,16 +112,20 @@ pub fn candidates(req: &Requirement) -> Result<Vec<Result<Candidate, String>>, C
         other => Ok(Err(other.to_string())),
     };
     let mut out = Vec::new();
-    for proposal in [
-        classic(req),
-        apbf(req),
-        rbf_one_phase(req),
-        sbf(req),
-        pbf(req),
-        rotating(req),
-        fingerprint_queue(req),
-        rbf(req),
-    ] {
+    type Family = fn(&Requirement) -> Result<Vec<Candidate>, Proposal>;
+    const FAMILIES: [Family; 8] = [
+        classic,
+        apbf,
+        rbf,
+        rbf_one_phase,
+        sbf,
+        pbf,
+        rotating,
+        fingerprint_queue,
+    ];
+    // Families size their designs independently: in parallel, results in this order.
+    let proposals: Vec<_> = FAMILIES.par_iter().map(|family| family(req)).collect();
+    for proposal in proposals {
         match proposal {
             Ok(list) => out.extend(list.into_iter().map(Ok)),
             Err(Proposal::Excluded(why)) => out.push(Err(why)),
