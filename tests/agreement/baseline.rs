@@ -4,12 +4,7 @@ use bfopt_validation::suite::{self, Level};
 fn baseline_suite_passes_at_quick_size() {
     let checks = suite::run(Some("baseline"), Level::Quick, 1).unwrap();
     assert_eq!(checks.len(), 14);
-    let failures: Vec<String> = checks
-        .iter()
-        .filter(|c| !c.pass)
-        .map(|c| c.to_string())
-        .collect();
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    crate::assert_all_pass(&checks);
 }
 
 #[test]

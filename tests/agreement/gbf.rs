@@ -10,12 +10,7 @@ fn gbf_suite_passes_at_quick_size() {
         eprintln!("{c}");
     }
     assert!(checks.len() >= 12, "{} checks", checks.len());
-    let failures: Vec<String> = checks
-        .iter()
-        .filter(|c| !c.pass)
-        .map(|c| c.to_string())
-        .collect();
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    crate::assert_all_pass(&checks);
 }
 
 /// The (k0, k1) chooser (issue 6): predicted penalties track the simulation, and the

@@ -10,3 +10,14 @@ mod pbf;
 mod rbf;
 mod stable;
 mod timing;
+
+/// Asserts that every check passed, printing each failing one.
+#[track_caller]
+pub fn assert_all_pass(checks: &[bfopt_validation::agree::Check]) {
+    let failures: Vec<String> = checks
+        .iter()
+        .filter(|c| !c.pass)
+        .map(|c| c.to_string())
+        .collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

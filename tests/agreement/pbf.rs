@@ -9,10 +9,5 @@ fn pbf_suite_passes_at_quick_size() {
         eprintln!("{c}");
     }
     assert_eq!(checks.len(), 20);
-    let failures: Vec<String> = checks
-        .iter()
-        .filter(|c| !c.pass)
-        .map(|c| c.to_string())
-        .collect();
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    crate::assert_all_pass(&checks);
 }

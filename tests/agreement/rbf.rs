@@ -172,12 +172,7 @@ fn two_phase_pool_streams_fall_below_eq26() {
 fn rbf_suite_passes_at_quick_size() {
     let checks = suite::run(Some("rbf"), Level::Quick, 1).unwrap();
     assert_eq!(checks.len(), 30);
-    let failures: Vec<String> = checks
-        .iter()
-        .filter(|c| !c.pass)
-        .map(|c| c.to_string())
-        .collect();
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    crate::assert_all_pass(&checks);
 }
 
 #[test]

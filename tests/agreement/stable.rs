@@ -12,12 +12,7 @@ fn stable_suite_passes_at_quick_size() {
     for c in &checks {
         println!("{c}");
     }
-    let failures: Vec<String> = checks
-        .iter()
-        .filter(|c| !c.pass)
-        .map(|c| c.to_string())
-        .collect();
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    crate::assert_all_pass(&checks);
 }
 
 use bfopt_models::stable::{IbfParams, ImportanceDist, Policy};

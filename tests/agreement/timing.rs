@@ -11,12 +11,7 @@ fn timing_suite_passes_at_quick_size() {
         eprintln!("{c}");
     }
     assert!(checks.len() >= 20, "{} checks", checks.len());
-    let failures: Vec<String> = checks
-        .iter()
-        .filter(|c| !c.pass)
-        .map(|c| c.to_string())
-        .collect();
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    crate::assert_all_pass(&checks);
 }
 
 /// The chooser's optimum, validated by simulation (issue 5): among the best design the

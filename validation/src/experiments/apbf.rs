@@ -438,19 +438,7 @@ pub fn agreement(cfg: &ApbfSimConfig) -> Vec<Check> {
     let conf = cfg.confidence;
     let r = match simulate(cfg) {
         Ok(r) => r,
-        Err(e) => {
-            return vec![Check::new(
-                "apbf",
-                name(&format!("error: {e}")),
-                0.0,
-                f64::NAN,
-                (f64::NAN, f64::NAN),
-                conf,
-                Tolerance::EXACT,
-                0,
-                cfg.seed,
-            )]
-        }
+        Err(e) => return vec![Check::error("apbf", name(&e.to_string()), cfg.seed)],
     };
     let p = prediction(cfg);
     let mean_check = |what: &str, predicted: f64, m: &Mean| {

@@ -139,17 +139,7 @@ pub fn checks(level: Level, seed: u64, confidence: f64) -> Vec<Check> {
             let r = match simulate(&cfg) {
                 Ok(r) => r,
                 Err(e) => {
-                    out.push(Check::new(
-                        "classic",
-                        name(&format!("error: {e}")),
-                        0.0,
-                        f64::NAN,
-                        (f64::NAN, f64::NAN),
-                        confidence,
-                        Tolerance::EXACT,
-                        0,
-                        case_seed,
-                    ));
+                    out.push(Check::error("classic", name(&e.to_string()), case_seed));
                     continue;
                 }
             };

@@ -217,17 +217,7 @@ pub fn checks(level: Level, seed: u64, confidence: f64) -> Vec<Check> {
             let (pred, r) = match (prediction(&cfg), simulate(&cfg)) {
                 (Ok(pred), Ok(r)) => (pred, r),
                 (Err(e), _) | (_, Err(e)) => {
-                    out.push(Check::new(
-                        "stable",
-                        name(&format!("error: {e}")),
-                        0.0,
-                        f64::NAN,
-                        (f64::NAN, f64::NAN),
-                        confidence,
-                        Tolerance::EXACT,
-                        0,
-                        case_seed,
-                    ));
+                    out.push(Check::error("stable", name(&e.to_string()), case_seed));
                     continue;
                 }
             };
