@@ -6,6 +6,7 @@
 //! [`Reproduced`]: a table of columns (the CSV and the printed rows), an optional
 //! [`plot::Plot`], and the differences from the paper.
 
+mod apbf;
 mod classic;
 pub mod plot;
 
@@ -51,7 +52,7 @@ pub struct Reproduced {
 }
 
 /// Every reproduction, in the order `--list` prints them.
-pub const CATALOGUE: &[Reproduction] = &[classic::TABLE_1];
+pub const CATALOGUE: &[Reproduction] = &[classic::TABLE_1, apbf::FIGURE_6];
 
 /// The catalogue entry with this id.
 pub fn find(id: &str) -> Option<&'static Reproduction> {

@@ -9,5 +9,6 @@ mod apbf;
 mod classic;
 mod pbf;
 mod rbf;
+mod reproduce;
 mod stable;
 mod timing;

@@ -1,0 +1,26 @@
+//! `bfopt reproduce` entries that simulate: the model must sit inside the measured
+//! intervals, and the paper's known misstatements must be reported as differences.
+
+use bfopt::reproduce::{find, Options};
+
+#[test]
+fn figure6_apbf_model_matches_and_the_chord_fills_are_reported() {
+    let entry = find("apbf-figure6").unwrap();
+    let r = (entry.build)(&Options { seed: 1, scale: 1 }).unwrap();
+    assert_eq!(r.rows.len(), 3);
+    assert!(
+        r.differences.iter().all(|d| !d.contains("model average")),
+        "{:#?}",
+        r.differences
+    );
+    // Table 2's worst-case FP (chord fills) is below the measured worst case each time.
+    assert_eq!(
+        r.differences
+            .iter()
+            .filter(|d| d.contains("printed worst-case FP"))
+            .count(),
+        3
+    );
+    let svg = r.plot.unwrap().to_svg("Figure 6").unwrap();
+    assert!(svg.contains("measured before a shift"));
+}
