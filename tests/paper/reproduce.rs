@@ -24,3 +24,14 @@ fn figure6_apbf_model_matches_and_the_chord_fills_are_reported() {
     let svg = r.plot.unwrap().to_svg("Figure 6").unwrap();
     assert!(svg.contains("measured before a shift"));
 }
+
+#[test]
+fn figure7_sbf_model_inside_simulation_and_thesis_readings_reported() {
+    let entry = find("sbf-figure7").unwrap();
+    let r = (entry.build)(&Options { seed: 1, scale: 1 }).unwrap();
+    assert_eq!(r.rows.len(), 7);
+    // Only the two readings off the thesis's plot differ; every model value lies in the
+    // simulated interval.
+    assert_eq!(r.differences.len(), 2, "{:#?}", r.differences);
+    assert!(r.differences.iter().all(|d| d.contains("the thesis reads")));
+}
