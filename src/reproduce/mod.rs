@@ -9,6 +9,7 @@
 mod apbf;
 mod classic;
 pub mod plot;
+mod rbf;
 mod stable;
 
 use crate::exit::CliError;
@@ -53,7 +54,12 @@ pub struct Reproduced {
 }
 
 /// Every reproduction, in the order `--list` prints them.
-pub const CATALOGUE: &[Reproduction] = &[classic::TABLE_1, apbf::FIGURE_6, stable::FIGURE_7];
+pub const CATALOGUE: &[Reproduction] = &[
+    classic::TABLE_1,
+    apbf::FIGURE_6,
+    rbf::FIGURE_3,
+    stable::FIGURE_7,
+];
 
 /// The catalogue entry with this id.
 pub fn find(id: &str) -> Option<&'static Reproduction> {

@@ -35,3 +35,12 @@ fn figure7_sbf_model_inside_simulation_and_thesis_readings_reported() {
     assert_eq!(r.differences.len(), 2, "{:#?}", r.differences);
     assert!(r.differences.iter().all(|d| d.contains("the thesis reads")));
 }
+
+#[test]
+fn figure3_rbf_model_inside_every_interval() {
+    // The paper's claim for Figure 3: f_σ¹ lies in the 99% interval at every σ.
+    let entry = find("rbf-figure3").unwrap();
+    let r = (entry.build)(&Options { seed: 1, scale: 1 }).unwrap();
+    assert_eq!(r.rows.len(), 9);
+    assert!(r.differences.is_empty(), "{:#?}", r.differences);
+}
