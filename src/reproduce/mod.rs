@@ -139,7 +139,7 @@ pub fn reproduce(args: &ReproduceArgs) -> Result<Report, CliError> {
         .map(|p| format!("wrote {}", p.display()))
         .chain(if result.differences.is_empty() {
             vec![format!(
-                "{}: matches the paper at its printed precision",
+                "{}: no differences (printed values and the paper's claims reproduced)",
                 entry.source
             )]
         } else {

@@ -592,7 +592,7 @@ fn reproduce_writes_csv_and_svg_and_lists_its_catalogue() {
         .arg(&dir)
         .assert()
         .success()
-        .stdout(predicate::str::contains("matches the paper"));
+        .stdout(predicate::str::contains("no differences"));
     let csv = std::fs::read_to_string(dir.join("apbf-table1.csv")).unwrap();
     assert!(csv.starts_with("aimed_fp,k,bits_per_item"));
     assert_eq!(csv.lines().count(), 6);
