@@ -8,6 +8,7 @@
 
 mod apbf;
 mod classic;
+mod pbf;
 pub mod plot;
 mod rbf;
 mod stable;
@@ -57,6 +58,7 @@ pub struct Reproduced {
 pub const CATALOGUE: &[Reproduction] = &[
     classic::TABLE_1,
     apbf::FIGURE_6,
+    pbf::FIGURE_9,
     rbf::FIGURE_3,
     stable::FIGURE_7,
 ];

@@ -133,7 +133,8 @@ impl Plot {
             let pts = s
                 .points
                 .iter()
-                .filter(|p| p.0.is_finite() && p.1.is_finite());
+                // A log axis has no place for 0 (a point with no false positive).
+                .filter(|p| p.0.is_finite() && p.1.is_finite() && (!self.log_y || p.1 > 0.0));
             match s.kind {
                 SeriesKind::Line => chart
                     .draw_series(LineSeries::new(
@@ -144,6 +145,7 @@ impl Plot {
                 SeriesKind::Points => chart
                     .draw_series(pts.map(|&(x, y, iv)| {
                         let (lo, hi) = iv.unwrap_or((y, y));
+                        let lo = if self.log_y { lo.max(y * 1e-3) } else { lo };
                         ErrorBar::new_vertical(x, lo, y, hi, color.filled(), 8)
                     }))
                     .map_err(|e| err(&e))?,

@@ -44,3 +44,20 @@ fn figure3_rbf_model_inside_every_interval() {
     assert_eq!(r.rows.len(), 9);
     assert!(r.differences.is_empty(), "{:#?}", r.differences);
 }
+
+#[test]
+fn figure9_pbf_models_inside_intervals_and_sbf_grows_with_query_length() {
+    let entry = find("pbf-figure9").unwrap();
+    let r = (entry.build)(&Options { seed: 1, scale: 1 }).unwrap();
+    assert!(r.differences.is_empty(), "{:#?}", r.differences);
+    // Figure 9 [PBF]: the single filter's FP grows about linearly with |q|.
+    let sbf: Vec<f64> = r
+        .rows
+        .iter()
+        .filter(|row| row[0] == "sbf")
+        .map(|row| row[2].as_f64().unwrap())
+        .collect();
+    assert_eq!(sbf.len(), 10);
+    assert!(sbf.windows(2).all(|w| w[1] > w[0]), "{sbf:?}");
+    assert!(sbf[9] > 100.0 * sbf[0]);
+}
