@@ -12,6 +12,7 @@ mod pbf;
 pub mod plot;
 mod rbf;
 mod stable;
+mod timing;
 
 use crate::exit::CliError;
 use crate::report::{Report, Row};
@@ -61,6 +62,7 @@ pub const CATALOGUE: &[Reproduction] = &[
     pbf::FIGURE_9,
     rbf::FIGURE_3,
     stable::FIGURE_7,
+    timing::TABLE_4,
 ];
 
 /// The catalogue entry with this id.

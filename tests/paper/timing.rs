@@ -4,50 +4,26 @@
 use crate::common::assert_printed;
 use bfopt_models::printed::Printing::Rounded;
 use bfopt_models::timing::btbf::BtbfParams;
-use bfopt_models::timing::prior::StreamPrior;
-
-/// Table 4 [TBF]: stream, |U| = 2^16, w, printed Pos/Neg ratio.
-const TABLE_4: [(&str, u32, &str); 4] = [
-    ("uniform", 16, "1.718"),
-    ("uniform", 18, "53.547"),
-    ("power law", 11, "1.182"),
-    ("power law", 18, "13.451"),
-];
-
-/// Pos/Neg = P(I_x < w) / P(I_x >= w) for the next arrival (query-then-insert stream).
-fn pos_neg(stream: &str, w: u64) -> (f64, f64) {
-    let prior = match stream {
-        "uniform" => StreamPrior::uniform(1 << 16).unwrap(),
-        _ => StreamPrior::zipf(1 << 16).unwrap(),
-    };
-    let p = prior.in_window(w);
-    (p, p / (1.0 - p))
-}
 
 #[test]
 fn table4_pos_neg_ratios() {
     // The [Pos≈Neg] rows print the model's value; the [Pos>Neg] rows are counts over the
-    // paper's stream of n = 2^22 queries and lie within two standard errors of the model
-    // (sd of the ratio P/(1−P) is √(P(1−P)/n)/(1−P)²): 0.27 sd (uniform) and 1.0 sd
-    // (power law) away. See "Known errata" in `bfopt_models::timing`.
-    let n = f64::from(1u32 << 22);
-    for (stream, log_w, printed) in TABLE_4 {
-        let (p, ratio) = pos_neg(stream, 1 << log_w);
-        let row = format!("{stream} w=2^{log_w}");
-        if log_w < 16 || stream == "uniform" && log_w == 16 {
-            assert_printed("Table 4 [TBF]", &row, "Pos/Neg", ratio, printed, Rounded);
-        } else {
-            let sd = (p * (1.0 - p) / n).sqrt() / (1.0 - p).powi(2);
-            let printed: f64 = printed.parse().unwrap();
-            assert!(
-                (ratio - printed).abs() < 2.0 * sd,
-                "Table 4 [TBF], row {row}: printed {printed}, model {ratio}, sd {sd}"
-            );
-            assert!(
-                (ratio - printed).abs() > 0.0005,
-                "{row} now matches at printed precision"
-            );
-        }
+    // paper's stream of n = 2^22 queries and lie within two standard errors of the model:
+    // 0.27 sd (uniform) and 1.0 sd (power law). See "Known errata" in
+    // `bfopt_models::timing` and `bfopt reproduce tbf-table4`.
+    let entry = bfopt::reproduce::find("tbf-table4").unwrap();
+    let r = (entry.build)(&bfopt::reproduce::Options { seed: 1, scale: 1 }).unwrap();
+    assert_eq!(r.rows.len(), 4);
+    assert_eq!(r.differences.len(), 2, "{:#?}", r.differences);
+    for d in &r.differences {
+        assert!(d.contains("w = 2^18"), "{d}");
+        let sd: f64 = d
+            .split('(')
+            .nth(1)
+            .and_then(|s| s.split(' ').next())
+            .and_then(|s| s.parse().ok())
+            .unwrap();
+        assert!(sd < 2.0, "{d}");
     }
 }
 
