@@ -1,6 +1,7 @@
 //! `bfopt model|optimize|simulate apbf` and `model|simulate apbbf` (issue 3).
 
 use super::bfopt;
+use super::json_out as json_of;
 use predicates::prelude::*;
 use serde::Deserialize;
 
@@ -39,17 +40,6 @@ struct ApbfMetricsJson {
     slack: Option<u64>,
     total_bits: Option<u64>,
     bits_per_item: Option<f64>,
-}
-
-fn json_of(args: &[&str]) -> Vec<u8> {
-    bfopt()
-        .args(args)
-        .args(["--format", "json"])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone()
 }
 
 #[test]

@@ -1,20 +1,9 @@
 //! `bfopt model|posterior|simulate gbf` (issue 6).
 
 use super::bfopt;
+use super::json_value as json;
 use bfopt_models::gbf::{posterior_balanced, GbfParams};
 use predicates::prelude::*;
-
-fn json(args: &[&str]) -> serde_json::Value {
-    let out = bfopt()
-        .args(args)
-        .args(["--format", "json"])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    serde_json::from_slice(&out).unwrap()
-}
 
 #[test]
 fn model_gbf_metrics() {

@@ -15,6 +15,23 @@ fn bfopt() -> Command {
     Command::cargo_bin("bfopt").unwrap()
 }
 
+/// Stdout of a successful run with `--format json`.
+fn json_out(args: &[&str]) -> Vec<u8> {
+    bfopt()
+        .args(args)
+        .args(["--format", "json"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone()
+}
+
+/// The same, parsed.
+fn json_value(args: &[&str]) -> serde_json::Value {
+    serde_json::from_slice(&json_out(args)).unwrap()
+}
+
 /// `bfopt model classic --format json`, field by field; unknown keys fail the test.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -1,13 +1,9 @@
 //! `bfopt model|optimize|simulate pbf` and `model pbf-bound` (issue 7).
 
-use assert_cmd::Command;
+use super::bfopt;
 use predicates::prelude::*;
 use serde::Deserialize;
 use std::path::PathBuf;
-
-fn bfopt() -> Command {
-    Command::cargo_bin("bfopt").unwrap()
-}
 
 /// A trace file under the target's temp dir, unique per test.
 fn trace_file(name: &str, body: &str) -> PathBuf {

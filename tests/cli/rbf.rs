@@ -1,6 +1,7 @@
 //! `bfopt model|optimize|simulate|validate rbf` (issue 4).
 
 use super::bfopt;
+use super::json_out as json_of;
 use predicates::prelude::*;
 use serde::Deserialize;
 
@@ -80,17 +81,6 @@ struct OptimizeMetricsJson {
     worst_case_messages: u64,
     worst_case_hashes: u32,
     worst_case_ratio: f64,
-}
-
-fn json_of(args: &[&str]) -> Vec<u8> {
-    bfopt()
-        .args(args)
-        .args(["--format", "json"])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone()
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! `bfopt model|optimize|simulate sbf|ibf` and `validate --family stable` (issue 8).
 
 use super::bfopt;
+use super::json_out as json;
 use predicates::prelude::*;
 use serde::Deserialize;
 
@@ -33,18 +34,6 @@ struct SbfMetricsJson {
     fn_half_life: Option<u64>,
     fn_at_age: Option<f64>,
     memory_bits: u64,
-}
-
-fn json(args: &[&str]) -> Vec<u8> {
-    let mut all = args.to_vec();
-    all.extend(["--format", "json"]);
-    bfopt()
-        .args(&all)
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone()
 }
 
 #[test]

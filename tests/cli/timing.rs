@@ -1,22 +1,11 @@
 //! `bfopt model|posterior|optimize|simulate btbf` (issue 5).
 
 use super::bfopt;
+use super::json_value as json;
 use bfopt_models::timing::btbf::{BtbfModel, BtbfObservation, BtbfParams, TimerAge};
 use bfopt_models::timing::prior::{Distinct, StreamPrior};
 use predicates::prelude::*;
 use serde::Deserialize;
-
-fn json(args: &[&str]) -> serde_json::Value {
-    let out = bfopt()
-        .args(args)
-        .args(["--format", "json"])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    serde_json::from_slice(&out).unwrap()
-}
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
