@@ -16,6 +16,27 @@
 //! | [`pbf`] | Persistent Bloom filters PBF-1, PBF-2 (temporal membership) | `001_2b1de25c23e3527a.txt` | `[PBF]` |
 //! | [`stable`] | Stable and Importance-aware Bloom filters (SBF, IBF1-IBF6) | `003_4e4c7c64af2667ba.txt` | `[SBF]` |
 //!
+//! # Quick start
+//! Size a filter for a static set, and an Age-Partitioned Bloom filter for a sliding
+//! window, at the same FP target; every family's module documentation opens with its own
+//! example.
+//! ```
+//! use bfopt_models::apbf::{self, ApbfRequirement};
+//! use bfopt_models::classic::{self, ClassicRequirement, Layout};
+//!
+//! // 10^6 items, FP <= 1%: the smallest m over integer k.
+//! let set = classic::design(&ClassicRequirement::new(0.01, 1_000_000, Layout::Standard)?)?;
+//! assert!(set.metrics.fp <= 0.01);
+//!
+//! // The last 10^6 insertions of a stream, never a false negative among them, worst-case
+//! // FP <= 1% at every moment: the least memory over (k, l).
+//! let window = apbf::design(&ApbfRequirement::new(0.01, 1_000_000)?)?;
+//! assert!(window.metrics.fp <= 0.01 && window.metrics.window >= 1_000_000);
+//! // Forgetting costs memory: a window needs more bits per item than a static set.
+//! assert!(window.metrics.total_bits > set.params.m());
+//! # Ok::<(), bfopt_models::ModelError>(())
+//! ```
+//!
 //! # Citation tags
 //! Doc comments cite equations, tables and algorithms with fixed tokens so `grep` finds
 //! them: `Eq. (n) [TAG]`, `Table n [TAG]`, `Alg. n [TAG]`.

@@ -11,6 +11,30 @@
 //! * [`agree`]: the PASS/FAIL verdict with its tolerance;
 //! * [`experiments`]: per-family simulations and checks;
 //! * [`suite`]: the checks of `bfopt validate`.
+//!
+//! # Quick start
+//! Check a classic design against its reference filter: fill fresh filters with `n`
+//! distinct items, probe with non-members, and compare the measured FP (Wilson interval)
+//! with the model's exact FP. Each family has the same shape under
+//! [`experiments`]`::<family>`.
+//! ```
+//! use bfopt_models::classic::{ClassicParams, Layout};
+//! use bfopt_validation::experiments::classic::{prediction, simulate, ClassicSimConfig};
+//! use bfopt_validation::workload::Workload;
+//!
+//! let params = ClassicParams::new(4096, 3, 400, Layout::Standard)?;
+//! let measured = simulate(&ClassicSimConfig {
+//!     params,
+//!     workload: Workload::Distinct,
+//!     epochs: 20,
+//!     probes: 5_000,
+//!     seed: 7,
+//!     confidence: 0.999,
+//! })?;
+//! let (model, _tolerance) = prediction(&params);
+//! assert!(measured.probe_fp.interval.contains(model));
+//! # Ok::<(), bfopt_models::ModelError>(())
+//! ```
 
 pub mod agree;
 pub mod experiments;
