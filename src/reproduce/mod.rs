@@ -59,6 +59,8 @@ pub struct Reproduced {
 pub const CATALOGUE: &[Reproduction] = &[
     classic::TABLE_1,
     apbf::FIGURE_6,
+    apbf::FIGURE_7,
+    apbf::FIGURE_8,
     pbf::FIGURE_9,
     rbf::FIGURE_3,
     stable::FIGURE_7,

@@ -176,3 +176,97 @@ fn duplicates_lower_the_fp() {
         last = r.average_fp.mean;
     }
 }
+
+/// Distinct items in runs of a [`Workload::WindowRepeats`] stream against
+/// `WindowDuplicates::distinct` (the count that sets an APBF slice's fill). Runs of 4000
+/// arrivals after a warm-up of 5 horizons, each an independent stream; Student t over
+/// streams, Bonferroni over the 12 points (α = 0.01 overall).
+#[test]
+fn window_repeats_distinct_counts_match_the_model() {
+    use bfopt_models::apbf::WindowDuplicates;
+    use bfopt_validation::stats::Mean;
+    use std::collections::HashSet;
+    let h = 1000u64;
+    let runs = [100usize, 400, 1000, 2500];
+    let confidence = 1.0 - 0.01 / 12.0;
+    let streams = 40u64;
+    for (di, d) in [0.2, 0.5, 0.8].into_iter().enumerate() {
+        let model = WindowDuplicates::new(d, h).unwrap();
+        let mut samples = vec![Vec::new(); runs.len()];
+        for s in 0..streams {
+            let seed = 500 + 100 * di as u64 + s;
+            let mut keys = Vec::new();
+            let total = 5 * h as usize + 2500;
+            Workload::WindowRepeats {
+                duplicate_rate: d,
+                window: h,
+            }
+            .fill(total as u64, seed, |k| {
+                if keys.len() < total {
+                    keys.push(k)
+                }
+            })
+            .unwrap();
+            let run = &keys[5 * h as usize..];
+            for (i, &len) in runs.iter().enumerate() {
+                let distinct: HashSet<_> = run[..len].iter().collect();
+                samples[i].push(distinct.len() as f64);
+            }
+        }
+        for (i, &len) in runs.iter().enumerate() {
+            let m = Mean::new(&samples[i], confidence);
+            let predicted = model.distinct(len as f64);
+            assert!(
+                m.interval.contains(predicted),
+                "d = {d}, run {len}: model {predicted}, measured {} [{}, {}]",
+                m.mean,
+                m.interval.lo,
+                m.interval.hi
+            );
+        }
+    }
+}
+
+/// Figures 7-8 [APBF] modelled: three APBFs (w = 1000) fed streams whose insertions
+/// repeat an item of the last 1000 with rate 0.2 … 0.95; every check of `agreement`
+/// (worst-case and phase-averaged state FP, probe FP, accesses, no false negative)
+/// against the repeats model, Bonferroni over all checks (α = 0.01 overall). The
+/// measured worst case also falls below the distinct-stream model.
+#[test]
+fn model_matches_simulation_with_repeats_inside_the_window() {
+    let w = 1000;
+    let configs = [(4, 3), (7, 5), (5, 7)];
+    let rates = [0.2, 0.5, 0.8, 0.95];
+    let confidence = 1.0 - 0.01 / (configs.len() * rates.len() * 7) as f64;
+    let mut all = Vec::new();
+    for (ci, &(k, l)) in configs.iter().enumerate() {
+        let params = ApbfParams::new(k, l).unwrap().with_window(w).unwrap();
+        for (ri, &d) in rates.iter().enumerate() {
+            let cfg = ApbfSimConfig {
+                filter: ApbfSimFilter::Apbf(params),
+                workload: Workload::WindowRepeats {
+                    duplicate_rate: d,
+                    window: w,
+                },
+                epochs: 6,
+                generations: 8,
+                phases: 4,
+                probes: 25,
+                seed: 3000 + (10 * ci + ri) as u64,
+                confidence,
+            };
+            let checks = agreement(&cfg);
+            assert!(checks.len() >= 5);
+            let r = simulate(&cfg).unwrap();
+            assert!(
+                r.worst_fp.interval.hi < params.fp(),
+                "({k},{l}) d = {d}: {:?} not below the distinct model {}",
+                r.worst_fp,
+                params.fp()
+            );
+            all.extend(checks);
+        }
+    }
+    let f = failures(&all);
+    assert!(f.is_empty(), "{f}");
+}

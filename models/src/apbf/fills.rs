@@ -57,13 +57,29 @@ pub fn sized(k: u32, l: u32, m: u64, g: u64) -> Vec<f64> {
 /// Expected fills when `j ∈ 1..=g` items of the current generation have been inserted:
 /// slice `i < k` has received `i·g + j` insertions, slice `i ≥ k` received `k·g`.
 pub fn sized_at_phase(k: u32, l: u32, m: u64, g: u64, j: u64) -> Vec<f64> {
-    let (mf, gf, jf) = (m as f64, g as f64, j as f64);
+    sized_at_phase_with(k, l, m, g as f64, j as f64, |n| n)
+}
+
+/// Expected fills when the slices hold `distinct(n)` different items after a run of `n`
+/// insertions (`n` may be fractional: a phase `j ∈ (0, g]`): slice `i < k` has seen a
+/// run of `i·g + j`, slice `i ≥ k` one of `k·g`; fill `1 − (1 − 1/m)^distinct(n)`.
+/// `distinct = |n| n` is a stream of distinct items ([`sized_at_phase`]); repeats
+/// inside the window: [`super::duplicates::WindowDuplicates::distinct`].
+pub fn sized_at_phase_with(
+    k: u32,
+    l: u32,
+    m: u64,
+    g: f64,
+    j: f64,
+    distinct: impl Fn(f64) -> f64,
+) -> Vec<f64> {
+    let inv_m = 1.0 / m as f64;
     let mut r: Vec<f64> = (0..k)
-        .map(|i| one_minus_pow1m(1.0 / mf, f64::from(i) * gf + jf))
+        .map(|i| one_minus_pow1m(inv_m, distinct(f64::from(i) * g + j)))
         .collect();
     r.resize(
         (k + l) as usize,
-        one_minus_pow1m(1.0 / mf, f64::from(k) * gf),
+        one_minus_pow1m(inv_m, distinct(f64::from(k) * g)),
     );
     r
 }

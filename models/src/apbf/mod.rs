@@ -20,11 +20,17 @@
 //! | reporting probability by age | Figure 4 [APBF] | [`ApbfParams::report_probability`] |
 //! | `eff` | Section 5.5, Table 2 [APBF] | [`ApbfParams::efficiency`] |
 //! | APBBF segment FP, capacity, Table 3 | Section 6 [APBF] | [`ApbbfParams`] |
+//! | FP and fills when insertions repeat items of the window | Section 5.6.2, Figures 7-8 [APBF]; derived here | [`duplicates`], [`ApbfParams::fp_duplicates`], [`ApbfParams::fp_average_duplicates`] |
 //! | optimizer, Pareto set | issue 3 | [`design`], [`pareto`] |
 //!
 //! # Assumptions
 //! Ideal, independent hash functions (one per physical slice); a stream of distinct
-//! insertions (duplicates only lower the fills and the FP, Section 5.6.2 [APBF]).
+//! insertions (duplicates only lower the fills and the FP, Section 5.6.2 [APBF]),
+//! except in [`duplicates`]: there each insertion repeats, with probability `d`, the
+//! item of a uniformly chosen one of the last `h` insertions. Algorithm 1 writes a
+//! repeat like any insertion (into the `k` youngest slices, counting towards the
+//! generation), so a slice's fill is set by the distinct items of the run of
+//! insertions it was active for.
 //! Given the slices' fill ratios, the match events of a non-member are independent and
 //! `F` is multilinear in them, so `F` of the *expected* fills is the exact expected FP.
 //!
@@ -60,6 +66,7 @@
 
 mod blocked;
 mod design;
+pub mod duplicates;
 pub mod fills;
 mod recursion;
 
@@ -68,6 +75,7 @@ pub use design::{
     design, pareto, rule_of_thumb, ApbfDesign, ApbfRequirement, Constraint, DesignMetrics,
     Structure,
 };
+pub use duplicates::WindowDuplicates;
 pub use recursion::{
     consecutive_match, query_accesses, report_probability, window_accesses, QueryAccesses,
 };
@@ -297,37 +305,100 @@ impl ApbfParams {
     /// (tested); the Euler-Maclaurin remainder is `O(1/g²)`.
     pub fn fp_average(&self) -> f64 {
         match self.sizing {
-            Some(s) if s.generation <= EXACT_PHASES => {
-                let total: f64 = (1..=s.generation).map(|j| self.fp_after(j)).sum();
-                probability(total / s.generation as f64)
-            }
-            sizing => {
-                let f = |t: f64| match sizing {
-                    Some(s) => {
-                        let n = t * s.generation as f64;
-                        let fills: Vec<f64> = (0..self.k + self.l)
-                            .map(|i| {
-                                let ins = if i < self.k {
-                                    f64::from(i) * s.generation as f64 + n
-                                } else {
-                                    f64::from(self.k) * s.generation as f64
-                                };
-                                crate::numeric::one_minus_pow1m(1.0 / s.slice_bits as f64, ins)
-                            })
-                            .collect();
-                        consecutive_match(&fills, self.ku())
-                    }
-                    None => consecutive_match(&fills::real_at_phase(self.k, self.l, t), self.ku()),
-                };
+            Some(s) => self.fp_average_with(s, &|n| n),
+            None => {
+                let f =
+                    |t: f64| consecutive_match(&fills::real_at_phase(self.k, self.l, t), self.ku());
                 let integral: f64 = gauss_legendre_unit(PHASE_NODES)
                     .iter()
                     .map(|&(t, w)| w * f(t))
                     .sum();
-                let correction =
-                    sizing.map_or(0.0, |s| (f(1.0) - f(0.0)) / (2.0 * s.generation as f64));
-                probability(integral + correction)
+                probability(integral)
             }
         }
+    }
+
+    /// [`Self::fp_average`] of a sized filter whose slices hold `distinct(n)` items
+    /// after a run of `n` insertions.
+    fn fp_average_with(&self, s: ApbfSizing, distinct: &dyn Fn(f64) -> f64) -> f64 {
+        let g = s.generation as f64;
+        let f = |j: f64| {
+            consecutive_match(
+                &fills::sized_at_phase_with(self.k, self.l, s.slice_bits, g, j, distinct),
+                self.ku(),
+            )
+        };
+        if s.generation <= EXACT_PHASES {
+            let total: f64 = (1..=s.generation).map(|j| f(j as f64)).sum();
+            return probability(total / g);
+        }
+        let integral: f64 = gauss_legendre_unit(PHASE_NODES)
+            .iter()
+            .map(|&(t, w)| w * f(t * g))
+            .sum();
+        probability(integral + (f(g) - f(0.0)) / (2.0 * g))
+    }
+
+    /// The sizing, or an error for the models that need one.
+    fn sized(&self) -> Result<ApbfSizing, ModelError> {
+        self.sizing.ok_or_else(|| {
+            ModelError::invalid(
+                "window",
+                "none",
+                "a sized APBF (give a window or a slice size)",
+            )
+        })
+    }
+
+    /// Expected fills after `j ∈ 1..=g` insertions of the current generation of a
+    /// stream with repeats inside the window ([`duplicates`]): a slice that has seen a
+    /// run of `n` insertions holds `E[D(n)]` distinct items.
+    ///
+    /// # Errors
+    /// An unsized filter.
+    pub fn fills_duplicates(&self, j: u64, dup: &WindowDuplicates) -> Result<Vec<f64>, ModelError> {
+        let s = self.sized()?;
+        let j = j.clamp(1, s.generation);
+        Ok(fills::sized_at_phase_with(
+            self.k,
+            self.l,
+            s.slice_bits,
+            s.generation as f64,
+            j as f64,
+            |n| dup.distinct(n),
+        ))
+    }
+
+    /// FP after `j` insertions of the generation under repeats ([`duplicates`]):
+    /// `F(k, l, 0, 0)` (Section 5.3 [APBF]) over [`Self::fills_duplicates`].
+    ///
+    /// # Errors
+    /// An unsized filter.
+    pub fn fp_after_duplicates(&self, j: u64, dup: &WindowDuplicates) -> Result<f64, ModelError> {
+        Ok(consecutive_match(
+            &self.fills_duplicates(j, dup)?,
+            self.ku(),
+        ))
+    }
+
+    /// Worst-case FP (just before a shift) under repeats inside the window
+    /// ([`duplicates`]); equals [`Self::fp`] at repeat rate 0.
+    ///
+    /// # Errors
+    /// An unsized filter.
+    pub fn fp_duplicates(&self, dup: &WindowDuplicates) -> Result<f64, ModelError> {
+        let g = self.sized()?.generation;
+        self.fp_after_duplicates(g, dup)
+    }
+
+    /// Phase-averaged FP under repeats inside the window ([`duplicates`];
+    /// [`Self::fp_average`]'s rule).
+    ///
+    /// # Errors
+    /// An unsized filter.
+    pub fn fp_average_duplicates(&self, dup: &WindowDuplicates) -> Result<f64, ModelError> {
+        let s = self.sized()?;
+        Ok(self.fp_average_with(s, &|n| dup.distinct(n)))
     }
 
     /// Expected accesses of Algorithm 1 [APBF] for non-members under the paper's fills

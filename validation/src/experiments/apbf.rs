@@ -14,7 +14,7 @@ use crate::stats::{Mean, Proportion};
 use crate::suite::Level;
 use crate::workload::{probe, Workload};
 use bfopt_models::apbf::{
-    consecutive_match, query_accesses, window_accesses, ApbbfParams, ApbfParams,
+    consecutive_match, query_accesses, window_accesses, ApbbfParams, ApbfParams, WindowDuplicates,
 };
 use bfopt_models::error::{check, ModelError};
 use serde::Serialize;
@@ -136,7 +136,26 @@ impl ApbfSimConfig {
         check::in_range("phases", self.phases, 1..=1_000_000)?;
         check::in_range("probes", self.probes, 1..=1_000_000_000)?;
         check::open_probability("confidence", self.confidence)?;
-        self.workload.validate()
+        self.workload.validate()?;
+        self.duplicates().map(|_| ())
+    }
+
+    /// The repeats model of a [`Workload::WindowRepeats`] stream into an APBF (None for
+    /// other streams and for the APBBF, whose prediction is the distinct-stream one).
+    ///
+    /// # Errors
+    /// A repeat rate beyond the model's range ([`WindowDuplicates::RATE`]).
+    pub fn duplicates(&self) -> Result<Option<WindowDuplicates>, ModelError> {
+        match (&self.workload, self.filter) {
+            (
+                Workload::WindowRepeats {
+                    duplicate_rate,
+                    window,
+                },
+                ApbfSimFilter::Apbf(_),
+            ) => WindowDuplicates::new(*duplicate_rate, *window).map(Some),
+            _ => Ok(None),
+        }
     }
 
     /// The measured points of a generation: `j = ⌈g·s/S⌉`, `s = 1..S` (deduplicated).
@@ -348,16 +367,28 @@ pub struct ApbfPrediction {
     pub accesses_window: f64,
 }
 
-/// What the model predicts for `cfg` (for a distinct stream).
+/// What the model predicts for `cfg`: for a distinct stream, and for an APBF fed a
+/// [`Workload::WindowRepeats`] stream, with the repeats model
+/// (`bfopt_models::apbf::duplicates`). Other streams get the distinct-stream
+/// prediction, an upper bound (repeats only lower the fills).
 pub fn prediction(cfg: &ApbfSimConfig) -> ApbfPrediction {
     let f = cfg.filter;
     let (k, l) = (f.k() as usize, f.l() as usize);
-    let seg = f.segments();
+    let dup = cfg.duplicates().ok().flatten();
+    let with_dup = |j: u64| match (f, &dup) {
+        (ApbfSimFilter::Apbf(p), Some(d)) => p.fills_duplicates(j, d).ok(),
+        _ => None,
+    };
+    let g = f.generation().unwrap_or(1);
+    let seg = with_dup(g).unwrap_or_else(|| f.segments());
     let acc = query_accesses(&seg, k, l);
     let phase_fp: Vec<(u64, f64)> = cfg
         .phase_points()
         .into_iter()
-        .map(|j| (j, f.fp_after(j)))
+        .map(|j| {
+            let fp = with_dup(j).map_or_else(|| f.fp_after(j), |r| consecutive_match(&r, k));
+            (j, fp)
+        })
         .collect();
     let average_fp = phase_fp.iter().map(|p| p.1).sum::<f64>() / phase_fp.len() as f64;
     let worst_fp_paper = match f {
@@ -471,7 +502,6 @@ pub fn agreement(cfg: &ApbfSimConfig) -> Vec<Check> {
             cfg.seed,
         ),
         mean_check("accesses (false)", p.accesses_false, &r.accesses_false),
-        mean_check("accesses (window)", p.accesses_window, &r.accesses_window),
         Check::new(
             "apbf",
             name("false negatives in the window"),
@@ -484,6 +514,15 @@ pub fn agreement(cfg: &ApbfSimConfig) -> Vec<Check> {
             cfg.seed,
         ),
     ];
+    // A window item of a stream with repeats may have a younger occurrence than its
+    // age says, which Algorithm 1 finds sooner: its accesses are not modelled.
+    if !matches!(cfg.duplicates(), Ok(Some(_))) {
+        out.push(mean_check(
+            "accesses (window)",
+            p.accesses_window,
+            &r.accesses_window,
+        ));
+    }
     if r.accesses_fp.samples >= 30 {
         out.push(mean_check("accesses (fp)", p.accesses_fp, &r.accesses_fp));
     }

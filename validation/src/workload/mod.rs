@@ -52,6 +52,17 @@ pub enum Workload {
         /// Probability that an arrival is a repeat, in `[0, 1)`.
         duplicate_rate: f64,
     },
+    /// Each arrival repeats, with probability `duplicate_rate`, the item at a uniformly
+    /// chosen one of the last `window` arrivals, else is new: repeats stay inside the
+    /// window (the stream of `bfopt_models::apbf::duplicates`, Figures 7-8 [APBF]). The
+    /// stream starts in its steady state (a silent burn-in of `⌈3/(1 − rate)⌉`
+    /// windows), so the first arrivals may repeat items never emitted.
+    WindowRepeats {
+        /// Probability that an arrival is a repeat, in `[0, 1)`.
+        duplicate_rate: f64,
+        /// How far back a repeat reaches (arrivals).
+        window: u64,
+    },
     /// Items drawn from a Zipf law over `universe` ranks with exponent `exponent`.
     Zipf {
         /// Number of distinct items that can appear.
@@ -74,6 +85,10 @@ impl Workload {
             Workload::Distinct => "distinct".to_string(),
             Workload::Uniform { duplicate_rate } => format!("uniform({duplicate_rate})"),
             Workload::Zipf { universe, exponent } => format!("zipf({universe}, {exponent})"),
+            Workload::WindowRepeats {
+                duplicate_rate,
+                window,
+            } => format!("window_repeats({duplicate_rate}, {window})"),
             Workload::Trace { keys } => format!("trace({} keys)", keys.len()),
         }
     }
@@ -93,6 +108,20 @@ impl Workload {
                         "0 <= duplicate_rate < 1",
                     ));
                 }
+                Ok(())
+            }
+            Workload::WindowRepeats {
+                duplicate_rate,
+                window,
+            } => {
+                if !(*duplicate_rate >= 0.0 && *duplicate_rate < 1.0) {
+                    return Err(ModelError::invalid(
+                        "duplicate_rate",
+                        duplicate_rate,
+                        "0 <= duplicate_rate < 1",
+                    ));
+                }
+                check::in_range("window", *window, 1..=1 << 24)?;
                 Ok(())
             }
             Workload::Zipf { universe, exponent } => {
@@ -133,6 +162,48 @@ impl Workload {
                         seen.push(key);
                         insert(key);
                     }
+                }
+                Ok(arrivals)
+            }
+            Workload::WindowRepeats {
+                duplicate_rate,
+                window,
+            } => {
+                // The last `window` arrivals, oldest first.
+                let cap = *window as usize;
+                let mut recent: std::collections::VecDeque<u64> =
+                    std::collections::VecDeque::with_capacity(cap.min(1 << 20));
+                // Start in the steady state: the mix of items in the window relaxes
+                // over about window/(1 − rate) arrivals from an empty start (measured:
+                // 2/(1 − rate) windows bring the distinct count of a run within 1% of
+                // its limit), so run 3/(1 − rate) windows silently first. Their new
+                // items are members too, from a far range of counters.
+                let burn = (3.0 / (1.0 - duplicate_rate)).ceil() as u64 * window;
+                for i in 0..burn {
+                    let key = if !recent.is_empty() && rng.random::<f64>() < *duplicate_rate {
+                        recent[rng.random_range(0..recent.len())]
+                    } else {
+                        member(seed, (1 << 62) + i)
+                    };
+                    if recent.len() == cap {
+                        recent.pop_front();
+                    }
+                    recent.push_back(key);
+                }
+                let (mut new, mut arrivals) = (0u64, 0u64);
+                while new < distinct {
+                    arrivals += 1;
+                    let key = if !recent.is_empty() && rng.random::<f64>() < *duplicate_rate {
+                        recent[rng.random_range(0..recent.len())]
+                    } else {
+                        new += 1;
+                        member(seed, new - 1)
+                    };
+                    if recent.len() == cap {
+                        recent.pop_front();
+                    }
+                    recent.push_back(key);
+                    insert(key);
                 }
                 Ok(arrivals)
             }
@@ -207,6 +278,37 @@ mod tests {
         let arrivals = w.fill(30_000, 1, |_| {}).unwrap();
         // arrivals ≈ n / (1 - r) = 40 000 (sd ≈ 100).
         assert!((39_400..40_600).contains(&arrivals), "{arrivals}");
+    }
+
+    #[test]
+    fn window_repeats_stay_inside_the_window() {
+        let w = Workload::WindowRepeats {
+            duplicate_rate: 0.5,
+            window: 50,
+        };
+        let mut keys = Vec::new();
+        let arrivals = w.fill(20_000, 4, |k| keys.push(k)).unwrap();
+        // arrivals ≈ n / (1 - r) = 40 000 (sd ≈ 200).
+        assert!((39_000..41_000).contains(&arrivals), "{arrivals}");
+        let mut last = std::collections::HashMap::new();
+        let mut repeats = 0;
+        for (i, k) in keys.iter().enumerate() {
+            if let Some(j) = last.insert(*k, i) {
+                repeats += 1;
+                assert!(i - j <= 50, "a repeat {} back", i - j);
+            }
+        }
+        // Repeats of items from the silent burn-in have no earlier emitted occurrence.
+        assert!(
+            repeats as u64 <= arrivals - 20_000 && repeats > 19_000,
+            "{repeats}"
+        );
+        assert!(Workload::WindowRepeats {
+            duplicate_rate: 0.5,
+            window: 0
+        }
+        .validate()
+        .is_err());
     }
 
     #[test]
