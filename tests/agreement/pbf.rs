@@ -8,6 +8,6 @@ fn pbf_suite_passes_at_quick_size() {
     for c in &checks {
         eprintln!("{c}");
     }
-    assert_eq!(checks.len(), 20);
+    assert_eq!(checks.len(), 24);
     crate::assert_all_pass(&checks);
 }

@@ -42,6 +42,24 @@ pub fn fp_exact_standard(m: u64, k: u32, n: u64, budget: f64) -> Option<f64> {
     Some(occupancy.fp(k))
 }
 
+/// Exact FP of a filter of `m` bits after `throws` ideal index throws, queried with `k`
+/// indices, or `None` beyond `budget` steps: the law behind [`fp_exact_standard`] when
+/// the items did not all use the same `k` (e.g. a filter folded from two filters with
+/// different hash counts, Section 6 [PBF]).
+///
+/// # Formula
+/// ```text
+/// fp = Σ_i P(X = i)·(i/m)^k,   X = set bits after `throws` throws
+/// ```
+pub fn fp_exact_after_throws(m: u64, throws: u64, k: u32, budget: f64) -> Option<f64> {
+    if throws as f64 * Occupancy::band_width(m, throws) > budget {
+        return None;
+    }
+    let mut occupancy = Occupancy::new(m, throws)?;
+    (0..throws).for_each(|_| occupancy.throw());
+    Some(occupancy.fp(k))
+}
+
 /// Exact FP of a standard filter of `m` bits after each load `j = 0..=j_max`: one
 /// occupancy recursion read off every `k` throws. Used for the blocked layout, whose
 /// blocks are small standard filters with a binomial load.

@@ -43,7 +43,8 @@ mod half_fill;
 
 pub use design::{best_k, capacity, design, ClassicDesign, ClassicRequirement};
 pub use exact::{
-    fp_exact_by_load, fp_exact_rational, fp_exact_standard, BlockFpTable, EXACT_BUDGET,
+    fp_exact_after_throws, fp_exact_by_load, fp_exact_rational, fp_exact_standard, BlockFpTable,
+    EXACT_BUDGET,
 };
 pub use formulas::{
     accesses_query_false, fill_blocked, fp_approx, fp_blocked, fp_blocked_exact, fp_partitioned,

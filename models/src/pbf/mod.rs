@@ -23,6 +23,7 @@
 //! | uniform allocation | Section 4.1 | [`AllocationProblem::uniform`] |
 //! | space bound | Eq. (14), Theorem C.3 | [`BoundRequest::bound`] |
 //! | `d_i`, `f_i` from a trace and a workload | Section 5 | [`workload_stats`] |
+//! | merging two partitions' filters (OR, gcd fold) | Section 6 | [`MergedShape`] |
 //!
 //! # Assumptions
 //! Filters hash independently of each other (the reference implementation derives an
@@ -86,6 +87,7 @@
 
 mod allocation;
 mod bound;
+mod merge;
 mod stats;
 mod structure;
 
@@ -94,6 +96,7 @@ pub use allocation::{
     LN2_SQ,
 };
 pub use bound::{fp_auxiliary, fp_optimal_k, fp_sbf, max_probes, Bound, BoundRequest};
+pub use merge::{gcd, MergedShape};
 pub use stats::{
     distinct_counts, distinct_pairs, fine_probes_by_leaf, mean_query_fp, probe_frequencies,
     workload_stats, WorkloadStats,

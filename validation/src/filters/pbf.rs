@@ -11,15 +11,21 @@
 //!   leaves asking the leaf filter before `b_{u+1}` (route 3 of Section 4.1).
 //! * Every sub-filter is a standard Bloom filter with its own bits and hash count (from
 //!   an allocation, [`bfopt_models::pbf::AllocationProblem`]) and its own hash: the
-//!   item's 128-bit hash is remixed with a per-filter salt (splitmix64), so probes of
-//!   different filters are independent, as the model assumes.
+//!   item's 128-bit hash (the one scheme of [`crate::hash`]) is mixed with a per-filter
+//!   salt into a 64-bit key `x`, so probes of different filters are independent, as the
+//!   model assumes. Index `j` of `x` is the meta-hash [`crate::hash::scattered`]`(x, j, v)`
+//!   reduced `mod m` (Section 6 [PBF]), which is what lets two filters of different sizes
+//!   merge ([`SubFilter::merged`]).
+//! * Merging (Section 6 [PBF]): [`PbfFilter::merge`] ORs corresponding filters of two
+//!   partitions' PBFs of the same layout, folding filters of different sizes to
+//!   `gcd(m, m')` bits and `min(k, k')` hashes ([`bfopt_models::pbf::MergedShape`]).
 //! * A sub-filter given no bits answers yes once anything was inserted into it (no false
 //!   negatives) and no while it is empty.
 
 use super::BitVec;
-use crate::hash::{reduce, HashPair, HashScheme};
+use crate::hash::{scattered, HashPair, HashScheme};
 use crate::workload::mix;
-use bfopt_models::pbf::{Decomposition, PbfLayout, Probe, Variant};
+use bfopt_models::pbf::{Decomposition, MergedShape, PbfLayout, Probe, Variant};
 use bfopt_models::ModelError;
 
 /// One standard Bloom filter inside a PBF.
@@ -42,29 +48,31 @@ impl SubFilter {
         }
     }
 
+    /// The 64-bit key of an item in this filter: its hash mixed with the filter's salt.
     #[inline]
-    fn salted(&self, h: HashPair) -> HashPair {
-        HashPair {
-            h1: mix(h.h1 ^ self.salt),
-            h2: mix(h.h2.wrapping_add(self.salt)) | 1,
-        }
+    fn key(&self, h: HashPair) -> u64 {
+        mix(h.h1 ^ self.salt)
     }
 
-    /// The `k` indices of an item: the salted double-hashing sequence `h1 + i·h2`, each
-    /// term remixed (splitmix64) before the reduction to `[0, m)`.
+    /// The `k` indices of an item: meta-hash `j` of its key,
+    /// [`scattered`]`(x, j, v)` with `v = 2^63`, reduced `mod m` (Section 6 [PBF]).
     ///
-    /// # Why the remix
-    /// The optimal allocation gives many PBF-1 leaf filters a few dozen bits. There the
-    /// plain double-hashing sequence (even with the quadratic term of [`crate::hash`])
-    /// takes only about `m²` distinct shapes, so a query repeats a stored item's whole
-    /// index set with probability about `1/m²`: at `m = 12` that is 0.007 on top of a
-    /// filter FP near 0.005, and it made the measured PBF-1 FP 1.7 times the exact model
-    /// (found by the pbf agreement runs). Remixed indices behave as independent ones.
+    /// # Why independent meta-hashes, reduced `mod m`
+    /// * `mod m` (not a multiply-high reduction): `(h mod m) mod m* = h mod m*` for every
+    ///   divisor `m*` of `m`, so a filter folds onto `gcd(m, m')` bits and still answers
+    ///   for its items ([`Self::merged`]). The reduction's bias is below `m/2^63`.
+    /// * One independent mix per index (not double hashing `h1 + i·h2`): the optimal
+    ///   allocation gives many PBF-1 leaf filters a few dozen bits. There the
+    ///   double-hashing sequence takes only about `m²` distinct shapes, so a query repeats
+    ///   a stored item's whole index set with probability about `1/m²`: at `m = 12` that is
+    ///   0.007 on top of a filter FP near 0.005, and it made the measured PBF-1 FP 1.7
+    ///   times the exact model (found by the pbf agreement runs). Independent indices
+    ///   behave as the model's ideal ones.
     #[inline]
     fn indices(&self, h: HashPair) -> impl Iterator<Item = u64> {
-        let h = self.salted(h);
+        let x = self.key(h);
         let m = self.bits.len();
-        (0..u64::from(self.k)).map(move |i| reduce(mix(h.h1.wrapping_add(i.wrapping_mul(h.h2))), m))
+        (0..self.k).map(move |j| scattered(x, j, META_RANGE) % m)
     }
 
     /// Inserts by an item hash.
@@ -105,10 +113,15 @@ impl SubFilter {
         }
     }
 
+    /// Whether anything was inserted.
+    pub fn is_used(&self) -> bool {
+        self.nonempty
+    }
+
     /// ORs another filter of the same shape and salt into this one.
     ///
     /// # Errors
-    /// Different bits, hashes or salt.
+    /// Different bits, hashes or salt (see [`Self::merged`] for different sizes).
     pub fn merge(&mut self, other: &SubFilter) -> Result<(), ModelError> {
         if self.bits.len() != other.bits.len() || self.k != other.k || self.salt != other.salt {
             return Err(ModelError::invalid(
@@ -123,7 +136,87 @@ impl SubFilter {
         self.nonempty |= other.nonempty;
         Ok(())
     }
+
+    /// This filter folded onto `m*` bits (a divisor of its `m`) queried with `k* ≤ k`
+    /// hashes: bit `i` sets bit `i mod m*` (Section 6 [PBF]). The result answers yes for
+    /// every item this one holds.
+    ///
+    /// # Errors
+    /// `m*` not a divisor of `m`, `k* > k`, or `m* = 0` for a filter with bits.
+    pub fn folded(&self, bits: u64, hashes: u32) -> Result<SubFilter, ModelError> {
+        let m = self.bits.len();
+        if m == 0 {
+            // No bits: answers yes once used; a used one cannot shrink into bits.
+            if self.nonempty && bits > 0 {
+                return Err(ModelError::invalid(
+                    "merge",
+                    bits,
+                    "0 bits (a used filter without bits answers yes to everything)",
+                ));
+            }
+            let mut out = SubFilter::new(bits, hashes, self.salt);
+            out.nonempty = self.nonempty;
+            return Ok(out);
+        }
+        if bits == 0 {
+            let mut out = SubFilter::new(0, 0, self.salt);
+            out.nonempty = self.nonempty;
+            return Ok(out);
+        }
+        if m % bits != 0 || hashes > self.k || hashes == 0 {
+            return Err(ModelError::invalid(
+                "merge",
+                format!("m* = {bits}, k* = {hashes}"),
+                format!("a divisor of m = {m} and 1 <= k* <= {}", self.k),
+            ));
+        }
+        let mut out = SubFilter::new(bits, hashes, self.salt);
+        out.nonempty = self.nonempty;
+        if bits == m {
+            for (w, &o) in self.bits.words().iter().enumerate() {
+                out.bits.or_word(w, o);
+            }
+        } else {
+            for (w, &word) in self.bits.words().iter().enumerate() {
+                let mut rest = word;
+                while rest != 0 {
+                    let i = (w as u64) * 64 + u64::from(rest.trailing_zeros());
+                    out.bits.set(i % bits);
+                    rest &= rest - 1;
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// The merge of two filters with the same salt and possibly different sizes: both
+    /// folded onto [`MergedShape::of_filters`] (`gcd(m, m')` bits, `min(k, k')` hashes)
+    /// and OR-ed (Section 6 [PBF]).
+    ///
+    /// # Errors
+    /// Different salts.
+    pub fn merged(&self, other: &SubFilter) -> Result<SubFilter, ModelError> {
+        if self.salt != other.salt {
+            return Err(ModelError::invalid(
+                "merge",
+                "filters with different hash salts",
+                "the same seed and position",
+            ));
+        }
+        let shape = MergedShape::of_filters(self.shape(), other.shape())?;
+        let mut out = self.folded(shape.bits, shape.hashes)?;
+        out.merge(&other.folded(shape.bits, shape.hashes)?)?;
+        Ok(out)
+    }
+
+    /// `(bits, hashes, used)`.
+    fn shape(&self) -> (u64, u32, bool) {
+        (self.bits.len(), self.k, self.nonempty)
+    }
 }
+
+/// The meta-hash range `v` of Section 6 [PBF] (`v > m` for every filter).
+const META_RANGE: u64 = 1 << 63;
 
 /// The hash of a pair `(a, c)`, derived from the item's hash by a splitmix64 remix.
 #[inline]
@@ -157,7 +250,7 @@ pub enum PbfSizing {
 }
 
 /// A persistent Bloom filter (PBF-1 or PBF-2).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct PbfFilter {
     variant: Variant,
     granularity: u64,
@@ -286,9 +379,17 @@ impl PbfFilter {
     /// makes a new root by cloning the old one, which needs the same hash functions (two
     /// probes of one query at the same position `c` in two levels are then slightly
     /// correlated, as in the paper's design). Every other filter has its own salt.
+    ///
+    /// A growing PBF-1 likewise makes each new root from the old one (the union of its
+    /// children, Section 4.1), so the filters at position 0 (the intervals `[1, g·2^h]`)
+    /// share one salt; they are nested, so no query probes two of them.
     fn salt(&self, height: usize, pos: u64) -> u64 {
-        if self.variant == Variant::Pbf2 && matches!(self.sizing, PbfSizing::Uniform { .. }) {
-            return mix(self.seed ^ 0x2B2);
+        if matches!(self.sizing, PbfSizing::Uniform { .. }) {
+            match self.variant {
+                Variant::Pbf2 => return mix(self.seed ^ 0x2B2),
+                Variant::Pbf1 if pos == 0 => return mix(self.seed ^ 0x1B1),
+                Variant::Pbf1 => {}
+            }
         }
         mix(self.seed ^ mix(((height as u64) << 48) ^ pos))
     }
@@ -305,12 +406,12 @@ impl PbfFilter {
         }
         while self.length(self.heights.len() - 1) < t {
             let h = self.heights.len();
-            let mut top = Vec::new();
-            if self.variant == Variant::Pbf2 {
-                // Alg. 4 line 6: the new root is a clone of the old root (all pairs so far
-                // map to position 1 in both).
-                top.push(self.heights[h - 1].first().cloned().flatten());
-            }
+            // PBF-2 (Alg. 4 line 6): the new root is a clone of the old root (all pairs so
+            // far map to position 1 in both). PBF-1 (Section 4.1, Figure 4): the new root
+            // `[1, 2·len]` is the union of its children, the old root `[1, len]` (which
+            // holds every item so far, as no timestamp exceeded `len`) and the empty
+            // `[len + 1, 2·len]`.
+            let top = vec![self.heights[h - 1].first().cloned().flatten()];
             self.heights.push(top);
         }
     }
@@ -453,38 +554,120 @@ impl PbfFilter {
         self.heights.iter().flatten().flatten().count() + usize::from(self.fine.is_some())
     }
 
-    /// Merges the PBF of the next partition into this one by OR-ing corresponding filters
-    /// (Section 6 [PBF]): afterwards a query answers yes if either partition's PBF would.
+    /// Merges the PBF of the next partition into this one (Section 6 [PBF]): filter `i`
+    /// of the result holds filter `i` of both, so a query `q(x, [s, e])` (in
+    /// partition-relative time) answers yes if either partition's PBF would.
+    ///
+    /// Filters of the same shape are OR-ed. Filters of different sizes are folded onto
+    /// `gcd(m, m')` bits and queried with `min(k, k')` hashes
+    /// ([`bfopt_models::pbf::MergedShape`]); the sizing becomes the merged one (a
+    /// uniform sizing stays uniform, an allocated one keeps its layout).
     ///
     /// # Errors
-    /// Different variants, granularities, sizings or seeds.
+    /// Different variants, granularities, seeds, sizing kinds or layouts. On error `self`
+    /// is unchanged.
     pub fn merge(&mut self, other: &PbfFilter) -> Result<(), ModelError> {
         if self.variant != other.variant
             || self.granularity != other.granularity
-            || self.sizing != other.sizing
             || self.seed != other.seed
         {
             return Err(ModelError::invalid(
                 "merge",
                 "PBFs of different shape",
-                "the same variant, granularity, sizes and seed",
+                "the same variant, granularity and seed",
             ));
         }
-        if self.horizon_limit().is_none() {
-            self.grow(other.now.max(1));
+        let sizing = merged_sizing(&self.sizing, &other.sizing)?;
+        let mut out = self.clone();
+        out.sizing = sizing;
+        if out.horizon_limit().is_none() {
+            out.grow(other.now.max(1));
         }
-        for (height, row) in other.heights.iter().enumerate() {
-            for (pos, f) in row.iter().enumerate() {
-                if let Some(f) = f {
-                    self.filter_mut(height, pos as u64).merge(f)?;
+        let heights = out.heights.len().max(other.heights.len());
+        for height in 0..heights {
+            let width = [&self.heights, &other.heights]
+                .iter()
+                .map(|h| h.get(height).map_or(0, Vec::len))
+                .max()
+                .unwrap_or(0);
+            for pos in 0..width as u64 {
+                let (a, b) = (self.filter(height, pos), other.filter(height, pos));
+                let (m, k) = out.shape(height, pos);
+                let merged = match (a, b) {
+                    (None, None) => continue,
+                    (Some(a), Some(b)) => {
+                        let mut f = a.folded(m, k)?;
+                        f.merge(&b.folded(m, k)?)?;
+                        f
+                    }
+                    (Some(f), None) | (None, Some(f)) => f.folded(m, k)?,
+                };
+                let row = &mut out.heights[height];
+                if row.len() <= pos as usize {
+                    row.resize(pos as usize + 1, None);
                 }
+                row[pos as usize] = Some(merged);
             }
         }
-        if let (Some(a), Some(b)) = (self.fine.as_mut(), other.fine.as_ref()) {
-            a.merge(b)?;
+        if let (Some(a), Some(b)) = (self.fine.as_ref(), other.fine.as_ref()) {
+            let (m, k) = out.shape_fine();
+            let mut f = a.folded(m, k)?;
+            f.merge(&b.folded(m, k)?)?;
+            out.fine = Some(f);
         }
-        self.now = self.now.max(other.now);
+        out.now = self.now.max(other.now);
+        *self = out;
         Ok(())
+    }
+}
+
+/// The sizing two partitions' PBFs merge into: per filter `gcd` of the bits and `min` of
+/// the hashes ([`MergedShape::of`]).
+fn merged_sizing(a: &PbfSizing, b: &PbfSizing) -> Result<PbfSizing, ModelError> {
+    match (a, b) {
+        (
+            PbfSizing::Uniform { bits, hashes },
+            PbfSizing::Uniform {
+                bits: bits_b,
+                hashes: hashes_b,
+            },
+        ) => {
+            let s = MergedShape::of(*bits, *hashes, *bits_b, *hashes_b)?;
+            Ok(PbfSizing::Uniform {
+                bits: s.bits,
+                hashes: s.hashes,
+            })
+        }
+        (
+            PbfSizing::Allocated {
+                layout,
+                bits,
+                hashes,
+            },
+            PbfSizing::Allocated {
+                layout: layout_b,
+                bits: bits_b,
+                hashes: hashes_b,
+            },
+        ) if layout == layout_b => {
+            let mut out_bits = Vec::with_capacity(bits.len());
+            let mut out_hashes = Vec::with_capacity(bits.len());
+            for i in 0..bits.len() {
+                let s = MergedShape::of(bits[i], hashes[i], bits_b[i], hashes_b[i])?;
+                out_bits.push(s.bits);
+                out_hashes.push(s.hashes);
+            }
+            Ok(PbfSizing::Allocated {
+                layout: layout.clone(),
+                bits: out_bits,
+                hashes: out_hashes,
+            })
+        }
+        _ => Err(ModelError::invalid(
+            "merge",
+            "PBFs of different sizing kinds or layouts",
+            "both uniform, or both allocated over the same layout",
+        )),
     }
 }
 
@@ -679,6 +862,145 @@ mod tests {
             }
             let other = PbfFilter::new(variant, g, sizing.clone(), 8).unwrap();
             assert!(a.merge(&other).is_err());
+        }
+    }
+
+    fn allocated(layout: &PbfLayout, bits: &[u64], hashes: &[u32]) -> PbfSizing {
+        PbfSizing::Allocated {
+            layout: layout.clone(),
+            bits: bits.to_vec(),
+            hashes: hashes.to_vec(),
+        }
+    }
+
+    /// Section 6 [PBF]: filters of sizes `2q` and `3q` fold onto `gcd = q` bits, and the
+    /// result is bit for bit the PBF built directly at `q` bits from both partitions.
+    #[test]
+    fn merging_different_sizes_equals_the_directly_built_pbf() {
+        let first = trace(400, 256, 11);
+        let second = trace(400, 256, 12);
+        for (variant, g) in [(Variant::Pbf1, 4), (Variant::Pbf2, 1)] {
+            let layout = PbfLayout::new(variant, 256, g).unwrap();
+            let n = layout.filters() as usize;
+            let base: Vec<u64> = (0..n as u64).map(|i| 40 + 7 * (i % 5)).collect();
+            let times = |c: u64| base.iter().map(|b| b * c).collect::<Vec<_>>();
+            let k = vec![3; n];
+            let build = |bits: &[u64], pairs: &[&[(u64, u64)]]| {
+                let mut f = PbfFilter::new(variant, g, allocated(&layout, bits, &k), 4).unwrap();
+                for &(a, t) in pairs.iter().copied().flatten() {
+                    f.insert(a, t).unwrap();
+                }
+                f
+            };
+            let mut a = build(&times(2), &[&first]);
+            let b = build(&times(3), &[&second]);
+            a.merge(&b).unwrap();
+            let direct = build(&base, &[&first, &second]);
+            assert!(
+                a == direct,
+                "{variant:?}: merged differs from the direct build"
+            );
+        }
+        // Uniform sizing: 2048 and 3072 bits fold onto 1024.
+        let uniform = |bits| PbfSizing::Uniform { bits, hashes: 4 };
+        let mut a = PbfFilter::new(Variant::Pbf1, 2, uniform(2048), 3).unwrap();
+        let mut b = PbfFilter::new(Variant::Pbf1, 2, uniform(3072), 3).unwrap();
+        let mut direct = PbfFilter::new(Variant::Pbf1, 2, uniform(1024), 3).unwrap();
+        for &(k, t) in &first {
+            a.insert(k, t).unwrap();
+            direct.insert(k, t).unwrap();
+        }
+        for &(k, t) in &second {
+            b.insert(k, t).unwrap();
+            direct.insert(k, t).unwrap();
+        }
+        a.merge(&b).unwrap();
+        assert!(a == direct, "uniform: merged differs from the direct build");
+    }
+
+    /// Different hash counts: the merge queries `min(k, k')` hashes; it holds every bit
+    /// the direct build at that `k` sets, so it answers yes wherever that one does.
+    #[test]
+    fn merging_different_hash_counts_keeps_every_item() {
+        let first = trace(300, 128, 21);
+        let second = trace(300, 128, 22);
+        let layout = PbfLayout::pbf1(128, 4).unwrap();
+        let n = layout.filters() as usize;
+        let bits = vec![96u64; n];
+        let mk =
+            |k: u32| PbfFilter::new(Variant::Pbf1, 4, allocated(&layout, &bits, &vec![k; n]), 8);
+        let (mut a, mut b, mut direct) = (mk(5).unwrap(), mk(2).unwrap(), mk(2).unwrap());
+        first.iter().for_each(|&(k, t)| a.insert(k, t).unwrap());
+        second.iter().for_each(|&(k, t)| b.insert(k, t).unwrap());
+        first
+            .iter()
+            .chain(&second)
+            .for_each(|&(k, t)| direct.insert(k, t).unwrap());
+        a.merge(&b).unwrap();
+        for &(k, t) in first.iter().chain(&second) {
+            assert!(a.query(k, t, t).unwrap() && a.query(k, t.max(3) - 2, t).unwrap());
+        }
+        for i in 0..3000 {
+            let (s, e) = (1 + i % 120, 1 + i % 120 + i % 8);
+            if direct.query(probe(5, i), s, e).unwrap() {
+                assert!(a.query(probe(5, i), s, e).unwrap());
+            }
+        }
+        // Shapes that cannot merge.
+        let other_layout = PbfLayout::pbf1(256, 4).unwrap();
+        let m = other_layout.filters() as usize;
+        let c = PbfFilter::new(
+            Variant::Pbf1,
+            4,
+            allocated(&other_layout, &vec![96; m], &vec![2; m]),
+            8,
+        )
+        .unwrap();
+        let before = a.clone();
+        assert!(a.merge(&c).is_err());
+        assert!(a == before, "a failed merge leaves the filter unchanged");
+    }
+
+    #[test]
+    fn sub_filters_fold_onto_divisors() {
+        let mut f = SubFilter::new(96, 3, 1);
+        let h = HashScheme::new(1);
+        (0..20).for_each(|i| f.insert(h.hash_u64(i)));
+        let g = f.folded(32, 2).unwrap();
+        assert!((0..20).all(|i| g.contains(h.hash_u64(i))));
+        assert!(f.folded(40, 2).is_err() && f.folded(32, 4).is_err());
+        let other = SubFilter::new(64, 4, 1);
+        let m = f.merged(&other).unwrap();
+        assert_eq!((m.bits(), m.hashes()), (32, 3));
+        assert!(f.merged(&SubFilter::new(64, 4, 2)).is_err());
+        // An empty filter without bits merges as the other side; a used one absorbs it.
+        let empty = SubFilter::new(0, 0, 1);
+        assert_eq!(empty.merged(&f).unwrap().bits(), 96);
+        let mut used = SubFilter::new(0, 0, 1);
+        used.insert(h.hash_u64(99));
+        let all = used.merged(&f).unwrap();
+        assert!(all.bits() == 0 && all.contains(h.hash_u64(12345)));
+    }
+
+    /// Regression (issue 7): a growing PBF-1 made each new root empty, so a query whose
+    /// cover is the root missed every item inserted before the growth.
+    #[test]
+    fn issue_7_growing_pbf1_root_holds_earlier_items() {
+        let sizing = PbfSizing::Uniform {
+            bits: 512,
+            hashes: 3,
+        };
+        let mut f = PbfFilter::new(Variant::Pbf1, 1, sizing, 1).unwrap();
+        f.insert(7, 1).unwrap();
+        f.insert(8, 3).unwrap();
+        f.insert(9, 100).unwrap();
+        assert_eq!(f.levels(), 8);
+        for (a, t) in [(7, 1), (8, 3), (9, 100)] {
+            assert!(
+                f.query(a, 1, 128).unwrap(),
+                "({a}, {t}) in the root [1, 128]"
+            );
+            assert!(f.query(a, 1, 64).unwrap() == (t <= 64));
         }
     }
 
