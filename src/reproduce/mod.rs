@@ -10,7 +10,7 @@ mod apbf;
 mod classic;
 mod pbf;
 pub mod plot;
-mod rbf;
+pub mod rbf;
 mod stable;
 mod timing;
 
@@ -63,6 +63,11 @@ pub const CATALOGUE: &[Reproduction] = &[
     apbf::FIGURE_8,
     pbf::FIGURE_9,
     rbf::FIGURE_3,
+    rbf::FIGURE_4,
+    rbf::FIGURE_5,
+    rbf::FIGURE_6,
+    rbf::FIGURE_7,
+    rbf::FIGURE_8,
     stable::FIGURE_7,
     timing::TABLE_4,
 ];

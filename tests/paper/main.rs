@@ -11,5 +11,6 @@ mod pbf;
 mod rbf;
 mod reproduce;
 mod reproduce_apbf;
+mod reproduce_rbf;
 mod stable;
 mod timing;

@@ -42,7 +42,11 @@ fn figure3_rbf_model_inside_every_interval() {
     let entry = find("rbf-figure3").unwrap();
     let r = (entry.build)(&Options { seed: 1, scale: 1 }).unwrap();
     assert_eq!(r.rows.len(), 9);
-    assert!(r.differences.is_empty(), "{:#?}", r.differences);
+    assert!(
+        r.differences.iter().all(|d| d.contains("does not state")),
+        "{:#?}",
+        r.differences
+    );
 }
 
 #[test]

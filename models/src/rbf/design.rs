@@ -7,7 +7,7 @@ use super::fluid;
 use super::transitions::{Law, Retention};
 use super::{Hashing, Method, RbfMetrics, RbfParams, Recycling};
 use crate::error::{check, ModelError};
-use crate::numeric::last_true;
+use crate::numeric::{last_true, CompensatedSum};
 use serde::Serialize;
 
 /// What an RBF must achieve: average FP at most `fp`.
@@ -351,4 +351,77 @@ pub fn design_window(window: u64, req: &RbfRequirement) -> Result<RbfDesign, Mod
         worst_case_messages,
         worst_case_hashes,
     })
+}
+
+/// Largest number of Eq. (3) terms [`lower_bound_messages`] evaluates (a few seconds).
+pub const LOWER_BOUND_TERMS: f64 = 2e8;
+
+/// The N-bounded design by the average-case lower bound f_a (Eq. (3) [RBF]): the most
+/// bit-setting messages `N` per cycle with `f_a(N) ≤ fp` for `bits` of memory (one phase),
+/// best `k`, returned as `(k, N)` (Figures 6-7 [RBF]).
+///
+/// # Formula
+/// ```text
+/// f_a(N) = Σ_{i≤N} r_i / (N + Σ_{i≤N} r_i),  r_i = f_i/(1 − f_i),  f_i = Eq. (1) at n = i−1
+/// ```
+/// `f_a` grows with `N` (the `r_i` do), so one pass over `N = 1, 2, …` per `k` finds the
+/// largest `N`; `k` is scanned upward until `N` has fallen three times in a row.
+///
+/// # Numerics
+/// `O(Σ_k N_k)` time. Since the `r_i` grow, `f_a(N) ≤ fp` implies
+/// `f_{N/2} ≤ 2fp/(1 + fp)`, so `N ≤ 2·N_w` with `N_w` the closed-form worst-case count at
+/// that rate; that bound is summed over the `k` scanned before starting, and a scan of more
+/// than [`LOWER_BOUND_TERMS`] terms is refused rather than started.
+///
+/// # Errors
+/// `fp` outside (0, 1), `bits` outside [`RbfParams::BITS`]; [`ModelError::InvalidParam`]
+/// naming `bits` when the scan would exceed [`LOWER_BOUND_TERMS`] terms.
+pub fn lower_bound_messages(bits: u64, fp: f64) -> Result<(u32, u64), ModelError> {
+    check::open_probability("fp", fp)?;
+    check::in_range("bits", bits, RbfParams::BITS)?;
+    let m = bits as f64;
+    // Upper bound on N for k: 2·N_w(k, 2fp/(1+fp)) (see # Numerics), + 1 for the last term.
+    let p2 = 2.0 * fp / (1.0 + fp);
+    let n_bound = |k: u32| {
+        let kf = f64::from(k);
+        2.0 * (-(p2.ln() / kf).exp_m1()).ln() / (kf * (-1.0 / m).ln_1p()) + 2.0
+    };
+    // The scan stops three k past the best, which is at most ⌈log2(1/fp)⌉ + a few.
+    let k_scan = ((-fp.log2()).ceil() as u32 + 6).min(*RbfParams::K.end());
+    let work: f64 = (1..=k_scan).map(n_bound).sum();
+    if !(work <= LOWER_BOUND_TERMS) {
+        return Err(ModelError::invalid(
+            "bits",
+            bits,
+            format!(
+                "a lower-bound (Eq. (3)) scan of at most {LOWER_BOUND_TERMS:e} terms at fp = {fp} \
+                 (this needs about {work:.1e})"
+            ),
+        ));
+    }
+    let mut best = (1u32, 0u64);
+    let mut falling = 0;
+    for k in 1..=*RbfParams::K.end() {
+        let cap = n_bound(k) as u64;
+        let (mut r, mut n) = (CompensatedSum::new(), 0u64);
+        for i in 1..=cap {
+            let f = super::fp_worst(bits, k, i - 1);
+            r.add(f / (1.0 - f));
+            let rv = r.value();
+            if !(rv / (i as f64 + rv) <= fp) {
+                break;
+            }
+            n = i;
+        }
+        if n > best.1 {
+            best = (k, n);
+            falling = 0;
+        } else {
+            falling += 1;
+            if falling == 3 {
+                break;
+            }
+        }
+    }
+    Ok(best)
 }

@@ -28,6 +28,7 @@
 //! | large-M approximation | | [`fluid::point`] |
 //! | false negatives, cycle length | (not in the paper) | [`forgetting`] |
 //! | capacity optimizer | Figs. 6-8 | [`design`], [`least_bits`] |
+//! | capacity by f_w, f_a | (1), (3), Figs. 6-7 | [`worst_case_messages`], [`lower_bound_messages`] |
 //! | two-phase design for a guaranteed window | (not in the paper) | [`design_window`] |
 //!
 //! # Assumptions
@@ -68,8 +69,8 @@ pub mod transitions;
 mod tests;
 
 pub use design::{
-    design, design_window, least_bits, worst_case_messages, RbfDesign, RbfRequirement,
-    DESIGN_EXACT_BITS,
+    design, design_window, least_bits, lower_bound_messages, worst_case_messages, RbfDesign,
+    RbfRequirement, DESIGN_EXACT_BITS, LOWER_BOUND_TERMS,
 };
 pub use nbounded::{fp_worst, RbfNMetrics};
 

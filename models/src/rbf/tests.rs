@@ -459,3 +459,32 @@ fn print_fluid_errors() {
         }
     }
 }
+
+#[test]
+fn lower_bound_messages_is_the_largest_n_and_best_k() {
+    // Eq. (3) [RBF]: f_a(N) ≤ fp at the returned N, f_a(N + 1) > fp, and no k does better
+    // (brute force over k with a direct O(N) evaluation per N).
+    for &(bits, fp) in &[(1000u64, 0.01), (5000, 0.05), (2000, 0.001), (300, 0.2)] {
+        let (k, n) = super::lower_bound_messages(bits, fp).unwrap();
+        let fa = |k: u32, n: u64| RbfNParams::new(bits, k, n).unwrap().metrics().fp_lower;
+        assert!(
+            fa(k, n) <= fp && fa(k, n + 1) > fp,
+            "M={bits} fp={fp}: k={k} N={n}"
+        );
+        for other in 1..=24 {
+            let best = crate::numeric::last_true(1, 20 * bits, |m| fa(other, m) <= fp);
+            assert!(
+                best.unwrap_or(0) <= n,
+                "M={bits} fp={fp}: k={other} beats k={k}"
+            );
+        }
+    }
+}
+
+#[test]
+fn lower_bound_messages_refuses_a_scan_it_cannot_finish() {
+    // A scan beyond LOWER_BOUND_TERMS is refused before it starts, naming bits.
+    let e = super::lower_bound_messages(1_000_000_000_000, 0.01).unwrap_err();
+    assert!(e.to_string().contains("bits"), "{e}");
+    assert!(super::lower_bound_messages(1000, f64::NAN).is_err());
+}
