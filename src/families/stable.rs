@@ -5,8 +5,8 @@ use crate::families::to_u32;
 use crate::report::{Report, Row};
 use crate::units::{parse_bits, parse_count, parse_real};
 use bfopt_models::stable::{
-    design, design_decrements, solve, Cost, IbfParams, IbfRequirement, ImpMapping, ImportanceDist,
-    Policy, SbfParams, SbfRequirement,
+    design, design_decrements, solve, stream_metrics, Cost, IbfParams, IbfRequirement, ImpMapping,
+    ImportanceDist, Policy, RepeatStream, SbfParams, SbfRequirement,
 };
 use bfopt_validation::experiments::stable::{
     prediction, simulate, thesis_stream, StableSimConfig, ThesisStreamConfig,
@@ -352,7 +352,8 @@ pub struct IbfSimulateArgs {
     pub sim: StableSimArgs,
     /// Run the thesis's duplicate-detection stream of this many arrivals instead
     /// (Section 6.1.2: 100000), reporting the weighted FP / FN, precision and recall of
-    /// Tables 3-4 and the final zero cells of Figure 7.
+    /// Tables 3-4 and the final zero cells of Figure 7, predicted by the stream-with-repeats
+    /// model and measured.
     #[arg(long, value_parser = parse_count, allow_hyphen_values = true)]
     pub arrivals: Option<u64>,
     /// Share of repeated items in the thesis stream.
@@ -396,16 +397,27 @@ pub fn simulate_ibf(args: &IbfSimulateArgs) -> Result<Report, CliError> {
         seed: args.sim.seed,
         confidence: args.sim.confidence,
     };
-    let r = thesis_stream(&cfg).map_err(|e| {
+    let stream_err = |e| {
         let mut flags = FLAGS.to_vec();
         flags.push(("duplicate_rate", "--duplicates"));
+        flags.push(("arrivals", "--arrivals"));
         CliError::from_model(e, &flags)
-    })?;
+    };
+    let stream = RepeatStream::new(arrivals, args.duplicates).map_err(stream_err)?;
+    let r = thesis_stream(&cfg).map_err(stream_err)?;
+    let pred = stream_metrics(&cfg.params, &stream).map_err(stream_err)?;
     let row = Row::new("stable", &cfg.params, serde_json::json!({}))
         .param("arrivals", arrivals)
         .param("duplicates", cfg.duplicate_rate)
         .param("epochs", cfg.epochs)
         .param("seed", cfg.seed)
+        .metric("weighted_fp", pred.weighted_fp)
+        .metric("weighted_fn", pred.weighted_fn)
+        .metric("precision", pred.precision)
+        .metric("recall", pred.recall)
+        .metric("zero_cells", pred.zero_cells_final)
+        .metric("mean_repeat_age", pred.mean_age)
+        .metric("fn_by_importance", &pred.fn_by_importance)
         .metric("measured_weighted_fp", r.weighted_fp.mean)
         .metric("measured_weighted_fn", r.weighted_fn.mean)
         .metric("measured_precision", r.precision.mean)

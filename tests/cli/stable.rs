@@ -314,11 +314,16 @@ fn simulate_ibf_thesis_stream_reports_tables_3_4_metrics() {
         "measured_weighted_fn",
         "measured_precision",
         "measured_recall",
+        "weighted_fp",
+        "weighted_fn",
+        "precision",
+        "recall",
     ] {
         let x = m[key].as_f64().unwrap();
         assert!((0.0..=1.0).contains(&x), "{key} = {x}");
     }
     assert_eq!(m["measured_fn_by_importance"].as_array().unwrap().len(), 50);
+    assert_eq!(m["fn_by_importance"].as_array().unwrap().len(), 50);
     assert_eq!(
         m["measured_zero_cells_series"].as_array().unwrap().len(),
         10

@@ -214,6 +214,31 @@ impl CellChain {
             .collect()
     }
 
+    /// One forward step `x' = x·T`: the distribution after one more insertion. Sets are
+    /// aggregated per counter level: `O(C·|sets| + states)`.
+    pub fn forward(&self, x: &[f64]) -> Vec<f64> {
+        let y = self.after_deletion(x);
+        let mut out: Vec<f64> = y.iter().map(|p| p * (1.0 - self.a)).collect();
+        let mut level = vec![0.0; self.cap as usize + 1];
+        for (s, &p) in y.iter().enumerate() {
+            level[self.decode(s).1 as usize] += p;
+        }
+        for (c, &mass) in level.iter().enumerate() {
+            if mass == 0.0 {
+                continue;
+            }
+            for &(v, imp, w) in &self.sets {
+                let t = if self.cap == 0 {
+                    v as usize
+                } else {
+                    self.encode(v, (c as u32 + imp).min(self.cap))
+                };
+                out[t] += self.a * w * mass;
+            }
+        }
+        out
+    }
+
     /// `T^steps · e_0`: entry `s` is the probability of being zero `steps` insertions
     /// after being in state `s`.
     pub fn zero_after(&self, steps: u64) -> Vec<f64> {
@@ -309,6 +334,23 @@ mod tests {
                 assert_relative_eq!(gth[s], dense[s], max_relative = 1e-8, epsilon = 1e-14);
             }
         }
+    }
+
+    #[test]
+    fn forward_matches_dense_product() {
+        let ch = tracked(|v, c| 0.03 * f64::from(v) + 0.01 * f64::from(c % 3));
+        let t = ch.dense();
+        let mut x = vec![0.0; ch.states()];
+        x[0] = 1.0;
+        let mut dense = nalgebra::RowDVector::from_row_slice(&x);
+        for _ in 0..9 {
+            x = ch.forward(&x);
+            dense = &dense * &t;
+        }
+        for s in 0..ch.states() {
+            assert_relative_eq!(x[s], dense[s], max_relative = 1e-12, epsilon = 1e-15);
+        }
+        assert_relative_eq!(x.iter().sum::<f64>(), 1.0, max_relative = 1e-13);
     }
 
     #[test]

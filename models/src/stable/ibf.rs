@@ -171,7 +171,7 @@ impl IbfParams {
         }
     }
 
-    fn chain(&self, dec: impl Fn(u32, u32) -> f64) -> CellChain {
+    pub(super) fn chain(&self, dec: impl Fn(u32, u32) -> f64) -> CellChain {
         let cap = self.counter_cap();
         let mut sets: Vec<(u32, u32, f64)> = Vec::new();
         for (imp, w) in self.importance.iter().filter(|&(_, w)| w > 0.0) {
@@ -225,14 +225,15 @@ pub enum StableMethod {
     },
     /// MinImp deletion: a cell at counter `c` is decremented with the probability that
     /// it ranks among the `P` least counters of the non-zero cells, the numbers of cells
-    /// below and at `c` taken as Poisson ([`rank_refine`]); iterated to a fixed point.
+    /// below and at `c` taken as Poisson; the fixed point of this rank map is found by a
+    /// damped iteration and polished by Anderson acceleration (module `minimp`).
     MeanFieldRank {
-        /// Fixed-point iterations.
+        /// Rank-map evaluations.
         iterations: u64,
         /// `max_c |F(d)(c) − d(c)|` of the returned decrement law `d` under the rank map
-        /// `F`: below 1e-7 when the damped iteration converged; where it settles into an
-        /// oscillation instead (seen for IBF4 at m = 65536), the average of the later
-        /// iterates is returned with its own residual, accepted up to 0.05.
+        /// `F`: below 1e-10 when the iteration converged (m up to about 4096); where it
+        /// circles the equilibrium instead (IBF4 at m = 65536: 2.4e-3), the residual of
+        /// the average of its later iterates, accepted up to 0.05.
         residual: f64,
     },
 }
@@ -301,8 +302,8 @@ pub fn solve(params: &IbfParams) -> Result<IbfSolution, ModelError> {
             )
         }
         Delete::MinImp => {
-            // Start from uniform decrements and iterate the rank model to its fixed point.
-            let (chain, iterations, residual) = rank_refine(params, params.chain(|_, _| p / m))?;
+            // From uniform decrements to the rank model's fixed point (Anderson).
+            let (chain, iterations, residual) = super::minimp::rank_refine(params)?;
             finish(
                 chain,
                 StableMethod::MeanFieldRank {
@@ -360,6 +361,34 @@ impl IbfSolution {
                 let x = self.chain.after_set(&y, self.params.insert_value(imp), imp);
                 let z: f64 = x.iter().zip(&back).map(|(a, b)| a * b).sum();
                 fn_from_zero(z.min(1.0), self.params.k)
+            })
+            .collect()
+    }
+
+    /// `x_i·T^a·e_0` (the probability that one of an item's cells is zero `a` insertions
+    /// after its insertion) for each importance `i` of the support, at each of the
+    /// increasing ages `ages`: one backward pass up to the largest age.
+    pub(crate) fn zero_by_importance_at(&self, ages: &[u64]) -> Vec<Vec<f64>> {
+        let y = self.chain.after_deletion(&self.pi);
+        let starts: Vec<Vec<f64>> = self
+            .params
+            .importance
+            .iter()
+            .map(|(imp, _)| self.chain.after_set(&y, self.params.insert_value(imp), imp))
+            .collect();
+        let mut b = vec![0.0; self.chain.states()];
+        b[0] = 1.0;
+        let mut at = 0u64;
+        ages.iter()
+            .map(|&a| {
+                while at < a {
+                    b = self.chain.backward(&b);
+                    at += 1;
+                }
+                starts
+                    .iter()
+                    .map(|x| x.iter().zip(&b).map(|(p, q)| p * q).sum::<f64>().min(1.0))
+                    .collect()
             })
             .collect()
     }
@@ -483,153 +512,65 @@ pub struct IbfMetrics {
     pub method: StableMethod,
 }
 
-/// The MinImp mean field.
+/// Expected fraction of zero cells after `t` insertions into an empty filter, for
+/// `t = 0..=n`: the cell chain run forward from the zero state.
 ///
-/// A sharp threshold (cells with counter below `c*` decremented every step, none above)
-/// has no consistent fixed point: sets only raise counters, so cells above `c*` would
-/// never return to zero, while `c* = C` (the counter cap) delivers more than `P`
-/// decrements. In a real filter the `P`-th least counter fluctuates, and saturated cells
-/// are reached whenever the pool of low counters runs dry. So a cell at counter `c` is
-/// decremented with the probability that it ranks among the `P` least:
-///
+/// # Formula
 /// ```text
-/// d(c) = Σ_{j<P} Pois(j; λ_<(c)) · E[min(1, (P − j)/(N_c + 1))],   N_c ~ Pois(λ_=(c))
-/// λ_<(c) = m·Σ_{c'<c} Pr(v > 0, counter = c'),   λ_=(c) = m·Pr(v > 0, counter = c)
+/// x_0 = e_0,   x_{t+1} = x_t · T(x_t),   z_t = x_t[0]
 /// ```
-/// (ties broken uniformly), iterated from uniform decrements to a fixed point with
-/// damping (step 0.1, shrunk by 0.7 down to 0.01 whenever the residual grows), until
-/// `max_c |F(d)(c) − d(c)| < 1e-7`.
+/// Random deletion: `T` is fixed, and `z_t` is exact (for the SBF it equals
+/// [`super::SbfParams::zero_fraction_after`]). Global policies: the decrement law is
+/// recomputed from `x_t` at every step with the same mean-field rules as the stable point
+/// (`min(1, P·w/(m·W̄_t))` with `W̄_t` the current mean weight, `d = 0` while the filter is
+/// empty; the MinImp rank map of `x_t`), a time-stepped mean field.
 ///
 /// # Errors
-/// [`ModelError::NoConvergence`] when neither the iteration nor the average of its later
-/// iterates reaches a residual of 0.05.
-fn rank_refine(params: &IbfParams, start: CellChain) -> Result<(CellChain, u64, f64), ModelError> {
-    const ITERS: u64 = 3000;
-    let cap = params.counter_cap() as usize;
-    let mut chain = start;
-    let mut d_level: Vec<f64> = (0..=cap)
-        .map(|c| {
-            if c == 0 {
-                0.0
-            } else {
-                chain.dec[chain.encode(1, c as u32)]
-            }
-        })
-        .collect();
-    let mut avg = vec![0.0; cap + 1];
-    let mut averaged = 0.0;
-    let mut residual = f64::INFINITY;
-    // Damped iteration; the step shrinks whenever the residual grows (oscillation).
-    let mut step = 0.1;
-    let mut last = f64::INFINITY;
-    for it in 1..=ITERS {
-        let target = rank_map(params, &chain)?;
-        residual = target
-            .iter()
-            .zip(&d_level)
-            .map(|(t, d)| (t - d).abs())
-            .fold(0.0, f64::max);
-        if residual < 1e-7 {
-            return Ok((chain, it, residual));
-        }
-        for (d, t) in d_level.iter_mut().zip(&target) {
-            *d = (1.0 - step) * *d + step * t;
-        }
-        set_level_dec(&mut chain, &d_level);
-        if residual > last {
-            step = (step * 0.7).max(0.01);
-        }
-        last = residual;
-        if it > ITERS / 3 {
-            avg.iter_mut().zip(&d_level).for_each(|(a, d)| *a += d);
-            averaged += 1.0;
-        }
-    }
-    // Still oscillating: take the average of the later iterates (Polyak averaging) and
-    // measure its own residual.
-    avg.iter_mut().for_each(|a| *a /= averaged);
-    set_level_dec(&mut chain, &avg);
-    let target = rank_map(params, &chain)?;
-    let avg_residual = target
-        .iter()
-        .zip(&avg)
-        .map(|(t, d)| (t - d).abs())
-        .fold(0.0, f64::max);
-    if avg_residual < 0.05 {
-        return Ok((chain, ITERS, avg_residual.min(residual)));
-    }
-    Err(ModelError::NoConvergence {
-        solver: "MinImp rank refinement",
-        iterations: ITERS,
-        residual: avg_residual,
-    })
-}
-
-fn set_level_dec(chain: &mut CellChain, d_level: &[f64]) {
-    chain.dec = (0..chain.states())
+/// `n` above [`TRANSIENT_WORK`]` / states` (the run would take more than a few seconds).
+pub fn zero_fraction_transient(params: &IbfParams, n: u64) -> Result<Vec<f64>, ModelError> {
+    let (m, p) = (params.m as f64, params.p as f64);
+    let mut chain = params.chain(|_, _| p / m);
+    let states = chain.states() as u64;
+    check::in_range("arrivals", n, 0..=TRANSIENT_WORK / states)?;
+    let kind = params.policy.delete();
+    let weights: Vec<f64> = (0..chain.states())
         .map(|s| {
             let (v, c) = chain.decode(s);
-            if v == 0 {
-                0.0
-            } else {
-                d_level[c as usize]
+            match (v, kind) {
+                (0, _) => 0.0,
+                (_, Delete::ProbValue) => 1.0 / f64::from(v),
+                (_, Delete::ProbCumulative) => 1.0 / f64::from(c),
+                _ => 0.0,
             }
         })
         .collect();
-}
-
-/// One application of the rank map: decrement probability per counter level from the
-/// stationary law of `chain`.
-fn rank_map(params: &IbfParams, chain: &CellChain) -> Result<Vec<f64>, ModelError> {
-    let (m, p) = (params.m as f64, params.p as usize);
-    let cap = params.counter_cap() as usize;
-    let pi = chain.stationary()?;
-    let mut g = vec![0.0; cap + 1];
-    for (s, &x) in pi.iter().enumerate().skip(1) {
-        g[chain.decode(s).1 as usize] += x;
-    }
-    let mut below = 0.0;
-    let mut out = vec![0.0; cap + 1];
-    for c in 1..=cap {
-        let (lt, eq) = (m * below, m * g[c]);
-        below += g[c];
-        let mut d = 0.0;
-        for j in 0..p {
-            let pj = poisson_pmf(j, lt);
-            if pj < 1e-300 {
-                continue;
+    let mut x = vec![0.0; chain.states()];
+    x[0] = 1.0;
+    let mut out = Vec::with_capacity(n as usize + 1);
+    out.push(1.0);
+    for _ in 0..n {
+        match kind {
+            Delete::Random => {}
+            Delete::ProbCumulative | Delete::ProbValue => {
+                let wbar: f64 = x.iter().zip(&weights).map(|(a, b)| a * b).sum();
+                for (d, w) in chain.dec.iter_mut().zip(&weights) {
+                    *d = if wbar > 0.0 {
+                        (p * w / (m * wbar)).min(1.0)
+                    } else {
+                        0.0
+                    };
+                }
             }
-            d += pj * share_of_slots(p - j, eq);
+            Delete::MinImp => {
+                let d = super::minimp::rank_of(params, &chain, &x);
+                super::minimp::set_level_dec(&mut chain, &d);
+            }
         }
-        out[c] = probability(d);
+        x = chain.forward(&x);
+        out.push(probability(x[0]));
     }
     Ok(out)
 }
 
-/// `Pr(N = j)` for `N ~ Poisson(λ)`.
-fn poisson_pmf(j: usize, lambda: f64) -> f64 {
-    if lambda <= 0.0 {
-        return if j == 0 { 1.0 } else { 0.0 };
-    }
-    let jf = j as f64;
-    (jf * lambda.ln() - lambda - statrs::function::gamma::ln_gamma(jf + 1.0)).exp()
-}
-
-/// `E[min(1, s/(N + 1))]` for `N ~ Poisson(λ)`: the chance a cell gets one of `s` slots
-/// shared uniformly with `N` tied cells.
-///
-/// ```text
-/// E = s·E[1/(N+1)] + Σ_{n<s} Pois(n; λ)·(1 − s/(n+1)),   E[1/(N+1)] = (1 − e^(−λ))/λ
-/// ```
-pub(crate) fn share_of_slots(s: usize, lambda: f64) -> f64 {
-    let sf = s as f64;
-    let mean_inv = if lambda > 1e-12 {
-        -(-lambda).exp_m1() / lambda
-    } else {
-        1.0
-    };
-    let correction: f64 = (0..s)
-        .map(|n| poisson_pmf(n, lambda) * (1.0 - sf / (n + 1) as f64))
-        .sum();
-    probability((sf * mean_inv + correction).clamp(0.0, 1.0))
-}
+/// Largest `insertions × chain states` a transient run accepts (about a second).
+pub const TRANSIENT_WORK: u64 = 400_000_000;

@@ -369,10 +369,14 @@ fn slot_share_matches_direct_sum() {
         let direct: f64 = (0..400u64)
             .map(|n| pois.pmf(n) * (s as f64 / (n + 1) as f64).min(1.0))
             .sum();
-        assert_relative_eq!(ibf::share_of_slots(s, lambda), direct, max_relative = 1e-12);
+        assert_relative_eq!(
+            minimp::share_of_slots(s, lambda),
+            direct,
+            max_relative = 1e-12
+        );
     }
     assert_relative_eq!(
-        ibf::share_of_slots(2, 5000.0),
+        minimp::share_of_slots(2, 5000.0),
         2.0 / 5000.0,
         max_relative = 1e-3
     );
