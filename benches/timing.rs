@@ -35,6 +35,19 @@ fn timing(c: &mut Criterion) {
         });
     }
 
+    // A block above `BtbfModel::OFFSET_TABLE_MAX`: `λ = 0` evaluates `D(b)` per query.
+    let big = BtbfParams::with_default_padding(131_072, 4, 4, 8192, w).unwrap();
+    let big_model = BtbfModel::new(big, prior.distinct());
+    let o = BtbfObservation {
+        age: TimerAge::Finite(0),
+        matching: 4,
+        touched: 4,
+        offset: 100,
+    };
+    g.bench_function(BenchmarkId::new("posterior", "lambda=0,B=8192"), |b| {
+        b.iter(|| big_model.posterior_unchecked(black_box(1.0 / 65536.0), black_box(&o)))
+    });
+
     let mut f = BtbfFilter::new(&params, 1);
     let keys: Vec<u64> = (0..(1u64 << 20)).map(|i| member(1, i % w)).collect();
     keys.iter().take(1 << 18).for_each(|&k| f.insert_u64(k));

@@ -5,7 +5,7 @@
 //!
 //! # Formula
 //! An item of age `i` shows `c0 ~ Bin(k0, f0(1,i))` and `c1 ~ Bin(k1, 1 − f0(0,i))`
-//! (`r0 = k0`, `r1 = k1`; decay counted in distinct items, `t = q_ε^D(i)`), so
+//! (`r0 = k0`, `r1 = k1`; decay counted in distinct other items, `t = q_ε^(D_{−x}(i))`), so
 //! `P(o, I < w) = C(k0,c0) C(k1,c1) Σ_{i<w} P(i) L_o(i)` and likewise beyond `w`, with the
 //! likelihood `L_o` of Eq. (32) [TBF] the inferential filter uses: its posterior is the
 //! exact Bayes posterior of this forward model.
@@ -15,10 +15,24 @@ use crate::error::{check, ModelError};
 use crate::timing::btbf::binomials;
 use crate::timing::design::ExpectedPenalty;
 use crate::timing::penalty::PenaltyDist;
-use crate::timing::prior::StreamPrior;
+use crate::timing::prior::{Distinct, StreamPrior};
 use serde::Serialize;
 
-/// The expected penalties per query of a GBF of `params` for window `w`.
+/// The `D(j)` curve that ages a GBF's cells on a stream: uniform, Eq. (16) [TBF]; Zipf,
+/// Eq. (15) [TBF] tabulated ([`Distinct::zipf_tabulated`]) up to `|U| = 2^22`, because
+/// the ages that matter reach `40/p_x`, far beyond where Eq. (17) holds (it falls to 0
+/// at `j ≈ 1.5 |U| H_|U|`); above `2^22`, Eq. (17) (approximate for old cold items).
+pub fn gbf_distinct(prior: &StreamPrior) -> Distinct {
+    match *prior {
+        StreamPrior::Zipf { universe, .. } if universe <= 1 << 22 => {
+            Distinct::zipf_tabulated(universe)
+        }
+        _ => prior.distinct(),
+    }
+}
+
+/// The expected penalties per query of a GBF of `params` for window `w`, cells aged by
+/// `distinct` (see [`gbf_distinct`]) through `D_{−x}` ([`Distinct::d_excluding`]).
 ///
 /// # Errors
 /// `w = 0`.
@@ -26,18 +40,18 @@ pub fn expected_penalty(
     params: &GbfParams,
     w: u64,
     prior: &StreamPrior,
+    distinct: &Distinct,
     penalties: &PenaltyDist,
     zipf_classes: usize,
 ) -> Result<ExpectedPenalty, ModelError> {
     check::in_range("window", w, 1..=u64::MAX)?;
     let (k0, k1) = (params.k0(), params.k1());
     let (b0, b1) = (binomials(k0), binomials(k1));
-    let distinct = prior.distinct();
     let mean_fp = penalties.mean_fp();
     let mean_fn = penalties.mean_fn();
     let (mut std_cost, mut inf_cost, mut prior_cost) = (0.0, 0.0, 0.0);
     for (weight, px) in prior.classes(zipf_classes) {
-        let table = GbfDistinctTable::new(params, px, w, &distinct)?;
+        let table = GbfDistinctTable::new(params, px, w, distinct)?;
         let in_w = crate::numeric::one_minus_pow1m(px, w as f64);
         let (a, bn) = penalties.expected_costs(in_w);
         prior_cost += weight * ((1.0 - in_w) * a + in_w * bn);
@@ -123,11 +137,13 @@ pub fn design(req: &GbfRequirement) -> Result<GbfDesign, ModelError> {
     }
     check::in_range("k_max", req.k_max, GbfParams::K)?;
     let m = (req.bits_per_item * req.w as f64).floor() as u64;
+    let distinct = gbf_distinct(&req.prior);
     let mut candidates = Vec::new();
     for k0 in 1..=req.k_max {
         for k1 in 1..=req.k_max {
             let params = GbfParams::new(m, k0, k1)?;
-            let penalty = expected_penalty(&params, req.w, &req.prior, &req.penalties, 16)?;
+            let penalty =
+                expected_penalty(&params, req.w, &req.prior, &distinct, &req.penalties, 16)?;
             candidates.push(GbfCandidate { params, penalty });
         }
     }

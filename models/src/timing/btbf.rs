@@ -8,6 +8,7 @@ use crate::error::{check, ModelError};
 use crate::numeric::probability;
 use serde::Serialize;
 use std::ops::RangeInclusive;
+use std::sync::OnceLock;
 
 /// Parameters of a BTBF (a TBF when the block size `B` is 1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -211,6 +212,21 @@ pub struct BtbfModel {
     ln_q: f64,
     /// `F(c, 0, B)` for `c = 0..=k` (Section 4.4 [TBF]).
     f_block: Vec<f64>,
+    /// `1 − (1−1/m)^(k D(b))` for every offset `b < B`, the base of `F(r, 0, b)` in the
+    /// `λ = 0` posterior (Eq. (23) [TBF]); built on first use when `B <=`
+    /// [`Self::OFFSET_TABLE_MAX`].
+    offset_table: OffsetTable,
+}
+
+/// A lazily built table that does not take part in equality (two models are equal
+/// whether or not one of them has built its table).
+#[derive(Debug, Clone, Default)]
+struct OffsetTable(OnceLock<Box<[f64]>>);
+
+impl PartialEq for OffsetTable {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
 }
 
 /// Predicted metrics of a standard BTBF under a stream prior.
@@ -242,10 +258,28 @@ impl BtbfModel {
             g_form: GForm::Paper,
             ln_q,
             f_block: Vec::new(),
+            offset_table: OffsetTable::default(),
         };
         let touched = 1.0 - model.untouched(params.block_size);
         model.f_block = (0..=params.k).map(|c| touched.powi(c as i32)).collect();
         model
+    }
+
+    /// Largest block size for which the `λ = 0` posterior tabulates `F(1, 0, b)` over the
+    /// offsets (32 KiB); larger blocks evaluate `D(b)` per query.
+    pub const OFFSET_TABLE_MAX: u64 = 4096;
+
+    /// `1 − (1−1/m)^(k D(b))`, `b < B`: from the offset table when `B` is small enough.
+    fn touched_at_offset(&self, b: u64) -> f64 {
+        if self.params.block_size > Self::OFFSET_TABLE_MAX {
+            return self.touched(b);
+        }
+        let table = self.offset_table.0.get_or_init(|| {
+            (0..self.params.block_size)
+                .map(|b| self.touched(b))
+                .collect()
+        });
+        table[b as usize]
     }
 
     /// The same model with another form of `G` (default [`GForm::Paper`]).
@@ -393,7 +427,6 @@ impl BtbfModel {
     pub fn posterior_unchecked(&self, px: f64, o: &BtbfObservation) -> f64 {
         let p = &self.params;
         let ln_s = (-px).ln_1p();
-        let pow = |e: u64| (e as f64 * ln_s).exp();
         let one_minus_pow = |e: u64| -(e as f64 * ln_s).exp_m1();
         let b = o.offset;
         let l = p.expiry_age(b);
@@ -403,22 +436,27 @@ impl BtbfModel {
             TimerAge::Finite(lambda) => lambda,
         };
         let big_b = p.block_size;
+        // `1 − s^e` from one `exp_m1`, and `s^e = 1 − (1 − s^e)`: the subtraction costs
+        // at most 1.1e-16 absolutely, and `s^e` is only ever added to a term of at
+        // least `1 − s^e`, so the result keeps its relative accuracy.
         let post = if lambda == 0 {
-            let f0 = self.f(o.touched, 0, b);
+            let f0 = self.touched_at_offset(b).powi(o.touched as i32);
+            let q = one_minus_pow(b);
             // y = (1−s^b)/F + s^b;  y − s^w = (1−s^b)/F + s^b (1 − s^(w−b)).
-            let head = one_minus_pow(b) / f0;
-            let y = head + pow(b);
-            (head + pow(b) * one_minus_pow(p.w - b)) / y
+            let head = q / f0;
+            let s_b = 1.0 - q;
+            (head + s_b * one_minus_pow(p.w - b)) / (head + s_b)
         } else {
             let a = (lambda - 1) * big_b + b;
             let fc = self.g_over_f(o.matching, a);
+            let q = one_minus_pow(big_b);
+            let s_big_b = 1.0 - q;
             if lambda < l {
                 // y = (1−s^B)/F_c + s^B;  y − s^(w−a) = (1−s^B)/F_c + s^B (1 − s^(w−a−B)).
-                let head = one_minus_pow(big_b) / fc;
-                let y = head + pow(big_b);
-                (head + pow(big_b) * one_minus_pow(p.w - a - big_b)) / y
+                let head = q / fc;
+                (head + s_big_b * one_minus_pow(p.w - a - big_b)) / (head + s_big_b)
             } else {
-                one_minus_pow(p.w - a) / (one_minus_pow(big_b) + pow(big_b) * fc)
+                one_minus_pow(p.w - a) / (q + s_big_b * fc)
             }
         };
         probability(if post.is_nan() { 1.0 } else { post })

@@ -124,7 +124,7 @@ impl PiecewiseLikelihood {
 }
 
 /// Mean of `i` over `0..n` with weights `s^i`, `s = 1 − p`.
-fn truncated_geometric_mean(p: f64, n: u64) -> f64 {
+pub(crate) fn truncated_geometric_mean(p: f64, n: u64) -> f64 {
     let nf = n as f64;
     if nf * p < 1e-4 {
         return (nf - 1.0) / 2.0 - p * (nf * nf - 1.0) / 12.0;

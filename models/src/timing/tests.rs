@@ -46,6 +46,27 @@ fn paper_likelihood(model: &BtbfModel, o: &BtbfObservation, i: u64) -> f64 {
     }
 }
 
+/// Issue 5 (speed): the `λ = 0` posterior reads `F(r, 0, b)` from an offset table when
+/// `B <= 4096` and evaluates `D(b)` per query above; both routes against the direct sum.
+#[test]
+fn lambda_zero_table_and_direct_routes_match_direct_sums() {
+    for big_b in [3000u64, 5000] {
+        let w = 4 * big_b;
+        let params = BtbfParams::new(40_000, 4, 4, big_b, w, 0).unwrap();
+        assert_eq!(big_b <= BtbfModel::OFFSET_TABLE_MAX, big_b == 3000);
+        let model = BtbfModel::new(params, Distinct::Uniform { universe: w });
+        for px in [1.0 / w as f64, 1e-3] {
+            for b in [1u64, 17, big_b - 1] {
+                let o = obs(0, 4, 4, b);
+                let got = model.posterior(px, &o).unwrap();
+                let want =
+                    direct_window_posterior(px, w, |i| paper_likelihood(&model, &o, i)).unwrap();
+                assert_relative_eq!(got, want, max_relative = 1e-9);
+            }
+        }
+    }
+}
+
 #[test]
 fn theorems_match_direct_sums() {
     // w = 100, B = 7: L(b) = ⌈(100 − b)/7⌉ = 15 for b <= 2, 14 for b >= 3.
