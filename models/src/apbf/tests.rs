@@ -410,3 +410,84 @@ fn reporting_probability_decays_through_the_transition_zone() {
     assert_relative_eq!(p.report_probability(25), p.fp(), max_relative = 1e-12);
     assert_relative_eq!(p.report_probability(40), p.fp(), max_relative = 1e-12);
 }
+
+/// Issue 9 `--duplicates`: sized on the repeats model, the design needs less memory as
+/// the repeat rate rises and its repeats FP meets the target; rate 0 is the distinct
+/// design.
+#[test]
+fn design_with_duplicates_meets_the_target_with_less_memory() {
+    let (fp, w) = (0.01, 1_000_000);
+    let plain = design(&ApbfRequirement::new(fp, w).unwrap()).unwrap();
+    let zero = design(
+        &ApbfRequirement::new(fp, w)
+            .unwrap()
+            .with_duplicates(0.0)
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!((zero.k, zero.l), (plain.k, plain.l));
+    let mut last = plain.metrics.total_bits;
+    for d in [0.2, 0.5, 0.8] {
+        let req = ApbfRequirement::new(fp, w)
+            .unwrap()
+            .with_duplicates(d)
+            .unwrap();
+        let x = design(&req).unwrap();
+        let p = ApbfParams::new(x.k, x.l).unwrap().with_window(w).unwrap();
+        let dup = req.duplicates().unwrap();
+        assert_eq!(p.fp_duplicates(&dup).unwrap(), x.metrics.fp);
+        assert!(x.metrics.fp <= fp);
+        assert!(x.metrics.total_bits < last, "d = {d}");
+        last = x.metrics.total_bits;
+    }
+    assert!(ApbfRequirement::new(fp, w)
+        .unwrap()
+        .with_duplicates(1.0)
+        .is_err());
+}
+
+#[test]
+fn duplicates_models_need_a_size() {
+    let dup = WindowDuplicates::new(0.5, 1000).unwrap();
+    let p = ApbfParams::new(4, 3).unwrap();
+    assert!(p.fp_duplicates(&dup).is_err());
+    let p = p.with_window(1000).unwrap();
+    // Rate 0 is the distinct stream.
+    let none = WindowDuplicates::new(0.0, 1000).unwrap();
+    assert_relative_eq!(
+        p.fp_duplicates(&none).unwrap(),
+        p.fp(),
+        max_relative = 1e-12
+    );
+    assert_relative_eq!(
+        p.fp_average_duplicates(&none).unwrap(),
+        p.fp_average(),
+        max_relative = 1e-12
+    );
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// Repeats FP: a probability, at most the distinct FP, falling as the rate rises,
+    /// the phase average below the worst case.
+    #[test]
+    fn duplicates_fp_is_a_probability_falling_with_the_rate(
+        k in 1u32..=20,
+        l in 1u32..=40,
+        w in 100u64..=1_000_000,
+        d in 0.0f64..0.99,
+    ) {
+        prop_assume!(w >= u64::from(l));
+        let p = ApbfParams::new(k, l).unwrap().with_window(w).unwrap();
+        let h = p.window().unwrap();
+        let a = WindowDuplicates::new(d, h).unwrap();
+        let b = WindowDuplicates::new((d + 0.05).min(0.999), h).unwrap();
+        let (fa, fb) = (p.fp_duplicates(&a).unwrap(), p.fp_duplicates(&b).unwrap());
+        prop_assert!((0.0..=1.0).contains(&fa) && (0.0..=1.0).contains(&fb));
+        prop_assert!(fb <= fa * (1.0 + 1e-12));
+        prop_assert!(fa <= p.fp() * (1.0 + 1e-12));
+        let avg = p.fp_average_duplicates(&a).unwrap();
+        prop_assert!((0.0..=1.0).contains(&avg) && avg <= fa * (1.0 + 1e-12));
+    }
+}
