@@ -388,7 +388,18 @@ fn largest_l_for_fp(req: &ApbfRequirement, k: u32, l_cap: u32) -> Option<u32> {
             }
             Some(l)
         }
-        _ => last_true(1, u64::from(l_cap), |l| fp_ok(l as u32)).map(|l| l as u32),
+        _ => {
+            // Below `l_min` the slices would exceed their largest size (the filter
+            // cannot be built), which is not "FP too high": search from there.
+            let l_min = match req.structure {
+                Structure::Apbf => req
+                    .window
+                    .div_ceil(super::generation(*ApbfParams::M.end(), k).max(1))
+                    .max(1),
+                Structure::Apbbf { .. } => 1,
+            };
+            last_true(l_min, u64::from(l_cap), |l| fp_ok(l as u32)).map(|l| l as u32)
+        }
     }
 }
 

@@ -152,7 +152,8 @@ impl ApbfParams {
     /// with `⌊m ln2/k⌋ ≥ g`; the window is then `l·g ≥ w`.
     ///
     /// # Errors
-    /// `w` outside [`Self::W`] or smaller than `l` (a generation needs an item).
+    /// `w` outside [`Self::W`], smaller than `l` (a generation needs an item), or larger
+    /// than `l·⌊M ln2/k⌋` with `M` = 2^44 (the largest slice).
     pub fn with_window(self, w: u64) -> Result<Self, ModelError> {
         check::in_range("window", w, Self::W)?;
         if w < u64::from(self.l) {
@@ -160,6 +161,19 @@ impl ApbfParams {
                 "window",
                 w,
                 format!("window >= l = {}", self.l),
+            ));
+        }
+        // The largest window whose slices fit in `M` bits (named as a window limit,
+        // not as the slice size the caller never gave).
+        let max_window = u64::from(self.l).saturating_mul(generation(*Self::M.end(), self.k));
+        if w > max_window {
+            return Err(ModelError::invalid(
+                "window",
+                w,
+                format!(
+                    "window <= {max_window} for k = {}, l = {} (slices of at most 2^44 bits)",
+                    self.k, self.l
+                ),
             ));
         }
         let g = w.div_ceil(u64::from(self.l));
