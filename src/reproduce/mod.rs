@@ -7,6 +7,7 @@
 //! [`plot::Plot`], and the differences from the paper.
 
 mod apbf;
+mod apbf_tables;
 mod classic;
 mod pbf;
 pub mod plot;
@@ -16,6 +17,7 @@ mod timing;
 
 use crate::exit::CliError;
 use crate::report::{Report, Row};
+pub use apbf_tables::{Table2Row, Table3Row, APBF_TABLE_2, APBF_TABLE_3};
 use clap::Args;
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
@@ -58,6 +60,9 @@ pub struct Reproduced {
 /// Every reproduction, in the order `--list` prints them.
 pub const CATALOGUE: &[Reproduction] = &[
     classic::TABLE_1,
+    apbf_tables::TABLE_2,
+    apbf_tables::TABLE_3,
+    apbf_tables::FIGURE_4,
     apbf::FIGURE_6,
     apbf::FIGURE_7,
     apbf::FIGURE_8,

@@ -338,3 +338,61 @@ fn recommend_rows_meet_the_target() {
         assert!(r.metrics["bits"].as_u64().unwrap() > 0);
     }
 }
+
+/// Issue 9 `--duplicates`: the APBF row is sized on the repeats model (less memory, its
+/// repeats FP within the target) and simulated on such a stream; every other row says
+/// the flag is not modelled for it; without `--window` the flag is an error.
+#[test]
+fn recommend_duplicates_sizes_the_apbf_on_repeats() {
+    let rows = |extra: &[&str]| -> Vec<serde_json::Value> {
+        let mut args = vec!["recommend", "--fp", "0.01", "--window", "20000"];
+        args.extend_from_slice(extra);
+        let v: serde_json::Value = serde_json::from_slice(&json_of(&args)).unwrap();
+        v.as_array().unwrap().clone()
+    };
+    let apbf = |rows: &[serde_json::Value]| -> serde_json::Value {
+        rows.iter()
+            .find(|r| r["params"]["design"] == "apbf")
+            .unwrap()
+            .clone()
+    };
+    let plain = apbf(&rows(&[]));
+    let all = rows(&["--duplicates", "0.6"]);
+    let dup = apbf(&all);
+    assert!(dup["metrics"]["fp"].as_f64().unwrap() <= 0.01);
+    assert_eq!(
+        dup["metrics"]["fp_kind"],
+        "worst case with repeats (just before a shift)"
+    );
+    assert!(dup["metrics"]["bits"].as_u64() < plain["metrics"]["bits"].as_u64());
+    for r in all.iter().filter(|r| r["params"]["design"] != "apbf") {
+        let notes = r["metrics"]["notes"].as_str().unwrap();
+        assert!(notes.contains("not modelled"), "{notes}");
+    }
+    bfopt()
+        .args([
+            "recommend",
+            "--fp",
+            "0.01",
+            "--capacity",
+            "1000",
+            "--duplicates",
+            "0.5",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--duplicates"));
+    bfopt()
+        .args([
+            "recommend",
+            "--fp",
+            "0.01",
+            "--window",
+            "1000",
+            "--duplicates",
+            "1",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("0 <= rate < 1"));
+}

@@ -17,7 +17,7 @@
 //! Table 2 [APBF]; both are at least `k`).
 
 use super::recursion::consecutive_match_prefixes;
-use super::{blocked::ApbbfParams, npws_formula, ApbfParams};
+use super::{blocked::ApbbfParams, npws_formula, ApbfParams, WindowDuplicates};
 use crate::error::{check, ModelError};
 use crate::numeric::{first_true, last_true};
 use serde::Serialize;
@@ -74,6 +74,9 @@ pub struct ApbfRequirement {
     max_accesses: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     max_npws: Option<f64>,
+    /// Repeat rate of the stream (APBF only; see [`super::duplicates`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    duplicate_rate: Option<f64>,
     #[serde(flatten)]
     structure: Structure,
 }
@@ -97,8 +100,29 @@ impl ApbfRequirement {
             memory: None,
             max_accesses: None,
             max_npws: None,
+            duplicate_rate: None,
             structure: Structure::Apbf,
         })
+    }
+
+    /// Insertions repeat an item of the last `window` with probability `rate`
+    /// ([`super::duplicates`]): an APBF is then judged by
+    /// [`ApbfParams::fp_duplicates`]. An APBBF is still judged on a distinct stream
+    /// (not modelled with repeats; repeats only lower its fills, so it stays
+    /// conservative).
+    ///
+    /// # Errors
+    /// `rate` outside `[0, 1)`.
+    pub fn with_duplicates(mut self, rate: f64) -> Result<Self, ModelError> {
+        WindowDuplicates::new(rate, self.window)?;
+        self.duplicate_rate = Some(rate);
+        Ok(self)
+    }
+
+    /// The repeats model of the stream, if one was given.
+    pub fn duplicates(&self) -> Option<WindowDuplicates> {
+        self.duplicate_rate
+            .and_then(|d| WindowDuplicates::new(d, self.window).ok())
     }
 
     /// A memory budget in bits.
@@ -207,19 +231,27 @@ pub struct ApbfDesign {
     pub binding: Constraint,
 }
 
-/// A sized candidate.
+/// A sized candidate (an APBF with the repeats model of its stream, if any).
 enum Sized {
-    Apbf(ApbfParams),
+    Apbf(ApbfParams, Option<WindowDuplicates>),
     Apbbf(ApbbfParams),
 }
 
 impl Sized {
+    fn of(req: &ApbfRequirement, k: u32, l: u32) -> Option<Self> {
+        let mut s = Self::build(req.structure, k, l, req.window)?;
+        if let Sized::Apbf(_, dup) = &mut s {
+            *dup = req.duplicates();
+        }
+        Some(s)
+    }
+
     fn build(structure: Structure, k: u32, l: u32, w: u64) -> Option<Self> {
         match structure {
             Structure::Apbf => ApbfParams::new(k, l)
                 .and_then(|p| p.with_window(w))
                 .ok()
-                .map(Sized::Apbf),
+                .map(|p| Sized::Apbf(p, None)),
             Structure::Apbbf {
                 block_bits,
                 block_hashes,
@@ -232,21 +264,30 @@ impl Sized {
 
     fn fp(&self) -> f64 {
         match self {
-            Sized::Apbf(p) => p.fp(),
+            Sized::Apbf(p, None) => p.fp(),
+            Sized::Apbf(p, Some(d)) => p.fp_duplicates(d).unwrap_or(1.0),
             Sized::Apbbf(p) => p.fp(),
         }
     }
 
     fn total_bits(&self) -> u64 {
         match self {
-            Sized::Apbf(p) => p.total_bits().unwrap_or(u64::MAX),
+            Sized::Apbf(p, _) => p.total_bits().unwrap_or(u64::MAX),
             Sized::Apbbf(p) => p.total_bits().unwrap_or(u64::MAX),
         }
     }
 
     fn accesses(&self) -> (f64, f64) {
         let a = match self {
-            Sized::Apbf(p) => p.accesses_real(),
+            Sized::Apbf(p, None) => p.accesses_real(),
+            Sized::Apbf(p, Some(d)) => match p.sizing() {
+                Some(s) => super::query_accesses(
+                    &p.fills_duplicates(s.generation, d).unwrap_or_default(),
+                    p.k() as usize,
+                    p.l() as usize,
+                ),
+                None => p.accesses_real(),
+            },
             Sized::Apbbf(p) => {
                 super::query_accesses(&p.segments_real(), p.k() as usize, p.l() as usize)
             }
@@ -257,7 +298,7 @@ impl Sized {
     fn metrics(&self) -> DesignMetrics {
         let (accesses_false, accesses_fp) = self.accesses();
         let (window, generation, npws, bits_per_item) = match self {
-            Sized::Apbf(p) => (
+            Sized::Apbf(p, _) => (
                 p.window().unwrap_or(0),
                 p.sizing().map_or(0, |s| s.generation),
                 p.npws(),
@@ -326,13 +367,12 @@ const ALL: Active = Active {
 ///
 /// APBF: one forward sweep ([`consecutive_match_prefixes`]) gives the unsized FP of
 /// every `l`; the sized FP (slices of finite `m`) differs by `O(1/m)`, so the estimate
-/// is corrected by stepping `l` against the sized FP. APBBF: binary search on the
-/// sized FP.
+/// is corrected by stepping `l` against the sized FP. APBBF, and an APBF under
+/// repeats (far from the distinct sweep): binary search on the sized FP.
 fn largest_l_for_fp(req: &ApbfRequirement, k: u32, l_cap: u32) -> Option<u32> {
-    let w = req.window;
-    let fp_ok = |l: u32| Sized::build(req.structure, k, l, w).is_some_and(|s| s.fp() <= req.fp);
+    let fp_ok = |l: u32| Sized::of(req, k, l).is_some_and(|s| s.fp() <= req.fp);
     match req.structure {
-        Structure::Apbf => {
+        Structure::Apbf if req.duplicate_rate.is_none() => {
             let all = consecutive_match_prefixes(&super::fills::real(k, l_cap), k as usize);
             // all[l] is the FP with l extra slices (all[0]: none).
             let mut l = all[1..].partition_point(|&f| f <= req.fp) as u32;
@@ -348,8 +388,17 @@ fn largest_l_for_fp(req: &ApbfRequirement, k: u32, l_cap: u32) -> Option<u32> {
             }
             Some(l)
         }
-        Structure::Apbbf { .. } => {
-            last_true(1, u64::from(l_cap), |l| fp_ok(l as u32)).map(|l| l as u32)
+        _ => {
+            // Below `l_min` the slices would exceed their largest size (the filter
+            // cannot be built), which is not "FP too high": search from there.
+            let l_min = match req.structure {
+                Structure::Apbf => req
+                    .window
+                    .div_ceil(super::generation(*ApbfParams::M.end(), k).max(1))
+                    .max(1),
+                Structure::Apbbf { .. } => 1,
+            };
+            last_true(l_min, u64::from(l_cap), |l| fp_ok(l as u32)).map(|l| l as u32)
         }
     }
 }
@@ -372,7 +421,7 @@ fn search(req: &ApbfRequirement, on: Active) -> Option<ApbfDesign> {
         let mut binding = Constraint::Fp;
         if let (true, Some(a)) = (on.accesses, req.max_accesses) {
             let acc_ok = |l: u32| {
-                Sized::build(req.structure, k, l, w).is_some_and(|s| {
+                Sized::of(req, k, l).is_some_and(|s| {
                     let (f, t) = s.accesses();
                     f.max(t) <= a
                 })
@@ -399,7 +448,7 @@ fn search(req: &ApbfRequirement, on: Active) -> Option<ApbfDesign> {
         };
         // Memory is not monotone in l (rounding of g and m): scan the feasible range.
         for l in (l_lo..=l_hi).rev() {
-            let Some(s) = Sized::build(req.structure, k, l, w) else {
+            let Some(s) = Sized::of(req, k, l) else {
                 continue;
             };
             let bits = s.total_bits();
@@ -413,7 +462,7 @@ fn search(req: &ApbfRequirement, on: Active) -> Option<ApbfDesign> {
         }
     }
     best.and_then(|(_, k, l, binding)| {
-        Sized::build(req.structure, k, l, w).map(|s| ApbfDesign {
+        Sized::of(req, k, l).map(|s| ApbfDesign {
             k,
             l,
             structure: req.structure,
@@ -489,8 +538,7 @@ pub fn design(req: &ApbfRequirement) -> Result<ApbfDesign, ModelError> {
     )
     .is_none()
     {
-        let least = Sized::build(req.structure, ApbfRequirement::K_MAX, 1, req.window)
-            .map_or(f64::NAN, |s| s.fp());
+        let least = Sized::of(req, ApbfRequirement::K_MAX, 1).map_or(f64::NAN, |s| s.fp());
         return Err(ModelError::infeasible(
             format!("fp <= {} binds (k <= {})", req.fp, ApbfRequirement::K_MAX),
             format!("fp {least:e}"),
@@ -551,15 +599,14 @@ fn candidates(req: &ApbfRequirement, on: Active) -> Vec<ApbfDesign> {
             break;
         }
         // The least k is nondecreasing in l (FP grows with l).
-        while k <= ApbfRequirement::K_MAX
-            && !Sized::build(req.structure, k, l, w).is_some_and(|s| s.fp() <= req.fp)
+        while k <= ApbfRequirement::K_MAX && !Sized::of(req, k, l).is_some_and(|s| s.fp() <= req.fp)
         {
             k += 1;
         }
         if k > ApbfRequirement::K_MAX {
             break;
         }
-        let Some(s) = Sized::build(req.structure, k, l, w) else {
+        let Some(s) = Sized::of(req, k, l) else {
             continue;
         };
         let m = s.metrics();

@@ -23,6 +23,25 @@
 //! | FP and fills when insertions repeat items of the window | Section 5.6.2, Figures 7-8 [APBF]; derived here | [`duplicates`], [`ApbfParams::fp_duplicates`], [`ApbfParams::fp_average_duplicates`] |
 //! | optimizer, Pareto set | issue 3 | [`design`], [`pareto`] |
 //!
+//! # Example
+//! Table 2's first row, the real worst case of a filter sized for a window of 1000,
+//! the same filter when half the insertions repeat an item of the window, and the
+//! least-memory design for 1% over a window of 10^6:
+//! ```
+//! use bfopt_models::apbf::{design, ApbfParams, ApbfRequirement, WindowDuplicates};
+//!
+//! let p = ApbfParams::new(4, 3)?;
+//! assert_eq!(format!("{:.6}", p.fp_paper()), "0.100586"); // Table 2 [APBF]
+//! let sized = p.with_window(1000)?;
+//! assert_eq!(sized.window(), Some(1002)); // g = 334
+//! assert!(sized.fp() > p.fp_paper()); // real fills lie above the paper's chord
+//! let repeats = WindowDuplicates::new(0.5, 1000)?;
+//! assert!(sized.fp_duplicates(&repeats)? < 0.5 * sized.fp());
+//! let d = design(&ApbfRequirement::new(0.01, 1_000_000)?)?;
+//! assert!(d.metrics.fp <= 0.01 && d.metrics.window >= 1_000_000);
+//! # Ok::<(), bfopt_models::ModelError>(())
+//! ```
+//!
 //! # Assumptions
 //! Ideal, independent hash functions (one per physical slice); a stream of distinct
 //! insertions (duplicates only lower the fills and the FP, Section 5.6.2 [APBF]),
@@ -152,7 +171,8 @@ impl ApbfParams {
     /// with `⌊m ln2/k⌋ ≥ g`; the window is then `l·g ≥ w`.
     ///
     /// # Errors
-    /// `w` outside [`Self::W`] or smaller than `l` (a generation needs an item).
+    /// `w` outside [`Self::W`], smaller than `l` (a generation needs an item), or larger
+    /// than `l·⌊M ln2/k⌋` with `M` = 2^44 (the largest slice).
     pub fn with_window(self, w: u64) -> Result<Self, ModelError> {
         check::in_range("window", w, Self::W)?;
         if w < u64::from(self.l) {
@@ -160,6 +180,19 @@ impl ApbfParams {
                 "window",
                 w,
                 format!("window >= l = {}", self.l),
+            ));
+        }
+        // The largest window whose slices fit in `M` bits (named as a window limit,
+        // not as the slice size the caller never gave).
+        let max_window = u64::from(self.l).saturating_mul(generation(*Self::M.end(), self.k));
+        if w > max_window {
+            return Err(ModelError::invalid(
+                "window",
+                w,
+                format!(
+                    "window <= {max_window} for k = {}, l = {} (slices of at most 2^44 bits)",
+                    self.k, self.l
+                ),
             ));
         }
         let g = w.div_ceil(u64::from(self.l));

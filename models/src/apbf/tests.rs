@@ -410,3 +410,170 @@ fn reporting_probability_decays_through_the_transition_zone() {
     assert_relative_eq!(p.report_probability(25), p.fp(), max_relative = 1e-12);
     assert_relative_eq!(p.report_probability(40), p.fp(), max_relative = 1e-12);
 }
+
+/// Issue 9 `--duplicates`: sized on the repeats model, the design needs less memory as
+/// the repeat rate rises and its repeats FP meets the target; rate 0 is the distinct
+/// design.
+#[test]
+fn design_with_duplicates_meets_the_target_with_less_memory() {
+    let (fp, w) = (0.01, 1_000_000);
+    let plain = design(&ApbfRequirement::new(fp, w).unwrap()).unwrap();
+    let zero = design(
+        &ApbfRequirement::new(fp, w)
+            .unwrap()
+            .with_duplicates(0.0)
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!((zero.k, zero.l), (plain.k, plain.l));
+    let mut last = plain.metrics.total_bits;
+    for d in [0.2, 0.5, 0.8] {
+        let req = ApbfRequirement::new(fp, w)
+            .unwrap()
+            .with_duplicates(d)
+            .unwrap();
+        let x = design(&req).unwrap();
+        let p = ApbfParams::new(x.k, x.l).unwrap().with_window(w).unwrap();
+        let dup = req.duplicates().unwrap();
+        assert_eq!(p.fp_duplicates(&dup).unwrap(), x.metrics.fp);
+        assert!(x.metrics.fp <= fp);
+        assert!(x.metrics.total_bits < last, "d = {d}");
+        last = x.metrics.total_bits;
+    }
+    assert!(ApbfRequirement::new(fp, w)
+        .unwrap()
+        .with_duplicates(1.0)
+        .is_err());
+}
+
+#[test]
+fn duplicates_models_need_a_size() {
+    let dup = WindowDuplicates::new(0.5, 1000).unwrap();
+    let p = ApbfParams::new(4, 3).unwrap();
+    assert!(p.fp_duplicates(&dup).is_err());
+    let p = p.with_window(1000).unwrap();
+    // Rate 0 is the distinct stream.
+    let none = WindowDuplicates::new(0.0, 1000).unwrap();
+    assert_relative_eq!(
+        p.fp_duplicates(&none).unwrap(),
+        p.fp(),
+        max_relative = 1e-12
+    );
+    assert_relative_eq!(
+        p.fp_average_duplicates(&none).unwrap(),
+        p.fp_average(),
+        max_relative = 1e-12
+    );
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// Repeats FP: a probability, at most the distinct FP, falling as the rate rises,
+    /// the phase average below the worst case.
+    #[test]
+    fn duplicates_fp_is_a_probability_falling_with_the_rate(
+        k in 1u32..=20,
+        l in 1u32..=40,
+        w in 100u64..=1_000_000,
+        d in 0.0f64..0.99,
+    ) {
+        prop_assume!(w >= u64::from(l));
+        let p = ApbfParams::new(k, l).unwrap().with_window(w).unwrap();
+        let h = p.window().unwrap();
+        let a = WindowDuplicates::new(d, h).unwrap();
+        let b = WindowDuplicates::new((d + 0.05).min(0.999), h).unwrap();
+        let (fa, fb) = (p.fp_duplicates(&a).unwrap(), p.fp_duplicates(&b).unwrap());
+        prop_assert!((0.0..=1.0).contains(&fa) && (0.0..=1.0).contains(&fb));
+        prop_assert!(fb <= fa * (1.0 + 1e-12));
+        prop_assert!(fa <= p.fp() * (1.0 + 1e-12));
+        let avg = p.fp_average_duplicates(&a).unwrap();
+        prop_assert!((0.0..=1.0).contains(&avg) && avg <= fa * (1.0 + 1e-12));
+    }
+}
+
+/// Issue 10, numerical extremes: `k` up to 64, `l` up to 4096, fp down to 1e-15,
+/// windows up to 1e12 and 2^44 — probabilities in [0, 1], finite metrics, and a window
+/// too large for the slices is an error naming the window.
+#[test]
+fn numerical_extremes_stay_in_range() {
+    let unit = |x: f64| (0.0..=1.0).contains(&x);
+    for (k, l) in [(64u32, 1u32), (64, 64), (1, 4096), (64, 4096)] {
+        let p = ApbfParams::new(k, l).unwrap();
+        for f in [p.fp_paper(), p.fp(), p.fp_average(), p.fp_at_phase(0.3)] {
+            assert!(unit(f), "({k},{l}): {f}");
+        }
+        let a = p.accesses_real();
+        assert!(unit(a.p_false) && unit(a.p_true));
+        assert!(a.given_false().is_finite() && a.given_true().is_finite());
+        assert!(p.npws().is_finite() && unit(p.npws_exact() * f64::from(l) / f64::from(k)));
+        assert!(p.efficiency().is_finite() && p.efficiency() >= 0.0);
+        for w in [1_000_000_000_000u64, 1 << 44] {
+            match p.with_window(w) {
+                Ok(s) => {
+                    assert!(unit(s.fp()) && unit(s.fp_average()), "({k},{l}) w = {w}");
+                    assert!(s.window().unwrap() >= w && s.bits_per_item().is_finite());
+                    let dup = WindowDuplicates::new(0.999_999, s.window().unwrap()).unwrap();
+                    assert!(unit(s.fp_duplicates(&dup).unwrap()));
+                    assert!(unit(s.fp_average_duplicates(&dup).unwrap()));
+                }
+                Err(e) => assert!(e.to_string().contains("window"), "{e}"),
+            }
+        }
+    }
+    let m = ApbfParams::new(64, 64).unwrap().metrics();
+    assert!(m.accesses_window.is_finite() && m.accesses_window >= 64.0);
+    for (fp, w) in [(1e-15, 1_000_000_000_000u64), (1e-15, 1000), (0.5, 1 << 40)] {
+        let d = design(&ApbfRequirement::new(fp, w).unwrap()).unwrap();
+        assert!(d.metrics.fp <= fp && d.metrics.window >= w);
+        let x = design(
+            &ApbfRequirement::new(fp, w)
+                .unwrap()
+                .with_duplicates(0.9)
+                .unwrap(),
+        )
+        .unwrap();
+        assert!(
+            x.metrics.fp <= fp && x.metrics.total_bits <= d.metrics.total_bits,
+            "fp {fp} w {w}: {:?} vs {:?}",
+            (x.k, x.l, x.metrics),
+            (d.k, d.l, d.metrics)
+        );
+    }
+    let big = WindowDuplicates::new(0.5, 1 << 44).unwrap();
+    let v = big.distinct(1e13);
+    assert!(v.is_finite() && v > 0.0 && v <= 1e13);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// Issue 10: every invalid value is rejected (never computed, never a panic), every
+    /// valid one accepted.
+    #[test]
+    fn constructors_accept_exactly_the_valid_space(
+        k in any::<u32>(),
+        l in any::<u32>(),
+        w in any::<u64>(),
+        fp in crate::strategies::nasty_f64(),
+        d in crate::strategies::nasty_f64(),
+    ) {
+        let valid_kl = ApbfParams::K.contains(&k) && ApbfParams::L.contains(&l);
+        prop_assert_eq!(ApbfParams::new(k, l).is_ok(), valid_kl);
+        if let Ok(p) = ApbfParams::new(k, l) {
+            if let Ok(s) = p.with_window(w) {
+                prop_assert!(w >= u64::from(l) && s.window().unwrap() >= w);
+                prop_assert!((0.0..=1.0).contains(&s.fp()));
+            } else {
+                prop_assert!(w < u64::from(l) || !ApbfParams::W.contains(&w) || w > 1_000_000_000);
+            }
+        }
+        let fp_ok = fp > 0.0 && fp < 1.0;
+        prop_assert_eq!(ApbfRequirement::new(fp, 1000).is_ok(), fp_ok);
+        let d_ok = (0.0..1.0).contains(&d);
+        prop_assert_eq!(WindowDuplicates::new(d, 1000).is_ok(), d_ok);
+        if let Ok(r) = ApbfRequirement::new(0.01, 1000) {
+            prop_assert_eq!(r.with_duplicates(d).is_ok(), d_ok);
+        }
+    }
+}

@@ -4,7 +4,6 @@
 use super::{Requirement, Shape};
 use crate::exit::CliError;
 use crate::families::classic::DEFAULT_BLOCK_BITS;
-use bfopt_models::apbf::{ApbbfParams, ApbfDesign, ApbfParams, ApbfRequirement, Structure};
 use bfopt_models::baseline::{
     fingerprint_queue::design_fingerprint_queue, rotating::design_rotating,
     FingerprintQueueRequirement, RotatingRequirement,
@@ -15,13 +14,16 @@ use bfopt_models::rbf::{least_bits as rbf_least_bits, RbfRequirement};
 use bfopt_models::stable::{design_decrements, SbfRequirement};
 use bfopt_models::ModelError;
 use bfopt_validation::agree::Check;
-use bfopt_validation::experiments::apbf::{self as apbf_sim, ApbfSimFilter};
 use bfopt_validation::experiments::rbf as rbf_sim;
 use bfopt_validation::experiments::{baseline as base_sim, classic as classic_sim};
 use bfopt_validation::filters::rbf::RbfConfig;
 use bfopt_validation::workload::Workload;
 use rayon::prelude::*;
 use std::sync::Arc;
+
+#[path = "apbf.rs"]
+mod apbf;
+use apbf::apbf;
 
 /// Simulates a candidate's reference implementation: `(seed, confidence) -> checks`.
 #[derive(Clone)]
@@ -216,89 +218,6 @@ fn classic(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
         .collect()
 }
 
-/// Block size and per-block hashes tried for the APBBF (Table 3 [APBF] uses `b = 8`).
-const APBBF_BLOCKS: [(u32, u32); 2] = [(512, 4), (512, 8)];
-
-fn apbf(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
-    let Shape::Window(w) = req.shape else {
-        return Err(Proposal::Excluded(
-            "apbf: a sliding-window structure; a static set needs --capacity designs".into(),
-        ));
-    };
-    let mut base = ApbfRequirement::new(req.fp, w)?;
-    if let Some(x) = req.max_npws {
-        base = base.with_max_npws(x)?;
-    }
-    let plain = apbf_design(&base)?;
-    let blocked = APBBF_BLOCKS
-        .iter()
-        .filter_map(|&(bb, b)| base.blocked(bb, b).and_then(|r| apbf_design(&r)).ok())
-        .min_by_key(|d| d.metrics.total_bits);
-    let row = |d: ApbfDesign| {
-        let (name, block, note) = match d.structure {
-            Structure::Apbf => (
-                "apbf".to_string(),
-                String::new(),
-                "no false negatives in the window, ~1.4x classic bits; k+l probes per query",
-            ),
-            Structure::Apbbf {
-                block_bits,
-                block_hashes,
-            } => (
-                "apbbf".to_string(),
-                format!(" B={block_bits} b={block_hashes}"),
-                "APBF with one cache line per segment: fewest accesses of the window designs",
-            ),
-        };
-        let m = d.metrics;
-        let filter = match d.structure {
-            Structure::Apbf => ApbfParams::new(d.k, d.l)
-                .and_then(|p| p.with_window(w))
-                .map(ApbfSimFilter::Apbf),
-            Structure::Apbbf {
-                block_bits,
-                block_hashes,
-            } => ApbbfParams::new(d.k, d.l, block_bits, block_hashes)
-                .and_then(|p| p.with_window(w))
-                .map(ApbfSimFilter::Apbbf),
-        };
-        let (warmup, generations, phases) = (u64::from(d.k + d.l) + 1, 4, 8);
-        let probes = probes(req.fp).div_ceil(generations * phases);
-        let items = (warmup + generations) * m.generation;
-        let validator = match filter {
-            Ok(filter) => validator(items, move |seed, confidence| {
-                apbf_sim::agreement(&apbf_sim::ApbfSimConfig {
-                    filter,
-                    workload: Workload::Distinct,
-                    epochs: EPOCHS,
-                    generations,
-                    phases,
-                    probes,
-                    seed,
-                    confidence,
-                })
-            }),
-            Err(e) => Err(e.to_string()),
-        };
-        Candidate {
-            family: "apbf",
-            design: name,
-            parameters: format!("k={} l={} g={}{block}", d.k, d.l, m.generation),
-            bits: m.total_bits,
-            accesses_insert: f64::from(d.k),
-            accesses_query: m.accesses(),
-            false_negatives: "none in the window",
-            slack: u64::from(d.k) * m.generation,
-            fp: m.fp,
-            fp_kind: "worst case (just before a shift)",
-            note,
-            npws: Some(m.npws),
-            validator,
-        }
-    };
-    Ok(std::iter::once(plain).chain(blocked).map(row).collect())
-}
-
 /// A σ-bounded RBF as a recommendation row; `items` sizes its validation stream.
 fn rbf_row(
     d: &bfopt_models::rbf::RbfDesign,
@@ -474,10 +393,6 @@ fn pbf(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
         validator: Err("checked by `bfopt validate --family pbf`".into()),
     });
     Ok(out)
-}
-
-fn apbf_design(req: &ApbfRequirement) -> Result<ApbfDesign, ModelError> {
-    bfopt_models::apbf::design(req)
 }
 
 fn rotating(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {

@@ -53,6 +53,11 @@ pub struct RecommendArgs {
     /// fraction of window items forgotten, 0 < RATE < 1.
     #[arg(long, value_parser = parse_real, allow_hyphen_values = true)]
     pub allow_fn: Option<f64>,
+    /// With --window: this fraction of insertions repeats an item of the last W,
+    /// 0 <= RATE < 1. The APBF is sized on its repeats model; other rows keep their
+    /// distinct-insertion figures (see their notes).
+    #[arg(long, value_parser = parse_real, allow_hyphen_values = true, requires = "window")]
+    pub duplicates: Option<f64>,
     /// Simulate every recommended design's reference implementation and compare with
     /// its model (exit 1 on any FAIL).
     #[arg(long)]
@@ -104,6 +109,8 @@ pub struct Requirement {
     /// Largest acceptable fraction of window items forgotten (designs with false
     /// negatives are admitted only with it).
     pub allow_fn: Option<f64>,
+    /// Fraction of insertions that repeat an item of the window (`--duplicates`).
+    pub duplicates: Option<f64>,
 }
 
 impl RecommendArgs {
@@ -139,6 +146,19 @@ impl RecommendArgs {
             shape,
             max_npws: self.max_npws,
             allow_fn: self.allow_fn,
+            duplicates: match self.duplicates {
+                Some(_) if self.window.is_none() => {
+                    return Err(CliError::invalid(
+                        "--duplicates",
+                        "without --window",
+                        "--duplicates RATE with --window W (repeats of items in the window)",
+                    ))
+                }
+                Some(d) if !(0.0..1.0).contains(&d) => {
+                    return Err(CliError::invalid("--duplicates", d, "0 <= rate < 1"))
+                }
+                d => d,
+            },
         })
     }
 }
@@ -171,6 +191,23 @@ pub fn recommend(args: &RecommendArgs) -> Result<Report, CliError> {
     kept.sort_by(|a, b| a.bits.cmp(&b.bits).then(a.design.cmp(&b.design)));
     let items = req.shape.items();
     let mut rows: Vec<Row> = kept.iter().map(|c| c.row(items)).collect();
+    if let Some(d) = req.duplicates {
+        // Only the APBF row ("apbf") is sized on a repeats model.
+        for (c, row) in kept.iter().zip(rows.iter_mut()) {
+            if c.design != "apbf" {
+                *row = row.clone().metric(
+                    "notes",
+                    format!(
+                        "{}; --duplicates {d} not modelled here: FP for distinct insertions (a repeat sets nothing a new item would not, so repeats should not raise it)",
+                        c.note
+                    ),
+                );
+            }
+        }
+        notes.push(format!(
+            "--duplicates {d}: only the apbf row is sized on a model of repeats (each insertion repeats one of the last W with probability {d}); --validate feeds it such a stream and the other rows distinct streams"
+        ));
+    }
     let mut checks = None;
     if args.validate {
         let all = validate_candidates(&kept, &mut rows, &mut notes, args.seed);

@@ -528,3 +528,62 @@ pub fn agreement(cfg: &ApbfSimConfig) -> Vec<Check> {
     }
     out
 }
+
+/// Figure 4 [APBF]: the fraction of the items of each generation age `j = 0..ages`
+/// (`0` = the generation being inserted) that an APBF reports just before a shift,
+/// for a stream of distinct items. Each epoch is an independent filter measured at
+/// `shifts` consecutive shifts after a warm-up of `k + l + 1` generations; the rate is
+/// a mean over epochs with its Student t interval (items of one filter share its bits,
+/// so they are not independent trials).
+///
+/// # Errors
+/// An unsized filter, `ages > k + l + 1`, `epochs < 2`, `shifts = 0`.
+pub fn report_by_age(
+    params: &ApbfParams,
+    ages: u32,
+    epochs: u64,
+    shifts: u64,
+    seed: u64,
+    confidence: f64,
+) -> Result<Vec<Mean>, ModelError> {
+    let g = params
+        .sizing()
+        .ok_or_else(|| ModelError::invalid("window", "none", "a sized APBF"))?
+        .generation;
+    let (k, l) = (params.k(), params.l());
+    check::in_range("ages", ages, 1..=k + l + 1)?;
+    check::in_range("epochs", epochs, ApbfSimConfig::EPOCHS)?;
+    check::in_range("shifts", shifts, 1..=1_000_000)?;
+    check::open_probability("confidence", confidence)?;
+    let warm = u64::from(k + l + 1) * g;
+    let per_epoch = run_epochs(epochs, seed, "apbf ages", |_, seed| {
+        let mut filter = ApbfFilter::new(params, seed);
+        let mut hits = vec![0u64; ages as usize];
+        let mut n = 0u64;
+        for s in 0..=shifts {
+            let end = warm + s * g;
+            while n < end {
+                filter.insert_u64(crate::workload::member(seed, n));
+                n += 1;
+            }
+            if s == 0 {
+                continue;
+            }
+            for (j, h) in hits.iter_mut().enumerate() {
+                let first = n - (j as u64 + 1) * g;
+                *h += (first..first + g)
+                    .filter(|&i| filter.contains_u64(crate::workload::member(seed, i)))
+                    .count() as u64;
+            }
+        }
+        hits.into_iter()
+            .map(|h| h as f64 / (shifts * g) as f64)
+            .collect::<Vec<f64>>()
+    });
+    Ok((0..ages as usize)
+        .map(|j| {
+            let rates: Vec<f64> = per_epoch.iter().map(|e| e[j]).collect();
+            Mean::new(&rates, confidence)
+        })
+        .collect())
+}

@@ -8,6 +8,29 @@
 //! and becomes `s_0`. Queries run Algorithm 1 [APBF] and count their memory accesses
 //! (one per segment probed: a bit for the APBF, a block for the APBBF).
 
+//!
+//! # Example
+//! An APBF for a window of 1000: every one of the last 1000 insertions is found, and
+//! the measured FP of non-members sits near the model's:
+//! ```
+//! use bfopt_models::apbf::ApbfParams;
+//! use bfopt_validation::filters::apbf::ApbfFilter;
+//! use bfopt_validation::workload::{member, probe};
+//!
+//! let params = ApbfParams::new(4, 3)?.with_window(1000)?;
+//! let mut f = ApbfFilter::new(&params, 7);
+//! for i in 0..10_000 {
+//!     f.insert_u64(member(7, i));
+//! }
+//! assert!((9_000..10_000).all(|i| f.contains_u64(member(7, i))));
+//! let fp = (0..20_000).filter(|&i| f.contains_u64(probe(7, i))).count() as f64 / 20_000.0;
+//! assert!(fp < 1.5 * params.fp(), "{fp}");
+//! // A query answers and counts the slices Algorithm 1 probed.
+//! let q = f.query_u64(member(7, 9_999));
+//! assert!(q.present && q.accesses >= 4);
+//! # Ok::<(), bfopt_models::ModelError>(())
+//! ```
+
 use crate::hash::{reduce, HashPair, HashScheme};
 use crate::workload::mix;
 use bfopt_models::apbf::{ApbbfParams, ApbfParams};
