@@ -117,7 +117,7 @@ impl AllocationProblem {
     pub fn fp_continuous(&self, bits: &[f64]) -> f64 {
         survival_to_fp(
             (0..self.distinct.len())
-                .filter(|&i| self.frequency[i] > 0.0 && self.distinct[i] > 0.0)
+                .filter(|&i| self.active(i))
                 .map(|i| {
                     let p = (-LN2_SQ * bits[i] / self.distinct[i]).exp();
                     self.frequency[i] * (-p).ln_1p()
@@ -143,54 +143,92 @@ impl AllocationProblem {
     /// fails (not expected: the bracket is checked first).
     pub fn optimal(&self, k_max: u32) -> Result<Allocation, ModelError> {
         check::in_range("k_max", k_max, Self::K_MAX)?;
-        let (bits, lambda) = self.solve_bits()?;
-        Ok(self.finish(bits, lambda, k_max))
+        let solved = self.solve()?;
+        Ok(self.finish_solved(solved, k_max))
     }
 
     /// The continuous optimum of Eqs. (10)-(13) and `λ` (see [`Self::optimal`]).
+    fn solve_bits(
+        &self,
+        over: Option<(usize, f64)>,
+    ) -> Result<(Vec<f64>, Option<f64>), ModelError> {
+        let solved = self.solve_with(over)?;
+        Ok((solved.bits, solved.lambda))
+    }
+
+    fn solve(&self) -> Result<Solved, ModelError> {
+        self.solve_with(None)
+    }
+
+    /// The continuous optimum with what [`Self::finish_solved`] reuses.
     ///
     /// # Numerics
-    /// Filters with the same ratio `r_i` share one term `(Σ d_i)·ln(1 + r/μ)` of Eq. (12)
-    /// (workload counts make many ratios equal), so each evaluation of the root
-    /// function costs one `exp`/`ln_1p` per distinct ratio.
-    fn solve_bits(&self) -> Result<(Vec<f64>, Option<f64>), ModelError> {
+    /// * Filters with the same ratio `r_i = ln²2·f_i/d_i` share one term
+    ///   `(Σ d_i)·ln(1 + r/μ)` of Eq. (12) (workload counts make many ratios equal), and
+    ///   with `z = 1/μ` one evaluation of the root function costs one `exp` and one
+    ///   `ln_1p` per distinct ratio.
+    /// * At the optimum `2^(−ln2·m_i/d_i) = 1/(1 + r_i/μ)`, so the objective is
+    ///   `Σ_groups (Σ f_i)·(−ln(1 + μ/r))`: one `ln_1p` per group, none per filter.
+    ///
+    /// `over = Some((i, f))` solves with `f_i` replaced by `f` (the gated fixed point).
+    fn solve_with(&self, over: Option<(usize, f64)>) -> Result<Solved, ModelError> {
         let m = self.bits as f64;
-        let active: Vec<usize> = (0..self.distinct.len())
-            .filter(|&i| self.active(i))
+        let n = self.distinct.len();
+        let freq = |i: usize| match over {
+            Some((j, f)) if j == i => f,
+            _ => self.frequency[i],
+        };
+        // Active filters keyed by their ratio f_i/d_i (positive, so the IEEE bit patterns
+        // sort as the numbers do).
+        let mut keyed: Vec<(u64, u64, usize)> = (0..n)
+            .filter(|&i| freq(i) > 0.0 && self.distinct[i] > 0.0)
+            .map(|i| {
+                let d = self.distinct[i];
+                ((freq(i) / d).to_bits(), d.to_bits(), i)
+            })
             .collect();
-        if active.is_empty() {
+        if keyed.is_empty() {
             // Nothing is ever probed: any split gives FP 0. Split by d_i (Lemma C.2 [PBF]).
-            return Ok((self.proportional(), None));
+            let bits = self.proportional();
+            return Ok(Solved {
+                fp: 0.0,
+                bits,
+                lambda: None,
+                order: None,
+            });
         }
-        // Group the active filters by their ratio f_i/d_i (one sort, no logarithms yet).
-        let mut keyed: Vec<(f64, usize)> = active
-            .iter()
-            .map(|&i| (self.frequency[i] / self.distinct[i], i))
-            .collect();
-        keyed.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
-        // terms: (Σ d over the group, ln r of the group); starts: first member of each.
-        let mut terms: Vec<(f64, f64)> = Vec::new();
+        // By ratio only (sub-sorting by d_i for the rounded FP's memo measured no faster).
+        keyed.sort_unstable_by_key(|a| a.0);
+        // groups: (Σ d, Σ f, r) per distinct ratio; starts: first member of each.
+        let mut groups: Vec<Group> = Vec::new();
         let mut starts: Vec<usize> = Vec::new();
-        for (j, &(ratio, i)) in keyed.iter().enumerate() {
-            match terms.last_mut() {
-                Some(last) if keyed[j - 1].0 == ratio => last.0 += self.distinct[i],
+        for (j, &(key, _, i)) in keyed.iter().enumerate() {
+            match groups.last_mut() {
+                Some(last) if keyed[j - 1].0 == key => {
+                    last.d += self.distinct[i];
+                    last.f += freq(i);
+                }
                 _ => {
-                    terms.push((self.distinct[i], (LN2_SQ * ratio).ln()));
+                    groups.push(Group {
+                        d: self.distinct[i],
+                        f: freq(i),
+                        r: LN2_SQ * f64::from_bits(key),
+                    });
                     starts.push(j);
                 }
             }
         }
-        let total_d: f64 = terms.iter().map(|t| t.0).sum();
+        let total_d: f64 = groups.iter().map(|g| g.d).sum();
         let z = m * LN2_SQ / total_d;
         let ln_expm1_z = if z > 30.0 {
             z + (-(-z).exp()).ln_1p()
         } else {
             z.exp_m1().ln()
         };
-        let ln_r_min = terms[0].1;
-        let ln_r_max = terms[terms.len() - 1].1;
+        let ln_r_min = groups[0].r.ln();
+        let ln_r_max = groups[groups.len() - 1].r.ln();
         let gap = Gap {
-            terms: &terms,
+            groups: &groups,
             target: m * LN2_SQ,
         };
         let y = if ln_r_max - ln_r_min <= 1e-14 * ln_r_max.abs().max(1.0) {
@@ -202,11 +240,15 @@ impl AllocationProblem {
             let hi = ln_r_max - ln_expm1_z + slack;
             brent_root(gap, lo, hi)?
         };
-        let mut bits = vec![0.0; self.distinct.len()];
+        let mut bits = vec![0.0; n];
         starts.push(keyed.len());
-        for (g, &(_, ln_r)) in terms.iter().enumerate() {
+        let mut log_ok = CompensatedSum::new();
+        for (g, group) in groups.iter().enumerate() {
+            let ln_r = group.r.ln();
             let per_item = softplus(ln_r - y) / LN2_SQ;
-            for &(_, i) in &keyed[starts[g]..starts[g + 1]] {
+            // f·ln(1 − 2^(−ln2·m/d)) = −f·ln(1 + μ/r) = −f·softplus(y − ln r).
+            log_ok.add(-group.f * softplus(y - ln_r));
+            for &(_, _, i) in &keyed[starts[g]..starts[g + 1]] {
                 bits[i] = self.distinct[i] * per_item;
             }
         }
@@ -214,7 +256,12 @@ impl AllocationProblem {
         let sum: CompensatedSum = bits.iter().copied().collect();
         let scale = m / sum.value();
         bits.iter_mut().for_each(|b| *b *= scale);
-        Ok((bits, Some(-y.exp())))
+        Ok(Solved {
+            bits,
+            lambda: Some(-y.exp()),
+            fp: probability(-log_ok.value().exp_m1()),
+            order: Some(keyed.into_iter().map(|(_, _, i)| i).collect()),
+        })
     }
 
     /// The optimum when PBF-1's partial leaves gate `b_{u+1}`: `f_{u+1}` counts the probes
@@ -257,9 +304,7 @@ impl AllocationProblem {
         let solves = std::cell::Cell::new(0u32);
         let solve_at = |x: f64| -> Result<(Vec<f64>, Option<f64>, f64), ModelError> {
             solves.set(solves.get() + 1);
-            let mut problem = self.clone();
-            problem.frequency[fine] = x;
-            let (bits, lambda) = problem.solve_bits()?;
+            let (bits, lambda) = self.solve_bits(Some((fine, x)))?;
             let g: f64 = leaves
                 .iter()
                 .map(|&o| {
@@ -355,20 +400,63 @@ impl AllocationProblem {
     }
 
     fn finish(&self, bits: Vec<f64>, lambda: Option<f64>, k_max: u32) -> Allocation {
+        let fp = self.fp_continuous(&bits);
+        self.finish_solved(
+            Solved {
+                bits,
+                lambda,
+                fp,
+                order: None,
+            },
+            k_max,
+        )
+    }
+
+    /// Rounding, hash counts and the rounded FP of a solved allocation.
+    ///
+    /// # Numerics
+    /// The rounded FP visits the probed filters in `order` (the solver's, grouped by
+    /// ratio, so neighbours share `d_i` and nearly the same bits) and reuses the previous
+    /// filter's `ln(1 − p)` when `(m_i, k_i, d_i)` repeat.
+    fn finish_solved(&self, solved: Solved, k_max: u32) -> Allocation {
+        let Solved {
+            bits,
+            lambda,
+            fp,
+            order,
+        } = solved;
         let bits_rounded = round_to_total(&bits, self.bits);
         let hashes: Vec<u32> = bits_rounded
             .iter()
             .zip(&self.distinct)
             .map(|(&b, &d)| hashes_for(b, d, k_max))
             .collect();
-        let fp_rounded = survival_to_fp((0..bits.len()).filter(|&i| self.frequency[i] > 0.0).map(
-            |i| {
-                let p = filter_fp(bits_rounded[i], hashes[i], self.distinct[i]);
-                self.frequency[i] * (-p).ln_1p()
-            },
-        ));
+        // Two slots: equal continuous bits round to `⌊m⌋` or `⌊m⌋ + 1`.
+        let mut memo: [Option<(FilterKey, f64)>; 2] = [None, None];
+        let mut log_ok = |i: usize| {
+            let key = (bits_rounded[i], hashes[i], self.distinct[i].to_bits());
+            let ln_ok = match memo {
+                [Some((k, v)), _] | [_, Some((k, v))] if k == key => v,
+                _ => {
+                    let v = (-filter_fp(key.0, key.1, self.distinct[i])).ln_1p();
+                    memo = [Some((key, v)), memo[0]];
+                    v
+                }
+            };
+            self.frequency[i] * ln_ok
+        };
+        let fp_rounded = match &order {
+            // The solver's order holds every active filter; the others have f_i = 0 or
+            // d_i = 0 (filter FP 0), and add nothing.
+            Some(order) => survival_to_fp(order.iter().map(|&i| log_ok(i))),
+            None => survival_to_fp(
+                (0..bits.len())
+                    .filter(|&i| self.frequency[i] > 0.0)
+                    .map(&mut log_ok),
+            ),
+        };
         Allocation {
-            fp: self.fp_continuous(&bits),
+            fp,
             bits,
             lambda,
             bits_rounded,
@@ -400,8 +488,11 @@ pub fn hashes_for(bits: u64, distinct: f64, k_max: u32) -> u32 {
     if !(distinct > 0.0) {
         return 1;
     }
-    let k = (bits as f64 / distinct * LN_2).ceil();
-    k.clamp(1.0, f64::from(k_max)) as u32
+    // ⌈x⌉ by truncation (x ≥ 0): no call to a software `ceil` on baseline x86-64.
+    let x = bits as f64 / distinct * LN_2;
+    let t = x.min(f64::from(k_max)) as u32;
+    let k = if f64::from(t) < x { t + 1 } else { t };
+    k.clamp(1, k_max)
 }
 
 /// FP of one filter with `m` bits, `k` hashes and `d` distinct items by the
@@ -452,7 +543,8 @@ pub fn filter_fp_with_budget(bits: u64, hashes: u32, distinct: f64, budget: f64)
 /// # Numerics
 /// `O(n)`: the `left` largest remainders are found by selection, not by sorting.
 pub fn round_to_total(parts: &[f64], total: u64) -> Vec<u64> {
-    let mut out: Vec<u64> = parts.iter().map(|p| p.max(0.0).floor() as u64).collect();
+    // `as u64` truncates, which is `floor` for p ≥ 0 (and 0 for NaN).
+    let mut out: Vec<u64> = parts.iter().map(|p| p.max(0.0) as u64).collect();
     let assigned: u64 = out.iter().sum();
     let mut left = total.saturating_sub(assigned);
     if left == 0 || parts.is_empty() {
@@ -469,7 +561,7 @@ pub fn round_to_total(parts: &[f64], total: u64) -> Vec<u64> {
         let mut order: Vec<(f64, usize)> = parts
             .iter()
             .enumerate()
-            .map(|(i, p)| (p.max(0.0) - p.max(0.0).floor(), i))
+            .map(|(i, p)| (p.max(0.0) - out[i] as f64, i))
             .collect();
         let cmp = |a: &(f64, usize), b: &(f64, usize)| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1));
         let k = left as usize;
@@ -492,17 +584,49 @@ fn softplus(u: f64) -> f64 {
     }
 }
 
-/// `G(y) = Σ d_i·ln(1 + e^(ln r_i − y)) − m·ln²2`, decreasing in `y = ln μ`.
+/// `(m_i, k_i, d_i as bits)`: what a filter's rounded FP depends on.
+type FilterKey = (u64, u32, u64);
+
+/// Filters that share a ratio: `Σ d_i`, `Σ f_i` and `r = ln²2·f/d`.
+#[derive(Debug, Clone, Copy)]
+struct Group {
+    d: f64,
+    f: f64,
+    r: f64,
+}
+
+/// A solved continuous allocation.
+struct Solved {
+    bits: Vec<f64>,
+    lambda: Option<f64>,
+    /// The objective's FP at `bits`.
+    fp: f64,
+    /// The active filters grouped by ratio (when the solver ran).
+    order: Option<Vec<usize>>,
+}
+
+/// `G(y) = Σ d_g·ln(1 + r_g·e^(−y)) − m·ln²2`, decreasing in `y = ln μ`.
 #[derive(Clone, Copy)]
 struct Gap<'a> {
-    terms: &'a [(f64, f64)],
+    groups: &'a [Group],
     target: f64,
 }
 
 impl Gap<'_> {
+    /// `G(y)`; where `u_g = r_g·e^(−y)` leaves the floating-point range, the term-wise
+    /// stable form `softplus(ln r_g − y)`.
     fn eval(&self, y: f64) -> f64 {
-        let s: f64 = self.terms.iter().map(|&(d, lr)| d * softplus(lr - y)).sum();
-        s - self.target
+        let z = (-y).exp();
+        let mut sum = 0.0;
+        for grp in self.groups {
+            let u = grp.r * z;
+            sum += if u.is_finite() && z > 0.0 && z.is_finite() {
+                grp.d * u.ln_1p()
+            } else {
+                grp.d * softplus(grp.r.ln() - y)
+            };
+        }
+        sum - self.target
     }
 }
 

@@ -233,6 +233,22 @@ fn optimal_allocation_meets_kkt() {
     }
 }
 
+/// The solver's shortcuts (objective per ratio group, memoised rounded FP in group order)
+/// give what evaluating its bits from scratch gives.
+#[test]
+fn optimal_fps_match_a_fresh_evaluation() {
+    // Many repeated (d, f) pairs, as workload counts give.
+    let d: Vec<f64> = (0..3000).map(|i| f64::from(1 + (i * 7) % 13)).collect();
+    let f: Vec<f64> = (0..3000).map(|i| f64::from((i * 5) % 9) / 8.0).collect();
+    let prob = AllocationProblem::new(60_000, d, f).unwrap();
+    let a = prob.optimal(16).unwrap();
+    let b = prob.evaluate(a.bits.clone(), 16).unwrap();
+    assert_relative_eq!(a.fp, b.fp, max_relative = 1e-9);
+    assert_relative_eq!(a.fp_rounded, b.fp_rounded, max_relative = 1e-12);
+    assert_eq!(a.bits_rounded, b.bits_rounded);
+    assert_eq!(a.hashes, b.hashes);
+}
+
 #[test]
 fn equal_filters_get_equal_bits() {
     let prob = AllocationProblem::new(10_007, vec![500.0; 7], vec![0.4; 7]).unwrap();
