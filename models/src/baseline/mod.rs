@@ -16,4 +16,6 @@ pub use fingerprint_queue::{FingerprintQueueDesign, FingerprintQueueRequirement}
 pub use rotating::{RotatingDesign, RotatingRequirement};
 
 #[cfg(test)]
+mod extremes;
+#[cfg(test)]
 mod tests;

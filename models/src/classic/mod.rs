@@ -263,4 +263,6 @@ pub struct ClassicMetrics {
 }
 
 #[cfg(test)]
+mod extremes;
+#[cfg(test)]
 mod tests;
