@@ -55,6 +55,27 @@
 //!   cycle ends when `b > σ`, so the mean cycle is `1/π_0` (`expected_messages`); the
 //!   printed form is `expected_messages_paper`.
 //!
+//! # Example
+//! The one-phase σ-bounded chain at the paper's M = 1000 bits (Section V-A), and the
+//! capacity comparison of Figure 6: at fp = 1% the worst-case formula (Eq. (1)) sizes an
+//! RBF for about a third fewer messages per cycle than the average-case model (Eq. (18)).
+//! ```
+//! use bfopt_models::rbf::{
+//!     design, worst_case_messages, Hashing, Method, RbfParams, RbfRequirement, Recycling,
+//! };
+//! let p = RbfParams::new(1000, 4, 600, 1, Hashing::Colliding, Recycling::NonRetaining)?;
+//! let m = p.metrics(Method::Exact)?;
+//! assert!((m.fp_avg - 0.03486).abs() < 5e-6); // f_σ¹, Eq. (18)
+//! assert!((m.expected_messages - 229.9).abs() < 0.05 && m.min_messages == 151);
+//!
+//! let d = design(10_000, &RbfRequirement::new(0.01, 1)?)?;
+//! assert!(d.metrics.fp_avg <= 0.01);
+//! let (_, worst) = worst_case_messages(10_000, 0.01, 1)?;
+//! let loss = 1.0 - worst as f64 / d.metrics.expected_messages;
+//! assert!(loss > 0.30 && loss < 0.35, "{loss}"); // Figure 6: "> 30%"
+//! # Ok::<(), bfopt_models::error::ModelError>(())
+//! ```
+//!
 //! # References
 //! * K. Dozier, L. Salamatian, D. Rubenstein, arXiv:2401.02647 (2024).
 

@@ -1,5 +1,26 @@
 //! Reference implementations of the hand-built window baselines of
 //! [`bfopt_models::baseline`]: a ring of classic filters and a fingerprint queue.
+//!
+//! # Example
+//! The model's ring for a window of 10 000 at 1%, built: the last `W` keys are always
+//! reported, and fresh keys rarely.
+//! ```
+//! use bfopt_models::baseline::rotating::design_rotating;
+//! use bfopt_models::baseline::RotatingRequirement;
+//! use bfopt_models::classic::Layout;
+//! use bfopt_validation::filters::baseline::RotatingFilter;
+//! let w = 10_000u64;
+//! let d = design_rotating(&RotatingRequirement::new(0.01, w, Layout::Standard)?)?;
+//! let p = &d.per_filter.params;
+//! let mut ring = RotatingFilter::new(d.filters, p.m(), p.k(), Layout::Standard, d.generation, 3);
+//! for key in 0..5 * w {
+//!     ring.insert_u64(key);
+//!     assert!(ring.contains_u64(key.saturating_sub(w - 1)));
+//! }
+//! let fp = (u64::MAX - 100_000..u64::MAX).filter(|&k| ring.contains_u64(k)).count();
+//! assert!(fp < 1_300, "{fp} false positives in 100 000 (target 1%)");
+//! # Ok::<(), bfopt_models::error::ModelError>(())
+//! ```
 
 use super::classic::ClassicFilter;
 use crate::hash::HashScheme;

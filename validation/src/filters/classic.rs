@@ -1,4 +1,20 @@
 //! Reference standard, partitioned and blocked Bloom filters.
+//!
+//! # Example
+//! A standard filter sized for 10 000 items at 1%: no false negatives, and the FP of
+//! its actual bits ([`ClassicFilter::state_fp`]) near the model's.
+//! ```
+//! use bfopt_models::classic::{design, ClassicRequirement, Layout};
+//! use bfopt_validation::filters::classic::ClassicFilter;
+//! let d = design(&ClassicRequirement::new(0.01, 10_000, Layout::Standard)?)?;
+//! let mut f = ClassicFilter::new(&d.params, 42);
+//! (0..10_000u64).for_each(|key| f.insert_u64(key));
+//! assert!((0..10_000u64).all(|key| f.contains_u64(key)));
+//! assert!((f.state_fp() - d.metrics.fp).abs() < 0.2 * d.metrics.fp);
+//! let fp = (1_000_000..1_100_000u64).filter(|&key| f.contains_u64(key)).count();
+//! assert!(fp > 500 && fp < 1_500, "{fp} false positives in 100 000");
+//! # Ok::<(), bfopt_models::error::ModelError>(())
+//! ```
 
 use super::BitVec;
 use crate::hash::{reduce, scattered, HashPair, HashScheme};
