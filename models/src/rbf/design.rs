@@ -36,7 +36,7 @@ impl RbfRequirement {
             phases,
             hashing: Hashing::Colliding,
             recycling: Recycling::NonRetaining,
-            k_max: 32,
+            k_max: *RbfParams::K.end(),
             method: Method::Auto,
         })
     }
@@ -79,6 +79,20 @@ pub struct RbfDesign {
 /// Largest bits per filter that [`Method::Auto`] designs with the exact chain (a design
 /// scans about ten `k`, each `O(k²·σ)`: about a second here); beyond, the fluid model.
 pub const DESIGN_EXACT_BITS: u64 = 2_000_000;
+
+/// Largest estimated work of an exact [`design`] under [`Method::Auto`] (a few seconds):
+/// `M·Σ_{k ≤ k_est} k²` with `k_est = ⌈log2(1/fp)⌉ + 3`, the `k` the scan reaches
+/// (issue 10: at M = 10^6 and fp = 10^-15 the exact design took 8 s; it now uses the
+/// fluid model, relative error about `5/M`).
+pub const DESIGN_EXACT_WORK: f64 = 2e9;
+
+/// Estimated work of an exact design of `m` bits per filter: see [`DESIGN_EXACT_WORK`].
+fn design_work(m: u64, req: &RbfRequirement) -> f64 {
+    let k_est = ((-req.fp.log2()).ceil() as u32)
+        .saturating_add(3)
+        .clamp(1, req.k_max);
+    m as f64 * (1..=k_est).map(|k| f64::from(k).powi(2)).sum::<f64>()
+}
 
 /// Largest bits per filter that [`design`] accepts with an explicit [`Method::Exact`]
 /// (about ten seconds); beyond, it is refused before starting.
@@ -129,13 +143,14 @@ fn best_sigma(law: Law, req: &RbfRequirement) -> Option<(u64, f64)> {
 
 /// The `(k, σ)` with the most expected new messages per cycle for `bits` of memory and
 /// average FP at most the target (Section V-B [RBF]). [`Method::Auto`] solves exactly up
-/// to [`DESIGN_EXACT_BITS`] bits per filter and with the fluid model beyond. `k` is scanned upward and the scan
+/// to [`DESIGN_EXACT_BITS`] bits per filter while the estimated work is within
+/// [`DESIGN_EXACT_WORK`], and with the fluid model beyond. `k` is scanned upward and the scan
 /// stops once the best σ's message count has fallen three times in a row (it is unimodal
 /// in `k`).
 ///
 /// # Errors
 /// Invalid `bits` (see [`RbfParams::new`]); with [`Method::Exact`], more than
-/// [`DESIGN_EXACT_LIMIT`] bits per filter; [`ModelError::Infeasible`] when no `k` meets
+/// [`DESIGN_EXACT_LIMIT`] bits per filter or ten times [`DESIGN_EXACT_WORK`]; [`ModelError::Infeasible`] when no `k` meets
 /// the target.
 pub fn design(bits: u64, req: &RbfRequirement) -> Result<RbfDesign, ModelError> {
     check::in_range("bits", bits, RbfParams::BITS)?;
@@ -147,12 +162,13 @@ pub fn design(bits: u64, req: &RbfRequirement) -> Result<RbfDesign, ModelError> 
         ));
     }
     let m = bits / u64::from(req.phases);
+    let work = design_work(m, req);
     let method = match req.method {
-        Method::Auto if m <= DESIGN_EXACT_BITS => Method::Exact,
+        Method::Auto if m <= DESIGN_EXACT_BITS && work <= DESIGN_EXACT_WORK => Method::Exact,
         Method::Auto => Method::Fluid,
         other => other,
     };
-    if method == Method::Exact && m > DESIGN_EXACT_LIMIT {
+    if method == Method::Exact && (m > DESIGN_EXACT_LIMIT || work > 10.0 * DESIGN_EXACT_WORK) {
         return Err(ModelError::invalid(
             "bits",
             bits,

@@ -161,6 +161,13 @@ fn designs_at_1e12_bits_and_fp_1e15() {
     let two = RbfRequirement::new(1e-15, 2).unwrap();
     let d = design_window(1_000_000_000_000, &two).unwrap();
     assert!(d.metrics.fn_window.unwrap() >= 1_000_000_000_000 && d.metrics.fp_avg <= 1e-15);
+    // M = 10^6 at 1e-15: the exact design took 8 s (and stopped at k = 32); Auto now
+    // estimates the work first and uses the fluid model, with k up to 64.
+    let t = std::time::Instant::now();
+    let d = design(1_000_000, &req).unwrap();
+    assert!(d.metrics.method == "fluid" && d.params.k() > 32, "{d:?}");
+    assert!(d.metrics.fp_avg <= 1e-15);
+    assert!(t.elapsed().as_secs_f64() < 1.0, "{:?}", t.elapsed());
     let (k, n) = worst_case_messages(1_000_000_000_000, 1e-15, 2).unwrap();
     assert!(k >= 40 && n > 1_000_000_000);
     // The Eq. (3) scan would need 10^12 terms: refused before it starts.
