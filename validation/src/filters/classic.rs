@@ -40,7 +40,24 @@ impl ClassicFilter {
         Self::with_layout(params.m(), params.k(), params.layout(), seed)
     }
 
-    /// An empty filter of `m` bits and `k` hashes. The partitioned layout uses
+    /// [`Self::with_layout`], checked: the shape must pass [`ClassicParams::new`].
+    ///
+    /// # Errors
+    /// [`bfopt_models::error::ModelError::InvalidParam`] naming `m`, `k` or `block_bits`
+    /// (issue 10: `with_layout(0, 1, ..)` built a filter whose first insertion divided by
+    /// zero).
+    pub fn try_with_layout(
+        m: u64,
+        k: u32,
+        layout: Layout,
+        seed: u64,
+    ) -> Result<Self, bfopt_models::error::ModelError> {
+        let p = ClassicParams::new(m, k, 1, layout)?;
+        Ok(Self::new(&p, seed))
+    }
+
+    /// An empty filter of `m` bits and `k` hashes, unchecked (see
+    /// [`Self::try_with_layout`]). The partitioned layout uses
     /// `k·⌊m/k⌋` bits; a blocked layout's `m` must be a multiple of its block
     /// (as [`ClassicParams::new`] checks).
     pub fn with_layout(m: u64, k: u32, layout: Layout, seed: u64) -> Self {
@@ -173,6 +190,18 @@ impl ClassicFilter {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn checked_constructor_rejects_bad_shapes() {
+        assert!(ClassicFilter::try_with_layout(0, 1, Layout::Standard, 1).is_err());
+        assert!(ClassicFilter::try_with_layout(100, 0, Layout::Standard, 1).is_err());
+        assert!(ClassicFilter::try_with_layout(100, 65, Layout::Standard, 1).is_err());
+        let blocked = Layout::Blocked { block_bits: 512 };
+        assert!(ClassicFilter::try_with_layout(1000, 4, blocked, 1).is_err());
+        let mut f = ClassicFilter::try_with_layout(1024, 4, blocked, 1).unwrap();
+        f.insert_u64(7);
+        assert!(f.contains_u64(7));
+    }
 
     #[test]
     fn no_false_negatives_in_any_layout() {
