@@ -148,6 +148,12 @@ impl BlockFpTable {
         if blocks <= 1 {
             return self.at(n);
         }
+        if let Some(lo) = super::formulas::huge_load_floor(n, 1.0 / blocks as f64) {
+            // Too wide to walk (issue 10): exact only if the table saturates below the
+            // load floor, where every block's FP is the table's last entry.
+            let f = self.at(lo)?;
+            return (self.saturated() && lo + 1 >= self.by_load.len() as u64).then_some(f);
+        }
         let pmf = crate::numeric::binomial_pmf(n, 1.0 / blocks as f64, 1e-30);
         let j_max = pmf.last().map_or(0, |&(j, _)| j);
         self.at(j_max)?;

@@ -68,7 +68,9 @@ pub fn fill_blocked(m: u64, block_bits: u64, k: u32, n: u64) -> f64 {
 /// below 1e-27).
 /// # Numerics
 /// The binomial pmf comes from `binomial_pmf`: ratios walked outward from the mode,
-/// `pmf(j+1)/pmf(j) = (n-j)/(j+1) · p/(1-p)`, normalised by their sum.
+/// `pmf(j+1)/pmf(j) = (n-j)/(j+1) · p/(1-p)`, normalised by their sum. A load law wider
+/// than `LOAD_SD_DIRECT` standard deviations is not walked: every block is then
+/// saturated and the FP is 1.
 pub fn fp_blocked(m: u64, block_bits: u64, k: u32, n: u64) -> f64 {
     let b = block_bits as f64;
     let kf = f64::from(k);
@@ -78,11 +80,35 @@ pub fn fp_blocked(m: u64, block_bits: u64, k: u32, n: u64) -> f64 {
         return in_block(n);
     }
     let p = 1.0 / blocks as f64;
+    if let Some(lo) = huge_load_floor(n, p) {
+        // Every block load that matters is at least `lo`; a block that full is saturated.
+        let f = in_block(lo);
+        if f >= 1.0 {
+            return f;
+        }
+    }
     let sum: CompensatedSum = crate::numeric::binomial_pmf(n, p, 1e-30)
         .into_iter()
         .map(|(j, pmf)| pmf * in_block(j))
         .collect();
     probability(sum.value())
+}
+
+/// Block-load laws whose standard deviation exceeds this are not walked term by term
+/// (the walk keeps about `23·sd` terms: at `n = 2^50` items in two blocks, 4·10^8 terms
+/// and 6 GB — issue 10).
+pub(crate) const LOAD_SD_DIRECT: f64 = 1e5;
+
+/// For a block-load law `Bin(n, p)` too wide to walk, the load below which the mass is
+/// under 1e-36 (13 standard deviations below the mean); `None` when it can be walked.
+///
+/// Such a law has mean `≥ 10^10` items per block, so with blocks of at most 2^20 bits
+/// every block is saturated (`1 − e^(−k·10^10/2^20) = 1` in `f64`): callers check that the
+/// FP at this floor is 1 and return it.
+pub(crate) fn huge_load_floor(n: u64, p: f64) -> Option<u64> {
+    let mean = n as f64 * p;
+    let sd = (mean * (1.0 - p)).sqrt();
+    (sd > LOAD_SD_DIRECT).then(|| (mean - 13.0 * sd).max(0.0) as u64)
 }
 
 /// The exact FP of a blocked filter: [`fp_blocked`] with each block's FP replaced by

@@ -28,6 +28,24 @@
 //! Table 1 [APBF] truncates `bits/item` (`k/ln 2`: 10.0989 prints as 10.09) and `actual fp`
 //! but rounds the access counts (1.99915 for k = 14 prints as 2.00).
 //!
+//! # Example
+//! Size a standard filter for a million items at 1% FP, then read its metrics; the
+//! half-fill rule of Table 1 [APBF] for the same target.
+//! ```
+//! use bfopt_models::classic::{design, ClassicParams, ClassicRequirement, HalfFillDesign, Layout};
+//! let d = design(&ClassicRequirement::new(0.01, 1_000_000, Layout::Standard)?)?;
+//! assert_eq!((d.params.m(), d.params.k()), (9_592_956, 7));
+//! let x = ClassicParams::new(d.params.m(), 7, 1_000_000, Layout::Standard)?.metrics();
+//! assert!(x.fp <= 0.01 && (x.fill - 0.518).abs() < 0.001);
+//! // The exact FP (occupancy law, computed where small enough) is a little above the
+//! // usual formula (Bose et al. 2008).
+//! let small = ClassicParams::new(1000, 7, 100, Layout::Standard)?.metrics();
+//! assert!(small.fp_exact.unwrap() > small.fp);
+//! let h = HalfFillDesign::for_fp(0.01)?;
+//! assert_eq!((h.k, format!("{:.2}", h.bits_per_item)), (7, "10.10".to_string()));
+//! # Ok::<(), bfopt_models::error::ModelError>(())
+//! ```
+//!
 //! # References
 //! * B. H. Bloom, "Space/time trade-offs in hash coding with allowable errors", CACM 1970.
 //! * P. Bose et al., "On the false-positive rate of Bloom filters", IPL 2008.
@@ -263,5 +281,7 @@ pub struct ClassicMetrics {
     pub accesses_query_false: f64,
 }
 
+#[cfg(test)]
+mod extremes;
 #[cfg(test)]
 mod tests;

@@ -47,12 +47,29 @@ impl ChainSolution {
     }
 }
 
-/// The start states a cycle can have under `retention`.
+/// Distinct-position counts `c` of one message rarer than this are not start states.
+///
+/// With large `k` and `M` the chance of few distinct positions is astronomically small
+/// (`M^(1−c)`-ish); such start states take part in the cycle-start chain only through
+/// products that underflow, which left its GTH solve 0/0 (issue 10: `M = 10^12, k = 64,
+/// σ = 64` and `M = 10^5, k = 64, σ = 99 999`, colliding + retaining, returned NaN). Their
+/// total probability is below `k·10^-20`, under `f64` resolution of every result.
+pub const START_STATE_CUT: f64 = 1e-20;
+
+/// The start states a cycle can have under `retention`. Colliding + retaining: the
+/// distinct-position counts `c` of one message with probability at least
+/// [`START_STATE_CUT`].
 fn start_states(law: Law, retention: Retention) -> Vec<usize> {
     match (retention, law.hashing) {
         (Retention::None, _) => vec![0],
         (_, Hashing::Distinct) => vec![law.k as usize],
-        _ => (1..=law.k as usize).collect(),
+        _ => super::transitions::distinct_positions(law.m, law.k, law.hashing)
+            .iter()
+            .enumerate()
+            .skip(1)
+            .filter(|(_, p)| **p >= START_STATE_CUT)
+            .map(|(c, _)| c)
+            .collect(),
     }
 }
 

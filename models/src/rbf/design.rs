@@ -36,7 +36,7 @@ impl RbfRequirement {
             phases,
             hashing: Hashing::Colliding,
             recycling: Recycling::NonRetaining,
-            k_max: 32,
+            k_max: *RbfParams::K.end(),
             method: Method::Auto,
         })
     }
@@ -79,6 +79,24 @@ pub struct RbfDesign {
 /// Largest bits per filter that [`Method::Auto`] designs with the exact chain (a design
 /// scans about ten `k`, each `O(k²·σ)`: about a second here); beyond, the fluid model.
 pub const DESIGN_EXACT_BITS: u64 = 2_000_000;
+
+/// Largest estimated work of an exact [`design`] under [`Method::Auto`] (a few seconds):
+/// `M·Σ_{k ≤ k_est} k²` with `k_est = ⌈log2(1/fp)⌉ + 3`, the `k` the scan reaches
+/// (issue 10: at M = 10^6 and fp = 10^-15 the exact design took 8 s; it now uses the
+/// fluid model, relative error about `5/M`).
+pub const DESIGN_EXACT_WORK: f64 = 2e9;
+
+/// Estimated work of an exact design of `m` bits per filter: see [`DESIGN_EXACT_WORK`].
+fn design_work(m: u64, req: &RbfRequirement) -> f64 {
+    let k_est = ((-req.fp.log2()).ceil() as u32)
+        .saturating_add(3)
+        .clamp(1, req.k_max);
+    m as f64 * (1..=k_est).map(|k| f64::from(k).powi(2)).sum::<f64>()
+}
+
+/// Largest bits per filter that [`design`] accepts with an explicit [`Method::Exact`]
+/// (about ten seconds); beyond, it is refused before starting.
+pub const DESIGN_EXACT_LIMIT: u64 = 10_000_000;
 
 /// Largest σ for `k` with average FP within target, and its messages per cycle.
 fn best_sigma(law: Law, req: &RbfRequirement) -> Option<(u64, f64)> {
@@ -125,12 +143,14 @@ fn best_sigma(law: Law, req: &RbfRequirement) -> Option<(u64, f64)> {
 
 /// The `(k, σ)` with the most expected new messages per cycle for `bits` of memory and
 /// average FP at most the target (Section V-B [RBF]). [`Method::Auto`] solves exactly up
-/// to [`DESIGN_EXACT_BITS`] bits per filter and with the fluid model beyond. `k` is scanned upward and the scan
+/// to [`DESIGN_EXACT_BITS`] bits per filter while the estimated work is within
+/// [`DESIGN_EXACT_WORK`], and with the fluid model beyond. `k` is scanned upward and the scan
 /// stops once the best σ's message count has fallen three times in a row (it is unimodal
 /// in `k`).
 ///
 /// # Errors
-/// Invalid `bits` (see [`RbfParams::new`]); [`ModelError::Infeasible`] when no `k` meets
+/// Invalid `bits` (see [`RbfParams::new`]); with [`Method::Exact`], more than
+/// [`DESIGN_EXACT_LIMIT`] bits per filter or ten times [`DESIGN_EXACT_WORK`]; [`ModelError::Infeasible`] when no `k` meets
 /// the target.
 pub fn design(bits: u64, req: &RbfRequirement) -> Result<RbfDesign, ModelError> {
     check::in_range("bits", bits, RbfParams::BITS)?;
@@ -142,11 +162,22 @@ pub fn design(bits: u64, req: &RbfRequirement) -> Result<RbfDesign, ModelError> 
         ));
     }
     let m = bits / u64::from(req.phases);
+    let work = design_work(m, req);
     let method = match req.method {
-        Method::Auto if m <= DESIGN_EXACT_BITS => Method::Exact,
+        Method::Auto if m <= DESIGN_EXACT_BITS && work <= DESIGN_EXACT_WORK => Method::Exact,
         Method::Auto => Method::Fluid,
         other => other,
     };
+    if method == Method::Exact && (m > DESIGN_EXACT_LIMIT || work > 10.0 * DESIGN_EXACT_WORK) {
+        return Err(ModelError::invalid(
+            "bits",
+            bits,
+            format!(
+                "at most {DESIGN_EXACT_LIMIT} bits per filter with the exact method (a design \
+                 scans σ up to M for each k: minutes beyond); use auto or fluid"
+            ),
+        ));
+    }
     let req = &req.with_method(method);
     let mut best: Option<(u32, u64, f64)> = None;
     let mut falling = 0;
@@ -231,7 +262,9 @@ pub fn worst_case_messages(bits: u64, fp: f64, phases: u8) -> Result<(u32, u64),
 /// with `req`'s method.
 ///
 /// # Errors
-/// `messages` = 0; [`ModelError::Infeasible`] beyond [`RbfParams::BITS`].
+/// `messages` = 0; with [`Method::Exact`], a design beyond [`DESIGN_EXACT_LIMIT`] bits per
+/// filter (refused before the exact refinement starts); [`ModelError::Infeasible`] beyond
+/// [`RbfParams::BITS`].
 pub fn least_bits(messages: u64, req: &RbfRequirement) -> Result<RbfDesign, ModelError> {
     if messages == 0 {
         return Err(ModelError::invalid("messages", 0, "messages >= 1"));
@@ -254,6 +287,17 @@ pub fn least_bits(messages: u64, req: &RbfRequirement) -> Result<RbfDesign, Mode
                 format!("more than {} bits", RbfParams::BITS.end()),
             )
         })?;
+    if req.method == Method::Exact && (guess + guess / 16 + 2) > DESIGN_EXACT_LIMIT {
+        return Err(ModelError::invalid(
+            "messages",
+            messages,
+            format!(
+                "a design of at most {DESIGN_EXACT_LIMIT} bits per filter with the exact method \
+                 (this needs about {} bits); use auto or fluid",
+                guess * unit
+            ),
+        ));
+    }
     let (mut lo, mut hi) = ((guess - guess / 16).max(1), guess + guess / 16 + 2);
     while lo > 1 && enough(lo, req) {
         lo = (lo / 2).max(1);
@@ -270,17 +314,23 @@ pub fn least_bits(messages: u64, req: &RbfRequirement) -> Result<RbfDesign, Mode
     design(units * unit, req)
 }
 
+/// Largest `k²·σ` of one evaluation that [`design_window`] makes exactly (its bisection
+/// makes about 40 per `k`).
+const WINDOW_EXACT_WORK: f64 = 1e7;
+
 /// The least memory of a two-phase RBF that guarantees a window of `window` new messages
 /// (every message inserted is recognised by the next `window` new arrivals,
 /// [`RbfParams::fn_window`]) at average FP ≤ the target; `k` is scanned upward and `σ` is
 /// the smallest giving the window: `σ = max(k, k·(window − 2) + s)` with start bits
 /// `s = 0` (non-retaining) or `k` (retaining). For each `k` the least `M` per filter is
 /// found by bisection (the FP falls as `M` grows with `σ` fixed); evaluation is exact
-/// while `k²·σ ≤ 10^7` and by the fluid model beyond (relative error about `5/M`).
+/// while `k²·σ ≤ 10^7` and by the fluid model beyond (relative error about `5/M`); with
+/// an explicit [`Method::Exact`] the `k` scan stops where `k²·σ > 10^7`.
 ///
 /// # Errors
 /// `window` = 0, one phase (a one-phase RBF guarantees no window: the next arrival may
-/// recycle); [`ModelError::Infeasible`] when no memory within [`RbfParams::BITS`] works.
+/// recycle); with [`Method::Exact`], a window whose `k = 1` design already exceeds the
+/// exact budget; [`ModelError::Infeasible`] when no memory within [`RbfParams::BITS`] works.
 pub fn design_window(window: u64, req: &RbfRequirement) -> Result<RbfDesign, ModelError> {
     if window == 0 {
         return Err(ModelError::invalid("window", 0, "window >= 1"));
@@ -306,9 +356,25 @@ pub fn design_window(window: u64, req: &RbfRequirement) -> Result<RbfDesign, Mod
         if sigma >= m_max {
             break;
         }
+        let work = f64::from(k).powi(2) * sigma as f64;
         let method = match req.method {
-            Method::Auto if f64::from(k).powi(2) * sigma as f64 <= 1e7 => Method::Exact,
+            Method::Auto if work <= WINDOW_EXACT_WORK => Method::Exact,
             Method::Auto => Method::Fluid,
+            // An explicit exact design stops where one evaluation (of about 40 in the
+            // bisection) would exceed the budget.
+            Method::Exact if work > WINDOW_EXACT_WORK => {
+                if best.is_none() {
+                    return Err(ModelError::invalid(
+                        "window",
+                        window,
+                        format!(
+                            "k²·σ <= {WINDOW_EXACT_WORK:e} (σ = k·(window − 2)) with the exact \
+                             method; use auto or fluid"
+                        ),
+                    ));
+                }
+                break;
+            }
             other => other,
         };
         let meets = |m: u64| {
@@ -354,7 +420,7 @@ pub fn design_window(window: u64, req: &RbfRequirement) -> Result<RbfDesign, Mod
 }
 
 /// Largest number of Eq. (3) terms [`lower_bound_messages`] evaluates (a few seconds).
-pub const LOWER_BOUND_TERMS: f64 = 2e8;
+pub const LOWER_BOUND_TERMS: f64 = 1e8;
 
 /// The N-bounded design by the average-case lower bound f_a (Eq. (3) [RBF]): the most
 /// bit-setting messages `N` per cycle with `f_a(N) ≤ fp` for `bits` of memory (one phase),

@@ -17,6 +17,9 @@ use serde::Serialize;
 /// Largest `k·σ·horizon` accepted (about a second).
 pub const BUDGET: f64 = 2e9;
 
+/// Largest number of transition-row entries `(σ+1)(k+1)` kept (256 MB).
+pub const ROWS_LIMIT: f64 = 3.2e7;
+
 /// False-negative analysis of a σ-bounded RBF: element `j − 1` of each vector is for
 /// `j = 1..=horizon` new messages.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -71,7 +74,8 @@ impl Kernel {
 ///
 /// # Errors
 /// [`ModelError::InvalidParam`] naming `horizon` when `k·σ·horizon` exceeds [`BUDGET`]
-/// or `horizon` is 0; solver errors as [`solve`].
+/// or `horizon` is 0; naming `sigma` when the kept rows exceed [`ROWS_LIMIT`] or the
+/// solve exceeds [`super::EXACT_BUDGET`]; solver errors as [`solve`].
 pub fn analyse(params: &RbfParams, horizon: u64) -> Result<Forgetting, ModelError> {
     let (k, sigma) = (params.k() as usize, params.sigma() as usize);
     let cost = k as f64 * sigma as f64 * horizon as f64;
@@ -80,6 +84,22 @@ pub fn analyse(params: &RbfParams, horizon: u64) -> Result<Forgetting, ModelErro
             "horizon",
             horizon,
             format!("1 <= horizon and k·sigma·horizon <= {BUDGET:e}"),
+        ));
+    }
+    // The transition rows are kept ((σ+1)(k+1) numbers) and the chain is solved first
+    // (O(k²·σ)): both are bounded before anything is allocated (issue 10: k = 1,
+    // σ = 10^9, horizon = 1 passed the budget above and asked for 16 GB).
+    let rows = (sigma as f64 + 1.0) * (k as f64 + 1.0);
+    let solve_work = (k as f64).powi(2) * sigma as f64;
+    if rows > ROWS_LIMIT || solve_work > super::EXACT_BUDGET {
+        return Err(ModelError::invalid(
+            "sigma",
+            sigma,
+            format!(
+                "(sigma+1)·(k+1) <= {ROWS_LIMIT:e} (memory) and k²·sigma <= {:e} (time) for \
+                 the false-negative analysis",
+                super::EXACT_BUDGET
+            ),
         ));
     }
     let law = params.law();

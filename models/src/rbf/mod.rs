@@ -55,6 +55,27 @@
 //!   cycle ends when `b > σ`, so the mean cycle is `1/π_0` (`expected_messages`); the
 //!   printed form is `expected_messages_paper`.
 //!
+//! # Example
+//! The one-phase σ-bounded chain at the paper's M = 1000 bits (Section V-A), and the
+//! capacity comparison of Figure 6: at fp = 1% the worst-case formula (Eq. (1)) sizes an
+//! RBF for about a third fewer messages per cycle than the average-case model (Eq. (18)).
+//! ```
+//! use bfopt_models::rbf::{
+//!     design, worst_case_messages, Hashing, Method, RbfParams, RbfRequirement, Recycling,
+//! };
+//! let p = RbfParams::new(1000, 4, 600, 1, Hashing::Colliding, Recycling::NonRetaining)?;
+//! let m = p.metrics(Method::Exact)?;
+//! assert!((m.fp_avg - 0.03486).abs() < 5e-6); // f_σ¹, Eq. (18)
+//! assert!((m.expected_messages - 229.9).abs() < 0.05 && m.min_messages == 151);
+//!
+//! let d = design(10_000, &RbfRequirement::new(0.01, 1)?)?;
+//! assert!(d.metrics.fp_avg <= 0.01);
+//! let (_, worst) = worst_case_messages(10_000, 0.01, 1)?;
+//! let loss = 1.0 - worst as f64 / d.metrics.expected_messages;
+//! assert!(loss > 0.30 && loss < 0.35, "{loss}"); // Figure 6: "> 30%"
+//! # Ok::<(), bfopt_models::error::ModelError>(())
+//! ```
+//!
 //! # References
 //! * K. Dozier, L. Salamatian, D. Rubenstein, arXiv:2401.02647 (2024).
 
@@ -70,7 +91,7 @@ mod tests;
 
 pub use design::{
     design, design_window, least_bits, lower_bound_messages, worst_case_messages, RbfDesign,
-    RbfRequirement, DESIGN_EXACT_BITS, LOWER_BOUND_TERMS,
+    RbfRequirement, DESIGN_EXACT_BITS, DESIGN_EXACT_LIMIT, DESIGN_EXACT_WORK, LOWER_BOUND_TERMS,
 };
 pub use nbounded::{fp_worst, RbfNMetrics};
 
@@ -114,8 +135,11 @@ pub enum Method {
 /// Largest `k²·σ` that [`Method::Auto`] solves exactly (about a second).
 pub const EXACT_BUDGET: f64 = 1e9;
 
-/// Largest `k²·σ` that [`Method::Exact`] accepts (minutes); beyond, use the fluid model.
-pub const EXACT_LIMIT: f64 = 1e11;
+/// Largest `k²·σ` that [`Method::Exact`] accepts: about 5-10 s on one core (measured,
+/// issue 10: `k²·σ = 4·10^9` took 13 s, `10^10` took 57 s, on a loaded 2-core machine).
+/// Beyond, the exact method is refused before it starts; use [`Method::Auto`] or
+/// [`Method::Fluid`].
+pub const EXACT_LIMIT: f64 = 2e9;
 
 impl Method {
     fn resolve(self, k: u32, sigma: u64) -> Method {
@@ -283,7 +307,11 @@ impl RbfParams {
             return Err(ModelError::invalid(
                 "sigma",
                 self.sigma,
-                format!("k²·sigma <= {EXACT_LIMIT:e} with the exact method (use auto or fluid)"),
+                format!(
+                    "k²·sigma <= {EXACT_LIMIT:e} with the exact method (k²·sigma = {work:.1e} \
+                     would take about {:.0} s; use auto or fluid)",
+                    work * 4e-9
+                ),
             ));
         }
         let (fp_avg, fp_avg_paper, fp_frozen, messages, messages_paper) = match method {
@@ -312,7 +340,17 @@ impl RbfParams {
                 } else {
                     p.fp
                 };
-                (f, f, p.fp_frozen, p.messages, p.messages_paper)
+                // A cycle takes at least `min_messages` new messages; the fluid estimate
+                // can fall below that when σ is within a few k of the start state
+                // (issue 10: M = 27 500, k = 13, σ = 13, retaining gave 0.08).
+                let floor = self.min_messages() as f64;
+                (
+                    f,
+                    f,
+                    p.fp_frozen,
+                    p.messages.max(floor),
+                    p.messages_paper.max(0.0),
+                )
             }
         };
         debug_assert!((0.0..=1.0).contains(&fp_avg), "fp_avg = {fp_avg}");
@@ -367,8 +405,9 @@ pub struct RbfNParams {
 }
 
 impl RbfNParams {
-    /// Allowed `N` (the metrics sum over `1..=N`).
-    pub const N: RangeInclusive<u64> = 1..=1_000_000_000;
+    /// Allowed `N`: the metrics sum `N` terms (about 50 ns each), so `10^8` is a few
+    /// seconds (issue 10: `N = 10^9` took 45 s).
+    pub const N: RangeInclusive<u64> = 1..=100_000_000;
 
     /// Validates and builds the parameters.
     ///
@@ -416,3 +455,5 @@ pub fn fp_k1_closed_form(m: u64, sigma: u64) -> f64 {
     }
     num.value() / den.value()
 }
+#[cfg(test)]
+mod extremes;

@@ -27,21 +27,40 @@ pub fn fp_worst(m: u64, k: u32, n: u64) -> f64 {
 }
 
 impl RbfNParams {
-    /// Eqs. (1)-(3) [RBF]. `O(N)` time.
+    /// Eqs. (1)-(3) [RBF]. `O(N)` time (about 50 ns per term: [`RbfNParams::N`] caps it
+    /// at a few seconds); once `f_i` reaches 1 in `f64` the rest is summed in closed form.
     pub fn metrics(&self) -> RbfNMetrics {
         let (m, k, n) = (self.m(), self.k(), self.n());
         let mut sum_f = CompensatedSum::new();
         let mut sum_r = CompensatedSum::new();
+        let (mut saturated, mut counted) = (false, 0u64);
         for i in 1..=n {
             let f = fp_worst(m, k, i - 1);
             sum_f.add(f);
+            counted = i;
+            if f >= 1.0 {
+                // f/(1 − f) = ∞ from here on, so f_a = 1 (issue 10: M = 1000, k = 64,
+                // N = 10^9 gave ∞/∞ = NaN).
+                saturated = true;
+                break;
+            }
             sum_r.add(f / (1.0 - f));
         }
-        let r = sum_r.value();
+        let (nf, r) = (n as f64, sum_r.value());
+        // Once saturated every later f_i is 1 too.
+        let fp_oracle = if saturated {
+            (sum_f.value() + (nf - counted as f64)) / nf
+        } else {
+            sum_f.value() / nf
+        };
         RbfNMetrics {
             fp_worst: fp_worst(m, k, n),
-            fp_oracle: sum_f.value() / n as f64,
-            fp_lower: r / (n as f64 + r),
+            fp_oracle: crate::numeric::probability(fp_oracle),
+            fp_lower: if saturated {
+                1.0
+            } else {
+                crate::numeric::probability(r / (nf + r))
+            },
         }
     }
 }

@@ -1,9 +1,31 @@
 //! Reference implementations of the hand-built window baselines of
 //! [`bfopt_models::baseline`]: a ring of classic filters and a fingerprint queue.
+//!
+//! # Example
+//! The model's ring for a window of 10 000 at 1%, built: the last `W` keys are always
+//! reported, and fresh keys rarely.
+//! ```
+//! use bfopt_models::baseline::rotating::design_rotating;
+//! use bfopt_models::baseline::RotatingRequirement;
+//! use bfopt_models::classic::Layout;
+//! use bfopt_validation::filters::baseline::RotatingFilter;
+//! let w = 10_000u64;
+//! let d = design_rotating(&RotatingRequirement::new(0.01, w, Layout::Standard)?)?;
+//! let p = &d.per_filter.params;
+//! let mut ring = RotatingFilter::new(d.filters, p.m(), p.k(), Layout::Standard, d.generation, 3);
+//! for key in 0..5 * w {
+//!     ring.insert_u64(key);
+//!     assert!(ring.contains_u64(key.saturating_sub(w - 1)));
+//! }
+//! let fp = (u64::MAX - 100_000..u64::MAX).filter(|&k| ring.contains_u64(k)).count();
+//! assert!(fp < 1_300, "{fp} false positives in 100 000 (target 1%)");
+//! # Ok::<(), bfopt_models::error::ModelError>(())
+//! ```
 
 use super::classic::ClassicFilter;
 use crate::hash::HashScheme;
 use bfopt_models::classic::Layout;
+use bfopt_models::error::{check, ModelError};
 use std::collections::{HashMap, VecDeque};
 
 /// `r` classic filters of `m` bits, one generation of `g` insertions each; a query ORs
@@ -18,6 +40,31 @@ pub struct RotatingFilter {
 }
 
 impl RotatingFilter {
+    /// [`Self::new`], checked: `filters` in
+    /// [`bfopt_models::baseline::RotatingRequirement::FILTERS`], `generation ≥ 1`, and a
+    /// filter shape that passes [`bfopt_models::classic::ClassicParams::new`].
+    ///
+    /// # Errors
+    /// [`ModelError::InvalidParam`] naming the parameter (issue 10: `new(0, ..)` built a
+    /// ring whose first insertion indexed an empty vector).
+    pub fn try_new(
+        filters: u32,
+        m: u64,
+        k: u32,
+        layout: Layout,
+        generation: u64,
+        seed: u64,
+    ) -> Result<Self, ModelError> {
+        check::in_range(
+            "filters",
+            filters,
+            bfopt_models::baseline::RotatingRequirement::FILTERS,
+        )?;
+        check::in_range("generation", generation, 1..=u64::MAX)?;
+        bfopt_models::classic::ClassicParams::new(m, k, 1, layout)?;
+        Ok(Self::new(filters, m, k, layout, generation, seed))
+    }
+
     /// An empty ring of `filters` filters, each `m` bits with `k` hashes in `layout`,
     /// rotating every `generation` insertions. Items are hashed once; every filter uses
     /// the same indices, as a real implementation would.
@@ -99,5 +146,32 @@ impl FingerprintQueue {
     /// Whether the key's fingerprint is in the window.
     pub fn contains_u64(&self, key: u64) -> bool {
         self.counts.contains_key(&self.fingerprint(key))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn checked_ring_rejects_bad_shapes() {
+        let std = Layout::Standard;
+        assert!(RotatingFilter::try_new(0, 1000, 3, std, 10, 1).is_err());
+        assert!(RotatingFilter::try_new(65, 1000, 3, std, 10, 1).is_err());
+        assert!(RotatingFilter::try_new(2, 0, 3, std, 10, 1).is_err());
+        assert!(RotatingFilter::try_new(2, 1000, 3, std, 0, 1).is_err());
+        let mut r = RotatingFilter::try_new(2, 1000, 3, std, 10, 1).unwrap();
+        (0..25).for_each(|k| r.insert_u64(k));
+        assert!((15..25).all(|k| r.contains_u64(k)));
+    }
+
+    #[test]
+    fn fingerprint_queue_clamps_its_arguments() {
+        // new() clamps window to >= 1 and fingerprint bits to 1..=64: never panics.
+        for (w, b) in [(0usize, 0u32), (1, 65), (3, u32::MAX)] {
+            let mut q = FingerprintQueue::new(w, b, 1);
+            q.insert_u64(1);
+            assert!(q.contains_u64(1));
+        }
     }
 }

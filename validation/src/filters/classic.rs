@@ -1,4 +1,20 @@
 //! Reference standard, partitioned and blocked Bloom filters.
+//!
+//! # Example
+//! A standard filter sized for 10 000 items at 1%: no false negatives, and the FP of
+//! its actual bits ([`ClassicFilter::state_fp`]) near the model's.
+//! ```
+//! use bfopt_models::classic::{design, ClassicRequirement, Layout};
+//! use bfopt_validation::filters::classic::ClassicFilter;
+//! let d = design(&ClassicRequirement::new(0.01, 10_000, Layout::Standard)?)?;
+//! let mut f = ClassicFilter::new(&d.params, 42);
+//! (0..10_000u64).for_each(|key| f.insert_u64(key));
+//! assert!((0..10_000u64).all(|key| f.contains_u64(key)));
+//! assert!((f.state_fp() - d.metrics.fp).abs() < 0.2 * d.metrics.fp);
+//! let fp = (1_000_000..1_100_000u64).filter(|&key| f.contains_u64(key)).count();
+//! assert!(fp > 500 && fp < 1_500, "{fp} false positives in 100 000");
+//! # Ok::<(), bfopt_models::error::ModelError>(())
+//! ```
 
 use super::BitVec;
 use crate::hash::{reduce, scattered, HashPair, HashScheme};
@@ -24,7 +40,24 @@ impl ClassicFilter {
         Self::with_layout(params.m(), params.k(), params.layout(), seed)
     }
 
-    /// An empty filter of `m` bits and `k` hashes. The partitioned layout uses
+    /// [`Self::with_layout`], checked: the shape must pass [`ClassicParams::new`].
+    ///
+    /// # Errors
+    /// [`bfopt_models::error::ModelError::InvalidParam`] naming `m`, `k` or `block_bits`
+    /// (issue 10: `with_layout(0, 1, ..)` built a filter whose first insertion divided by
+    /// zero).
+    pub fn try_with_layout(
+        m: u64,
+        k: u32,
+        layout: Layout,
+        seed: u64,
+    ) -> Result<Self, bfopt_models::error::ModelError> {
+        let p = ClassicParams::new(m, k, 1, layout)?;
+        Ok(Self::new(&p, seed))
+    }
+
+    /// An empty filter of `m` bits and `k` hashes, unchecked (see
+    /// [`Self::try_with_layout`]). The partitioned layout uses
     /// `k·⌊m/k⌋` bits; a blocked layout's `m` must be a multiple of its block
     /// (as [`ClassicParams::new`] checks).
     pub fn with_layout(m: u64, k: u32, layout: Layout, seed: u64) -> Self {
@@ -157,6 +190,18 @@ impl ClassicFilter {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn checked_constructor_rejects_bad_shapes() {
+        assert!(ClassicFilter::try_with_layout(0, 1, Layout::Standard, 1).is_err());
+        assert!(ClassicFilter::try_with_layout(100, 0, Layout::Standard, 1).is_err());
+        assert!(ClassicFilter::try_with_layout(100, 65, Layout::Standard, 1).is_err());
+        let blocked = Layout::Blocked { block_bits: 512 };
+        assert!(ClassicFilter::try_with_layout(1000, 4, blocked, 1).is_err());
+        let mut f = ClassicFilter::try_with_layout(1024, 4, blocked, 1).unwrap();
+        f.insert_u64(7);
+        assert!(f.contains_u64(7));
+    }
 
     #[test]
     fn no_false_negatives_in_any_layout() {

@@ -11,6 +11,33 @@
 //!    new frozen filter is the active state before the overflowing message. A retaining
 //!    RBF then inserts the message into the fresh active filter; a non-retaining one drops
 //!    it. N-bounded: after the `N`-th bit-setting message of a cycle the filter recycles.
+//!
+//! # Example
+//! A one-phase RBF of 1000 bits, k = 4, recycling above σ = 600 bits, on a stream of
+//! distinct messages: every cycle takes at least `min_messages` of them, and the
+//! long-run fraction reported as seen is the chain's f_σ¹ (Eq. (18) [RBF], 0.0349).
+//! ```
+//! use bfopt_models::rbf::{Hashing, Method, RbfParams, Recycling};
+//! use bfopt_validation::filters::rbf::{RbfConfig, RbfFilter};
+//! let p = RbfParams::new(1000, 4, 600, 1, Hashing::Colliding, Recycling::NonRetaining)?;
+//! let mut f = RbfFilter::new(RbfConfig::from_params(&p), 7)?;
+//! let (mut seen, mut cycles, mut in_cycle, mut shortest) = (0u64, 0u64, 0u64, u64::MAX);
+//! let n = 200_000u64;
+//! for key in 0..n {
+//!     let o = f.offer_u64(key);
+//!     seen += u64::from(o.seen);
+//!     in_cycle += 1;
+//!     if o.recycled {
+//!         shortest = shortest.min(in_cycle);
+//!         (cycles, in_cycle) = (cycles + 1, 0);
+//!     }
+//! }
+//! assert!(shortest >= p.min_messages() && cycles > 800); // about 230 per cycle
+//! let model = p.metrics(Method::Exact)?.fp_avg;
+//! let measured = seen as f64 / n as f64;
+//! assert!((measured - model).abs() < 0.004, "{measured} vs {model}");
+//! # Ok::<(), bfopt_models::error::ModelError>(())
+//! ```
 
 use super::BitVec;
 use crate::hash::{HashPair, HashScheme};
