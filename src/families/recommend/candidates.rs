@@ -23,6 +23,9 @@ use bfopt_validation::workload::Workload;
 use rayon::prelude::*;
 use std::sync::Arc;
 
+#[path = "stable.rs"]
+mod stable;
+
 /// Simulates a candidate's reference implementation: `(seed, confidence) -> checks`.
 #[derive(Clone)]
 pub struct Validator(pub Arc<dyn Fn(u64, f64) -> Vec<Check> + Send + Sync>);
@@ -113,12 +116,13 @@ pub fn candidates(req: &Requirement) -> Result<Vec<Result<Candidate, String>>, C
     };
     let mut out = Vec::new();
     type Family = fn(&Requirement) -> Result<Vec<Candidate>, Proposal>;
-    const FAMILIES: [Family; 8] = [
+    const FAMILIES: [Family; 9] = [
         classic,
         apbf,
         rbf,
         rbf_one_phase,
         sbf,
+        stable::ibf,
         pbf,
         rotating,
         fingerprint_queue,
