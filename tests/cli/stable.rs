@@ -419,3 +419,79 @@ fn model_ibf_scale_mapping_is_reported() {
     assert_eq!(f[0], f[11]);
     assert!(f[11].as_f64().unwrap() > f[12].as_f64().unwrap());
 }
+
+/// Issue 9: `recommend --importance SPEC` adds importance-aware rows (IBF1, IBF3, IBF5,
+/// IBF6), each meeting the FP target at its stable point.
+#[test]
+fn issue_9_recommend_importance_adds_ibf_rows() {
+    let out = json(&[
+        "recommend",
+        "--fp",
+        "0.05",
+        "--window",
+        "2e4",
+        "--allow-fn",
+        "0.1",
+        "--importance",
+        "linear:1:50",
+    ]);
+    let v: Vec<serde_json::Value> = serde_json::from_slice(&out).unwrap();
+    let ibf: Vec<&serde_json::Value> = v
+        .iter()
+        .filter(|r| r["family"] == "stable" && r["params"]["design"] != "sbf")
+        .collect();
+    let designs: Vec<&str> = ibf
+        .iter()
+        .map(|r| r["params"]["design"].as_str().unwrap())
+        .collect();
+    assert_eq!(designs.len(), 4, "{designs:?} in {v:?}");
+    for d in ["ibf1", "ibf3", "ibf5", "ibf6"] {
+        assert!(designs.contains(&d), "{d} missing from {designs:?}");
+    }
+    for r in &ibf {
+        assert!(r["metrics"]["fp"].as_f64().unwrap() <= 0.05, "{r}");
+    }
+}
+
+#[test]
+fn issue_9_recommend_importance_rejects_bad_specs() {
+    let base = [
+        "recommend",
+        "--fp",
+        "0.05",
+        "--window",
+        "1e4",
+        "--allow-fn",
+        "0.1",
+        "--importance",
+    ];
+    for bad in [
+        "linear:0:50",
+        "exp:1:2",
+        "hist:",
+        "linear:5:1",
+        "exponential:1:9:-1",
+    ] {
+        let mut args = base.to_vec();
+        args.push(bad);
+        bfopt()
+            .args(&args)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains("--importance").and(predicate::str::contains(bad)));
+    }
+    // Without --allow-fn (and --window) the flag is a usage error naming what it needs.
+    bfopt()
+        .args([
+            "recommend",
+            "--fp",
+            "0.05",
+            "--capacity",
+            "1e4",
+            "--importance",
+            "linear:1:50",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--allow-fn"));
+}

@@ -276,7 +276,7 @@ fn unit_row(n: usize, i: usize) -> nalgebra::RowDVector<f64> {
 }
 
 /// Rescales each row of a (nearly) stochastic matrix to sum 1.
-fn renormalise_rows(t: &mut DMatrix<f64>) {
+pub(super) fn renormalise_rows(t: &mut DMatrix<f64>) {
     for mut row in t.row_iter_mut() {
         let s = row.sum();
         row /= s;

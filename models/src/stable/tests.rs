@@ -400,3 +400,29 @@ fn scaled_importance_mapping_makes_max_steps() {
     let cap = solve(&p.clone().with_imp_mapping(ImpMapping::Cap)).unwrap();
     assert!(solve(&p).unwrap().fp() < cap.fp());
 }
+
+#[test]
+fn weighted_fn_age_is_the_first_age_reaching_the_rate() {
+    for policy in [Policy::Ibf1, Policy::Ibf3, Policy::Ibf6] {
+        let params = IbfParams::new(policy, 300, 3, 3, 4, ImportanceDist::linear(1, 10).unwrap())
+            .unwrap()
+            .with_counter_bits(4)
+            .unwrap();
+        let sol = solve(&params).unwrap();
+        let rate = 0.1;
+        let a = sol.weighted_fn_age(rate).unwrap();
+        let w = |age: u64| {
+            weighted(
+                params.importance(),
+                sol.fp(),
+                &sol.fn_by_importance(age),
+                1.0,
+            )
+            .weighted_fn
+        };
+        assert!(w(a) >= rate - 1e-12, "{policy}: {} at {a}", w(a));
+        assert!(w(a - 1) < rate, "{policy}: {} at {}", w(a - 1), a - 1);
+        // A rate above the limit is never reached.
+        assert_eq!(sol.weighted_fn_age(0.999_999), None, "{policy}");
+    }
+}

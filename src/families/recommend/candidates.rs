@@ -24,6 +24,8 @@ use std::sync::Arc;
 #[path = "apbf.rs"]
 mod apbf;
 use apbf::apbf;
+#[path = "stable.rs"]
+mod stable;
 
 /// Simulates a candidate's reference implementation: `(seed, confidence) -> checks`.
 #[derive(Clone)]
@@ -115,12 +117,13 @@ pub fn candidates(req: &Requirement) -> Result<Vec<Result<Candidate, String>>, C
     };
     let mut out = Vec::new();
     type Family = fn(&Requirement) -> Result<Vec<Candidate>, Proposal>;
-    const FAMILIES: [Family; 8] = [
+    const FAMILIES: [Family; 9] = [
         classic,
         apbf,
         rbf,
         rbf_one_phase,
         sbf,
+        stable::ibf,
         pbf,
         rotating,
         fingerprint_queue,

@@ -58,6 +58,16 @@ pub struct RecommendArgs {
     /// distinct-insertion figures (see their notes).
     #[arg(long, value_parser = parse_real, allow_hyphen_values = true, requires = "window")]
     pub duplicates: Option<f64>,
+    /// Importance law of the items, for importance-aware Bloom filter rows (IBF1, IBF3,
+    /// IBF5, IBF6;
+    /// needs --window W and --allow-fn RATE, which then bounds the importance-weighted
+    /// FN of an item W insertions old). SPEC is linear:LO:HI (every importance LO..=HI
+    /// equally likely), exponential:LO:HI:RATE (Pr(i) ∝ e^(−RATE·(i−LO))) or
+    /// hist:IMP=WEIGHT,IMP=WEIGHT,... (an empirical histogram), with integer importances
+    /// 1 to 10000. Example: bfopt recommend --fp 0.05 --window 1e5 --allow-fn 0.1
+    /// --importance linear:1:50
+    #[arg(long, value_name = "SPEC", requires_all = ["window", "allow_fn"])]
+    pub importance: Option<String>,
     /// Simulate every recommended design's reference implementation and compare with
     /// its model (exit 1 on any FAIL).
     #[arg(long)]
@@ -98,7 +108,7 @@ impl Shape {
 }
 
 /// What a design must achieve.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Requirement {
     /// FP target.
     pub fp: f64,
@@ -111,6 +121,9 @@ pub struct Requirement {
     pub allow_fn: Option<f64>,
     /// Fraction of insertions that repeat an item of the window (`--duplicates`).
     pub duplicates: Option<f64>,
+    /// Importance law of the items (`--importance`): adds IBF rows.
+    #[serde(skip)]
+    pub importance: Option<bfopt_models::stable::ImportanceDist>,
 }
 
 impl RecommendArgs {
@@ -141,6 +154,18 @@ impl RecommendArgs {
                 return Err(CliError::invalid("--allow-fn", r, "0 < rate < 1"));
             }
         }
+        let importance = match &self.importance {
+            Some(spec) => Some(
+                bfopt_models::stable::ImportanceDist::parse(spec).map_err(|_| {
+                    CliError::invalid(
+                        "--importance",
+                        spec,
+                        "linear:LO:HI, exponential:LO:HI:RATE or hist:IMP=WEIGHT,... with 1 <= LO <= HI <= 10000, RATE >= 0",
+                    )
+                })?,
+            ),
+            None => None,
+        };
         Ok(Requirement {
             fp: self.fp,
             shape,
@@ -159,6 +184,7 @@ impl RecommendArgs {
                 }
                 d => d,
             },
+            importance,
         })
     }
 }
