@@ -10,5 +10,6 @@ mod classic;
 mod pbf;
 mod rbf;
 mod reproduce;
+mod reproduce_timing;
 mod stable;
 mod timing;
