@@ -5,6 +5,7 @@ use crate::families::timing::{parse_penalties, parse_prior};
 use crate::families::to_u32;
 use crate::report::{Report, Row};
 use crate::units::{parse_bits, parse_count, parse_real};
+use bfopt_models::gbf::design::gbf_distinct;
 use bfopt_models::gbf::posterior::{window_posterior, window_posterior_eq34, TLikelihood};
 use bfopt_models::gbf::{posterior_balanced, GbfParams};
 use bfopt_models::timing::penalty::Penalties;
@@ -71,7 +72,7 @@ pub struct ModelArgs {
     /// Stream prior `uniform:U` or `zipf:U` (default: p_x → 0, ages in the window equally likely).
     #[arg(long)]
     pub prior: Option<String>,
-    /// Count the decay in distinct items, q_ε^D(i) (accurate on repeating streams).
+    /// Count the decay in distinct other items, q_ε^(D_{−x}(i)) (accurate on repeating streams).
     #[arg(long)]
     pub distinct_decay: bool,
 }
@@ -86,7 +87,7 @@ pub fn model(a: &ModelArgs) -> Result<Report, CliError> {
     let (m, prior) = match a.prior.as_deref().map(parse_prior).transpose()? {
         None => (p.metrics_flat(w, a.age), None),
         Some(prior) if a.distinct_decay => (
-            p.metrics_distinct(w, &prior, &prior.distinct(), a.age),
+            p.metrics_distinct(w, &prior, &gbf_distinct(&prior), a.age),
             Some(prior.describe()),
         ),
         Some(prior) => (p.metrics(w, &prior, a.age), Some(prior.describe())),
@@ -192,7 +193,8 @@ pub struct SimulateArgs {
     pub confidence: f64,
 }
 
-/// `bfopt simulate gbf`: the Section 6 stream experiment against the model (`q_ε^D(i)`).
+/// `bfopt simulate gbf`: the Section 6 stream experiment against the model
+/// (`q_ε^(D_{−x}(i))`): window FP / FN and the expected penalties per query.
 ///
 /// # Errors
 /// Invalid flags.
@@ -204,7 +206,7 @@ pub fn simulate_cmd(a: &SimulateArgs) -> Result<Report, CliError> {
         params: p,
         w,
         prior,
-        distinct: Some(prior.distinct()),
+        distinct: Some(gbf_distinct(&prior)),
         warmup: 4 * w.max(prior.universe()),
         queries: a.queries,
         penalties: parse_penalties(&a.penalties)?,
@@ -213,7 +215,11 @@ pub fn simulate_cmd(a: &SimulateArgs) -> Result<Report, CliError> {
         confidence: a.confidence,
     };
     let r = simulate(&cfg).map_err(model_err)?;
-    let m = p.metrics_distinct(w, &prior, &prior.distinct(), None);
+    let distinct = gbf_distinct(&prior);
+    let m = p.metrics_distinct(w, &prior, &distinct, None);
+    let predicted =
+        bfopt_models::gbf::design::expected_penalty(&p, w, &prior, &distinct, &cfg.penalties, 64)
+            .map_err(model_err)?;
     let row = Row::new("gbf", p, serde_json::json!({}))
         .param("window", w)
         .param("prior", prior.describe())
@@ -224,7 +230,9 @@ pub fn simulate_cmd(a: &SimulateArgs) -> Result<Report, CliError> {
         .metric("measured_fp", r.fp.rate)
         .metric("fn", m.fn_)
         .metric("measured_fn", r.fn_.rate)
+        .metric("penalty_standard", predicted.standard)
         .metric("measured_penalty_standard", r.standard_penalty.mean)
+        .metric("penalty_inferential", predicted.inferential)
         .metric("measured_penalty_inferential", r.inferential_penalty.mean)
         .metric("penalty_ratio", r.penalty_ratio)
         .metric("posterior_error", r.posterior_error);

@@ -75,6 +75,9 @@ pub const CATALOGUE: &[Reproduction] = &[
     rbf::FIGURE_8,
     stable::FIGURE_7,
     timing::TABLE_4,
+    timing::FIGURE_9,
+    timing::FIGURE_10,
+    timing::FIGURE_11,
 ];
 
 /// The catalogue entry with this id.

@@ -181,3 +181,73 @@ fn btbf_beats_gbf_buffer_and_prior_at_low_bpi() {
         assert!(t.inferential_penalty.mean < t.prior_only_penalty.mean);
     }
 }
+
+/// Issue 6 (unequal standard optimum): at 6 bits per item on a Uniform stream with
+/// `|U| = w = 1024`, the chooser's standard optimum is the unequal pair {1, 3}: `(3, 1)`
+/// and its mirror `(1, 3)` tie to 6e-6 relative (the model is symmetric in `k0 ↔ k1` to
+/// first order in `1/m`), and both beat every equal pair. Simulation (common random
+/// numbers: same stream and penalties for every design) ranks the pair below `(2, 2)`
+/// and `(1, 1)` as predicted.
+#[test]
+fn gbf_unequal_standard_optimum_at_6_bits() {
+    use bfopt_models::gbf::design::{design, GbfRequirement};
+    use bfopt_models::gbf::GbfParams;
+    use bfopt_models::timing::{PenaltyDist, StreamPrior};
+    use bfopt_validation::experiments::gbf::{simulate, GbfSimConfig};
+
+    let w = 1024;
+    let prior = StreamPrior::uniform(1024).unwrap();
+    let d = design(&GbfRequirement {
+        bits_per_item: 6.0,
+        w,
+        prior,
+        penalties: PenaltyDist::paper(),
+        k_max: 6,
+    })
+    .unwrap();
+    let s = d.standard.params;
+    let mut pair = [s.k0(), s.k1()];
+    pair.sort_unstable();
+    assert_eq!(pair, [1, 3], "standard optimum {s:?}");
+    let penalty = |k0: u32, k1: u32| {
+        d.candidates
+            .iter()
+            .find(|c| c.params.k0() == k0 && c.params.k1() == k1)
+            .unwrap()
+            .penalty
+            .standard
+    };
+    assert!((penalty(1, 3) / penalty(3, 1) - 1.0).abs() < 1e-4);
+    for k in 1..=6 {
+        assert!(
+            penalty(k, k) > 1.005 * d.standard.penalty.standard,
+            "k = {k}"
+        );
+    }
+    let sim = |k0: u32, k1: u32| {
+        simulate(&GbfSimConfig {
+            params: GbfParams::new(6 * w, k0, k1).unwrap(),
+            w,
+            prior,
+            distinct: Some(prior.distinct()),
+            warmup: 8 * w,
+            queries: 1 << 15,
+            penalties: PenaltyDist::paper(),
+            epochs: 4,
+            seed: 3,
+            confidence: 0.99,
+        })
+        .unwrap()
+        .standard_penalty
+        .mean
+    };
+    let (best, equal2, equal1) = (sim(s.k0(), s.k1()), sim(2, 2), sim(1, 1));
+    eprintln!(
+        "standard penalty: {:?} predicted {:.4} simulated {best:.4}; (2,2) predicted {:.4} simulated {equal2:.4}; (1,1) predicted {:.4} simulated {equal1:.4}",
+        s,
+        d.standard.penalty.standard,
+        penalty(2, 2),
+        penalty(1, 1)
+    );
+    assert!(best < equal2 && best < equal1);
+}

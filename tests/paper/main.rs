@@ -12,5 +12,6 @@ mod rbf;
 mod reproduce;
 mod reproduce_apbf;
 mod reproduce_rbf;
+mod reproduce_timing;
 mod stable;
 mod timing;

@@ -208,12 +208,12 @@ pub fn simulate(cfg: &GbfSimConfig) -> Result<GbfSimResult, ModelError> {
 }
 
 /// The item class of rank `x` of a Zipf stream and its `p_x` for the inferential
-/// filter: ranks up to 64 exactly; above, bands of ranks a factor 1.02 wide, each
-/// represented by the `p_x` at its geometric middle (at most 1% from any member's `p_x`),
-/// so that a few hundred posterior tables serve every item.
+/// filter: ranks up to 32 exactly; above, bands of ranks a factor 1.05 wide, each
+/// represented by the `p_x` at its geometric middle (within 2.5% of any member's `p_x`),
+/// so that about 30 + 47·log10(|U|/32) posterior tables serve every item.
 pub fn zipf_class(prior: &StreamPrior, x: u64) -> (u64, f64) {
-    const EXACT: u64 = 64;
-    const RATIO: f64 = 1.02;
+    const EXACT: u64 = 32;
+    const RATIO: f64 = 1.05;
     if x <= EXACT {
         return (x, prior.px(x));
     }
@@ -318,7 +318,7 @@ pub fn checks(level: Level, seed: u64, confidence: f64) -> Vec<Check> {
 
 /// Relative band of the predicted inferential penalty on a Zipf stream: independent
 /// cells, `D_{−x}` by its scaled form, 64 item classes in the model and `p_x` quantised
-/// to bands 2% wide in the filter ([`zipf_class`]).
+/// to bands 5% wide in the filter ([`zipf_class`]).
 pub const ZIPF_INFERENTIAL_BAND: f64 = 0.05;
 
 /// Relative band of the predicted standard penalty on a Zipf stream. The model treats a
