@@ -170,6 +170,10 @@ const CASES: &[(&str, &[&str])] = &[
     ("completions bash --threads -1", &["--threads", "-1", "negative"]),
     ("model btbf --timers 1000 --hashes 3 --bits-per-timer 8 --window 100 --prior -1", &["--prior = -1", "allowed"]),
     ("model classic --bits 1Mé --hashes 7 --items 10", &["--bits", "1Mé", "unknown unit"]),
+    ("reproduce apbf-table1 --out {dir}/good.csv", &["good.csv", "--out", "allowed"]),
+    ("reproduce apbf-table1 --scale 0", &["--scale = 0", "allowed"]),
+    ("reproduce pbf-figure9 --scale 0.5", &["--scale", "0.5", "whole number"]),
+    ("completions nosh", &["nosh", "possible values"]),
     // Malformed numbers and units.
     ("model classic --bits 8Xb --hashes 7 --items 10", &["--bits", "8Xb", "unknown unit"]),
     ("model classic --bits MiB --hashes 7 --items 10", &["--bits", "MiB", "allowed"]),
