@@ -3,8 +3,42 @@
 
 use crate::families;
 use crate::units::{parse_count, parse_real};
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
+use std::ffi::OsString;
 use std::path::PathBuf;
+
+/// The command line as clap sees it, with one change applied to every verb: each option
+/// that takes a value also accepts a value starting with `-`. Without it `--layout -1`
+/// or `--threads -1` fail as "unexpected argument '-1'", a message that names no flag;
+/// with it the value reaches the option's own parser, whose error names the flag, the
+/// value and what is allowed (exit 2).
+pub fn command() -> clap::Command {
+    fn hyphen_values(cmd: clap::Command) -> clap::Command {
+        cmd.mut_args(|a| {
+            if !a.is_positional() && a.get_action().takes_values() {
+                a.allow_hyphen_values(true)
+            } else {
+                a
+            }
+        })
+        .mut_subcommands(hyphen_values)
+    }
+    hyphen_values(Cli::command())
+}
+
+/// Parses a command line (program name first) through [`command`].
+///
+/// # Errors
+/// clap's usage error (exit 2 via `clap::Error::exit`), or `--help` / `--version`.
+pub fn parse_from<I, T>(args: I) -> Result<Cli, clap::Error>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let mut cmd = command();
+    let matches = cmd.try_get_matches_from_mut(args)?;
+    Cli::from_arg_matches(&matches).map_err(|e| e.format(&mut cmd))
+}
 
 /// Model, size and validate Bloom-filter variants.
 #[derive(Debug, Parser)]
@@ -249,10 +283,18 @@ pub struct ValidateArgs {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::CommandFactory;
 
     #[test]
     fn cli_is_well_formed() {
         Cli::command().debug_assert();
+        command().debug_assert();
+    }
+
+    #[test]
+    fn hyphen_values_reach_the_option_parser() {
+        let err = parse_from(["bfopt", "validate", "--threads", "-1"]).unwrap_err();
+        assert!(err.to_string().contains("--threads"), "{err}");
+        let err = parse_from(["bfopt", "model", "rbf", "--hashing", "-1"]).unwrap_err();
+        assert!(err.to_string().contains("--hashing"), "{err}");
     }
 }

@@ -15,6 +15,9 @@ pub enum Exit {
     Invalid = 2,
     /// 3: no design satisfies the requirements.
     Infeasible = 3,
+    /// 130 (128 + SIGINT): `validate` was interrupted by Ctrl-C; the checks finished
+    /// before it were printed.
+    Interrupted = 130,
 }
 
 impl From<Exit> for ExitCode {

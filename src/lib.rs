@@ -8,13 +8,14 @@
 pub mod cli;
 pub mod exit;
 pub mod families;
+pub mod fuzzing;
+pub mod limits;
 pub mod render;
 pub mod report;
 pub mod reproduce;
 pub mod units;
 pub mod validate;
 
-use clap::CommandFactory;
 use cli::{Cli, Format, ModelFamily, OptimizeFamily, PosteriorFamily, SimulateFamily, Verb};
 use exit::CliError;
 use report::Report;
@@ -60,7 +61,7 @@ pub fn run(cli: &Cli) -> Result<Report, CliError> {
             PosteriorFamily::Btbf(a) => families::timing::posterior(a),
             PosteriorFamily::Gbf(a) => families::gbf::posterior(a),
         },
-        Verb::Simulate { family } => match family {
+        Verb::Simulate { family } => match limits::simulate_memory(family).map(|()| family)? {
             SimulateFamily::Classic(a) => families::classic::simulate_cmd(a),
             SimulateFamily::Apbf(a) => families::apbf::simulate_cmd(a),
             SimulateFamily::Apbbf(a) => families::apbf::simulate_blocked_cmd(a),
@@ -71,11 +72,11 @@ pub fn run(cli: &Cli) -> Result<Report, CliError> {
             SimulateFamily::Pbf(a) => families::pbf::simulate_cmd(a),
             SimulateFamily::Gbf(a) => families::gbf::simulate_cmd(a),
         },
-        Verb::Validate(a) => validate::validate(a),
+        Verb::Validate(a) => validate::validate_interruptible(a, cli.format, cli.quiet),
         Verb::Reproduce(a) => reproduce::reproduce(a),
         Verb::Completions { shell } => {
             let mut script = Vec::new();
-            clap_complete::generate(*shell, &mut Cli::command(), "bfopt", &mut script);
+            clap_complete::generate(*shell, &mut cli::command(), "bfopt", &mut script);
             Ok(Report::text(String::from_utf8_lossy(&script).into_owned()))
         }
     }

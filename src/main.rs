@@ -1,13 +1,11 @@
 //! The `bfopt` binary: parse, run, render, exit.
 
-use bfopt::cli::Cli;
 use bfopt::exit::Exit;
-use clap::Parser;
 use std::io::{ErrorKind, Write};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = bfopt::cli::parse_from(std::env::args_os()).unwrap_or_else(|e| e.exit());
     match bfopt::run(&cli) {
         Ok(mut report) => {
             if cli.quiet {

@@ -36,13 +36,33 @@ pub fn parse_count(s: &str) -> Result<u64, String> {
 /// Parses a finite real number (`0.01`, `1e-9`, `1_000.5`); ranges are checked by the
 /// library constructors, which name the parameter.
 ///
+/// Subnormal numbers (0 < |v| < 2.2e-308) are refused: no flag means them, and they
+/// overflow when inverted (issue 10: `posterior gbf --px 1e-310` divided by 1 − (1 − px)
+/// = 1e-310 and panicked on a NaN posterior).
+///
 /// # Errors
-/// Not a number, NaN or infinite.
+/// Not a number, NaN, infinite or subnormal.
 pub fn parse_real(s: &str) -> Result<f64, String> {
     match s.trim().replace('_', "").parse::<f64>() {
+        Ok(v) if v != 0.0 && v.abs() < f64::MIN_POSITIVE => Err(
+            "too close to 0 (allowed: 0 or a magnitude >= 2.2e-308, e.g. 0.01 or 1e-6)".to_string(),
+        ),
         Ok(v) if v.is_finite() => Ok(v),
         Ok(_) => Err("not finite (allowed: a finite number, e.g. 0.01 or 1e-6)".to_string()),
         Err(_) => Err("not a number (allowed: a finite number, e.g. 0.01 or 1e-6)".to_string()),
+    }
+}
+
+/// Parses a rate `0 <= r < 1` (a duplicate share): for flags that a run may not read,
+/// so a bad value is still reported (issue 10).
+///
+/// # Errors
+/// Not a number, or outside `[0, 1)`.
+pub fn parse_rate(s: &str) -> Result<f64, String> {
+    match parse_real(s) {
+        Ok(r) if (0.0..1.0).contains(&r) => Ok(r),
+        Ok(_) => Err("out of range (allowed: 0 <= rate < 1)".to_string()),
+        Err(e) => Err(format!("{e}; allowed: 0 <= rate < 1")),
     }
 }
 
@@ -60,6 +80,11 @@ pub fn parse_bits(s: &str) -> Result<u64, String> {
     let scale: f64 = match unit {
         "" | "b" | "bit" | "bits" => 1.0,
         "B" => 8.0,
+        // Issue 10 (found by the cli_parse fuzzer): `1€` split the unit inside a
+        // multi-byte character and panicked.
+        _ if !unit.is_ascii() => {
+            return Err(format!("unknown unit {unit:?} (allowed: {allowed})"));
+        }
         _ => {
             let (prefix, base) = unit.split_at(unit.len() - 1);
             let per = match base {
@@ -129,6 +154,17 @@ mod tests {
         assert!(parse_real("NaN").is_err());
         assert!(parse_real("inf").is_err());
         assert!(parse_real("0.0.1").is_err());
+        assert!(parse_real("1e-310").unwrap_err().contains("too close to 0"));
+        assert_eq!(parse_real("-0"), Ok(0.0));
+        assert_eq!(parse_real("1e-300"), Ok(1e-300));
+        assert_eq!(parse_rate("0"), Ok(0.0));
+        assert_eq!(parse_rate("0.7"), Ok(0.7));
+        for bad in ["1", "-0.1", "nan", "2"] {
+            assert!(
+                parse_rate(bad).unwrap_err().contains("0 <= rate < 1"),
+                "{bad}"
+            );
+        }
     }
 
     #[test]
@@ -140,7 +176,18 @@ mod tests {
         assert_eq!(parse_bits("4096"), Ok(4096));
         assert_eq!(parse_bits("1e6"), Ok(1_000_000));
         assert_eq!(parse_bits("2B"), Ok(16));
-        for bad in ["8Xb", "MiB", "-1MB", "0.5b", "1e30GB", "12 parsecs"] {
+        for bad in [
+            "8Xb",
+            "MiB",
+            "-1MB",
+            "0.5b",
+            "1e30GB",
+            "12 parsecs",
+            "1€",
+            "1Mé",
+            "2kµb",
+            "3Мb",
+        ] {
             assert!(parse_bits(bad).is_err(), "{bad}");
         }
     }

@@ -1,10 +1,18 @@
 //! `bfopt validate`: the model-vs-simulation suite.
+//!
+//! Long runs survive interruption: on Ctrl-C (SIGINT) the checks of every family that
+//! has finished are printed in the requested format, a note on stderr says what was not
+//! run, and the process exits with [`Exit::Interrupted`] (130). A family whose checks
+//! panic is reported as one failed check and the suite goes on.
 
-use crate::cli::{LevelArg, ValidateArgs};
+use crate::cli::{Format, LevelArg, ValidateArgs};
 use crate::exit::{CliError, Exit};
 use crate::report::{Report, Row};
+use bfopt_validation::agree::Check;
 use bfopt_validation::suite::{self, Level};
 use serde_json::json;
+use std::io::Write;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Runs the suite; the report's exit status is 1 when any check fails. Every check runs
 /// even when an earlier one fails.
@@ -12,17 +20,72 @@ use serde_json::json;
 /// # Errors
 /// An unknown `--family`.
 pub fn validate(args: &ValidateArgs) -> Result<Report, CliError> {
+    run(args, |_, _| {})
+}
+
+/// [`validate`] for the binary: progress per family on stderr (unless `quiet`), and a
+/// Ctrl-C handler that prints the finished checks in `format` and exits with 130.
+///
+/// # Errors
+/// An unknown `--family`.
+pub fn validate_interruptible(
+    args: &ValidateArgs,
+    format: Format,
+    quiet: bool,
+) -> Result<Report, CliError> {
+    static DONE: AtomicBool = AtomicBool::new(false);
+    DONE.store(false, Ordering::SeqCst);
+    // A second handler in one process (a library caller) is refused; harmless.
+    let _ = ctrlc::set_handler(move || {
+        suite::request_stop();
+        if DONE.load(Ordering::SeqCst) {
+            return; // finished: the normal report is being written
+        }
+        let checks = suite::finished();
+        let mut report = report(&checks);
+        report.exit = Exit::Interrupted;
+        report
+            .notes
+            .push("interrupted (Ctrl-C): only the checks of finished families".to_string());
+        let mut out = std::io::stdout().lock();
+        let _ = crate::render::write(&report, format, &mut out).and_then(|()| out.flush());
+        eprintln!(
+            "bfopt validate: interrupted; {} checks of finished families shown, the rest not run",
+            checks.len()
+        );
+        std::process::exit(Exit::Interrupted as i32);
+    });
+    let result = run(args, |family, checks| {
+        if !quiet {
+            let failed = checks.iter().filter(|c| !c.pass).count();
+            eprintln!(
+                "bfopt validate: {family} done ({} checks, {failed} failed)",
+                checks.len()
+            );
+        }
+    });
+    DONE.store(true, Ordering::SeqCst);
+    result
+}
+
+fn run(args: &ValidateArgs, done: impl FnMut(&str, &[Check])) -> Result<Report, CliError> {
     let level = match args.level {
         LevelArg::Quick => Level::Quick,
         LevelArg::Full => Level::Full,
     };
-    let checks = suite::run(args.family.as_deref(), level, args.seed).ok_or_else(|| {
-        CliError::invalid(
-            "--family",
-            args.family.as_deref().unwrap_or(""),
-            format!("one of {}", suite::family_names().join(", ")),
-        )
-    })?;
+    let checks =
+        suite::run_observed(args.family.as_deref(), level, args.seed, done).ok_or_else(|| {
+            CliError::invalid(
+                "--family",
+                args.family.as_deref().unwrap_or(""),
+                format!("one of {}", suite::family_names().join(", ")),
+            )
+        })?;
+    Ok(report(&checks))
+}
+
+/// The report of a list of checks: one row each; exit 1 when any failed.
+fn report(checks: &[Check]) -> Report {
     let rows = checks
         .iter()
         .map(|c| {
@@ -48,6 +111,6 @@ pub fn validate(args: &ValidateArgs) -> Result<Report, CliError> {
     } else {
         Exit::Ok
     };
-    report.checks = Some(checks);
-    Ok(report)
+    report.checks = Some(checks.to_vec());
+    report
 }

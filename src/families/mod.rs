@@ -25,6 +25,21 @@ impl SimArgs {
     /// # Errors
     /// A trace that cannot be read (with file and line), or bad workload values.
     pub fn workload(&self, items: u64) -> Result<Workload, CliError> {
+        // A bad --duplicates or --zipf-exponent is an error even when the workload that
+        // reads it is not the one chosen (issue 10: `--duplicates -1` ran silently).
+        for unused in [
+            Workload::Uniform {
+                duplicate_rate: self.duplicates,
+            },
+            Workload::Zipf {
+                universe: self.universe.unwrap_or(1),
+                exponent: self.zipf_exponent,
+            },
+        ] {
+            unused
+                .validate()
+                .map_err(|e| CliError::from_model(e, SIM_FLAGS))?;
+        }
         if let Some(path) = &self.trace {
             let records = read_trace_file(path).map_err(|e| CliError::File {
                 path: path.display().to_string(),

@@ -357,7 +357,7 @@ pub struct IbfSimulateArgs {
     #[arg(long, value_parser = parse_count, allow_hyphen_values = true)]
     pub arrivals: Option<u64>,
     /// Share of repeated items in the thesis stream.
-    #[arg(long, default_value = "0.7", value_parser = parse_real, allow_hyphen_values = true)]
+    #[arg(long, default_value = "0.7", value_parser = crate::units::parse_rate, allow_hyphen_values = true)]
     pub duplicates: f64,
 }
 

@@ -181,7 +181,9 @@ fn write_files(
     let io = |path: &Path, e: &dyn std::fmt::Display| CliError::File {
         path: path.display().to_string(),
         line: 0,
-        message: e.to_string(),
+        message: format!(
+            "{e} (allowed: --out a directory that exists or can be created, writable)"
+        ),
     };
     std::fs::create_dir_all(dir).map_err(|e| io(dir, &e))?;
     let csv_path = dir.join(format!("{}.csv", entry.id));

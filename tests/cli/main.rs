@@ -5,9 +5,12 @@ use predicates::prelude::*;
 use serde::Deserialize;
 
 mod apbf;
+mod bad_input;
+mod fuzz_smoke;
 mod gbf;
 mod pbf;
 mod rbf;
+mod reliability;
 mod stable;
 mod timing;
 

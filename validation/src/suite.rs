@@ -2,6 +2,9 @@
 
 use crate::agree::Check;
 use serde::Serialize;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
 
 /// How large the simulations are.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -42,8 +45,21 @@ pub fn family_names() -> Vec<&'static str> {
 }
 
 /// Runs the suite for one family (`Some(name)`) or all; `None` if the name is unknown.
-/// A failing check never stops the others.
+/// A failing check never stops the others, and neither does a family whose checks
+/// panic: its panic becomes one failed check (`error: the <family> checks panicked:
+/// ...`) and the next family runs. Finished checks are published as each family ends
+/// (see [`finished`]); after [`request_stop`] no further family starts.
 pub fn run(family: Option<&str>, level: Level, seed: u64) -> Option<Vec<Check>> {
+    run_observed(family, level, seed, |_, _| {})
+}
+
+/// [`run`], calling `done(family, checks)` after each family.
+pub fn run_observed(
+    family: Option<&str>,
+    level: Level,
+    seed: u64,
+    mut done: impl FnMut(&str, &[Check]),
+) -> Option<Vec<Check>> {
     let selected: Vec<_> = FAMILIES
         .iter()
         .filter(|(name, _)| family.is_none_or(|f| f == *name))
@@ -52,10 +68,72 @@ pub fn run(family: Option<&str>, level: Level, seed: u64) -> Option<Vec<Check>> 
         return None;
     }
     let confidence = 1.0 - FAMILY_ALPHA / (CHECKS_PER_FAMILY * selected.len() as f64);
-    Some(
-        selected
-            .iter()
-            .flat_map(|(_, checks)| checks(level, seed, confidence))
-            .collect(),
-    )
+    lock(&FINISHED).clear();
+    let mut all = Vec::new();
+    for (name, checks) in selected {
+        if STOP.load(Ordering::SeqCst) {
+            break;
+        }
+        let got = isolated(name, seed, || checks(level, seed, confidence));
+        done(name, &got);
+        lock(&FINISHED).extend(got.iter().cloned());
+        all.extend(got);
+    }
+    Some(all)
+}
+
+/// Runs one family's checks; a panic becomes a single failed check naming it.
+pub fn isolated(family: &str, seed: u64, checks: impl FnOnce() -> Vec<Check>) -> Vec<Check> {
+    catch_unwind(AssertUnwindSafe(checks)).unwrap_or_else(|panic| {
+        let why = panic
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown panic".to_string());
+        vec![Check::error(
+            family,
+            format!("the {family} checks panicked: {why}"),
+            seed,
+        )]
+    })
+}
+
+/// Checks of the running (or last) suite whose family has finished, in order.
+static FINISHED: Mutex<Vec<Check>> = Mutex::new(Vec::new());
+
+/// Set by [`request_stop`]: no further family starts.
+static STOP: AtomicBool = AtomicBool::new(false);
+
+fn lock(m: &Mutex<Vec<Check>>) -> std::sync::MutexGuard<'_, Vec<Check>> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// The checks finished so far by the running suite (for a report on interruption).
+pub fn finished() -> Vec<Check> {
+    lock(&FINISHED).clone()
+}
+
+/// Asks the running suite to start no further family (Ctrl-C).
+pub fn request_stop() {
+    STOP.store(true, Ordering::SeqCst);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_panicking_family_becomes_one_failed_check() {
+        let got = isolated("classic", 7, || panic!("boom at {}", 3));
+        assert_eq!(got.len(), 1);
+        assert!(!got[0].pass);
+        assert_eq!(got[0].family, "classic");
+        assert!(
+            got[0].name.contains("panicked: boom at 3"),
+            "{}",
+            got[0].name
+        );
+        let fine = isolated("classic", 7, Vec::new);
+        assert!(fine.is_empty());
+    }
 }

@@ -149,6 +149,13 @@ impl RecommendArgs {
                 "exactly one of --capacity N, --window W, --horizon T --query-length Q --pairs n",
             )),
         };
+        if let Some(x) = self.max_npws {
+            // Checked here, not only by the window families that read it (issue 10:
+            // `--capacity 1e4 --max-npws -1` ran silently).
+            if !(0.0..=1.0).contains(&x) {
+                return Err(CliError::invalid("--max-npws", x, "0 <= max_npws <= 1"));
+            }
+        }
         if let Some(r) = self.allow_fn {
             if !(r > 0.0 && r < 1.0) {
                 return Err(CliError::invalid("--allow-fn", r, "0 < rate < 1"));

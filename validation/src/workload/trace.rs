@@ -42,6 +42,10 @@ impl fmt::Display for TraceError {
     }
 }
 
+/// The form a trace must have, quoted by every trace error.
+pub const TRACE_FORM: &str =
+    "UTF-8 CSV lines item[,timestamp][,importance], an optional header line starting with `item`";
+
 fn number(field: &str, what: &str, line: u64) -> Result<f64, TraceError> {
     match field.parse::<f64>() {
         Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
@@ -74,8 +78,10 @@ pub fn read_trace(input: impl Read) -> Result<Vec<TraceRecord>, TraceError> {
             Err(e) => {
                 let line = e.position().map_or(line, |p| p.line());
                 let message = match e.kind() {
-                    csv::ErrorKind::Utf8 { .. } => "not valid UTF-8 text".to_string(),
-                    _ => e.to_string(),
+                    csv::ErrorKind::Utf8 { .. } => {
+                        format!("not valid UTF-8 text (allowed: {TRACE_FORM})")
+                    }
+                    _ => format!("{e} (allowed: {TRACE_FORM})"),
                 };
                 return Err(TraceError { line, message });
             }
@@ -97,7 +103,7 @@ pub fn read_trace(input: impl Read) -> Result<Vec<TraceRecord>, TraceError> {
         if item.is_empty() {
             return Err(TraceError {
                 line,
-                message: "empty item".to_string(),
+                message: format!("empty item (allowed: {TRACE_FORM})"),
             });
         }
         if item.len() > MAX_ITEM_BYTES {
@@ -128,7 +134,7 @@ pub fn read_trace(input: impl Read) -> Result<Vec<TraceRecord>, TraceError> {
     if out.is_empty() {
         return Err(TraceError {
             line: 0,
-            message: "the trace has no items".to_string(),
+            message: format!("the trace has no items (allowed: {TRACE_FORM})"),
         });
     }
     Ok(out)
@@ -141,7 +147,7 @@ pub fn read_trace(input: impl Read) -> Result<Vec<TraceRecord>, TraceError> {
 pub fn read_trace_file(path: &Path) -> Result<Vec<TraceRecord>, TraceError> {
     let file = std::fs::File::open(path).map_err(|e| TraceError {
         line: 0,
-        message: format!("cannot be read: {e}"),
+        message: format!("cannot be read: {e} (allowed: a readable file of {TRACE_FORM})"),
     })?;
     read_trace(std::io::BufReader::new(file))
 }
@@ -166,7 +172,12 @@ mod tests {
         assert_eq!(e.line, 2);
         assert!(e.to_string().contains("timestamp = \"x\""), "{e}");
         let e = read_trace("a\n,1\n".as_bytes()).unwrap_err();
-        assert_eq!((e.line, e.message.as_str()), (2, "empty item"));
+        assert_eq!(e.line, 2);
+        assert!(
+            e.message.starts_with("empty item (allowed: "),
+            "{}",
+            e.message
+        );
         let e = read_trace("a,1,2,3\n".as_bytes()).unwrap_err();
         assert!(e.message.contains("4 fields"));
         let e = read_trace("a,nan\n".as_bytes()).unwrap_err();

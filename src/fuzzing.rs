@@ -1,0 +1,207 @@
+//! Entry points of the fuzz targets (issue 10).
+//!
+//! The cargo-fuzz targets in `fuzz/` (nightly, excluded from the workspace) call these
+//! functions, and so does the stable smoke test `tests/cli/fuzz_smoke.rs`, which replays
+//! the committed corpus and every crash found as a regression. Each function panics
+//! only on a bug: bad input must come back as an error, never as a panic, an abort, a
+//! NaN or a probability outside [0, 1].
+
+use crate::cli::{self, Verb};
+use crate::units;
+use arbitrary::Unstructured;
+use serde_json::Value;
+
+/// The argument parser: the bytes, split on spaces, NULs and newlines, are parsed as a
+/// command line, and each word also goes through every value parser.
+pub fn cli_parse(data: &[u8]) {
+    let text = String::from_utf8_lossy(data);
+    let words: Vec<&str> = text
+        .split([' ', '\0', '\n'])
+        .filter(|w| !w.is_empty())
+        .collect();
+    for w in &words {
+        let _ = units::parse_count(w);
+        let _ = units::parse_real(w);
+        let _ = units::parse_bits(w);
+        let _ = units::parse_rate(w);
+    }
+    let _ = cli::parse_from(std::iter::once("bfopt").chain(words.iter().copied()));
+}
+
+/// The trace reader: any bytes give records or an error naming a line; records carry
+/// finite non-negative timestamps and importances.
+pub fn trace(data: &[u8]) {
+    if let Ok(records) = bfopt_validation::workload::read_trace(data) {
+        assert!(!records.is_empty(), "a trace read without error has items");
+        for r in records {
+            for v in [r.timestamp, r.importance].into_iter().flatten() {
+                assert!(v.is_finite() && v >= 0.0, "trace value {v}");
+            }
+        }
+    }
+}
+
+/// Model constructors and solver entry points: `arbitrary` decodes a `model`,
+/// `optimize` or `posterior` command line with extreme and ordinary values (see
+/// [`model_args`]), which runs through the library exactly as the binary runs it.
+pub fn models(data: &[u8]) {
+    let mut u = Unstructured::new(data);
+    if let Ok(args) = model_args(&mut u) {
+        check_run(&args);
+    }
+}
+
+/// Command lines with a slot per value: `{m}` a size, `{k}` a small count, `{n}` a
+/// count, `{p}` a probability-like real, `{x}` any real, `{prior}`, `{pen}`, `{imp}`,
+/// `{cost}` the family-specific forms.
+pub const TEMPLATES: &[&str] = &[
+    "model classic --bits {m} --hashes {k} --items {n} --layout standard",
+    "model classic --bits {m} --hashes {k} --items {n} --layout partitioned",
+    "model classic --bits {m} --hashes {k} --items {n} --layout blocked --block-bits {m}",
+    "model apbf --hashes {k} --extra-slices {k} --window {n}",
+    "model apbf --hashes {k} --extra-slices {k} --slice-bits {m}",
+    "model apbbf --hashes {k} --extra-slices {k} --block-bits {m} --block-hashes {k} --window {n}",
+    "model rbf --bits {m} --hashes {k} --recycle-bits {n} --method fluid",
+    "model rbf --bits {m} --hashes {k} --recycle-bits {n} --phases {k} --hashing distinct --recycling retaining --method fluid",
+    "model rbf --bits {m} --hashes {k} --recycle-messages {n}",
+    "model btbf --timers {m} --hashes {k} --bits-per-timer {k} --block-size {k} --window {n}",
+    "model btbf --timers {m} --hashes {k} --bits-per-timer {k} --window {n} --padding {n} --prior {prior}",
+    "model sbf --cells {m} --hashes {k} --max {k} --decrements {n} --age {n}",
+    "model ibf --policy ibf1 --cells {m} --hashes {k} --max {k} --decrements {n} --importance {imp} --age {n}",
+    "model ibf --policy ibf3 --cells {m} --hashes {k} --max {k} --decrements {n} --counter-bits {k} --member-share {p}",
+    "model pbf --bits {m} --distinct {x},{x} --frequency {x},{x} --max-hashes {k}",
+    "model pbf-bound --pairs {n} --horizon {n} --fp {p} --query-length {n} --granularity {k}",
+    "model gbf --bits {m} --reset-hashes {k} --set-hashes {k} --window {n} --age {n}",
+    "model gbf --bits {m} --reset-hashes {k} --set-hashes {k} --window {n} --prior {prior} --distinct-decay",
+    "optimize classic --fp {p} --items {n} --max-hashes {k}",
+    "optimize classic --bits {m} --items {n} --layout blocked",
+    "optimize rbf --fp {p} --bits {m}",
+    "optimize rbf --fp {p} --window {n} --phases {k}",
+    "optimize apbf --fp {p} --window {n} --memory {m} --max-accesses {x} --max-npws {p}",
+    "optimize sbf --cells {m} --hashes {k} --max {k} --fp {p}",
+    "optimize btbf --bits-per-item {x} --window {n} --prior {prior} --penalties {pen} --max-hashes {k}",
+    "optimize gbf --bits-per-item {x} --window {n} --prior {prior} --penalties {pen} --max-hashes {k}",
+    "posterior btbf --timers {m} --hashes {k} --window {n} --px {p} --timestamp-age {n} --matching {k}",
+    "posterior btbf --timers {m} --hashes {k} --block-size {k} --offset {k} --window {n} --px {p} --timestamp-age expired --matching {k} --distinct {prior} --g-form increment",
+    "posterior gbf --bits {m} --reset-hashes {k} --set-hashes {k} --window {n} --px {p} --matching {k} --mismatching {k}",
+    "posterior gbf --bits {m} --reset-hashes {k} --set-hashes {k} --window {n} --px {p} --matching {k} --mismatching {k} --penalty-fp {x} --penalty-fn {x}",
+];
+
+/// Decodes one command line from [`TEMPLATES`].
+///
+/// # Errors
+/// The data ran out.
+pub fn model_args(u: &mut Unstructured<'_>) -> arbitrary::Result<Vec<String>> {
+    let template = *u.choose(TEMPLATES)?;
+    let mut args = Vec::new();
+    for word in template.split(' ') {
+        let mut out = String::new();
+        let mut rest = word;
+        while let Some(start) = rest.find('{') {
+            out.push_str(&rest[..start]);
+            let end = start + rest[start..].find('}').unwrap_or(0);
+            out.push_str(&slot(&rest[start + 1..end], u)?);
+            rest = &rest[end + 1..];
+        }
+        out.push_str(rest);
+        args.push(out);
+    }
+    Ok(args)
+}
+
+fn slot(kind: &str, u: &mut Unstructured<'_>) -> arbitrary::Result<String> {
+    const EDGES: &[&str] = &[
+        "0",
+        "1",
+        "2",
+        "3",
+        "-1",
+        "nan",
+        "inf",
+        "1e-310",
+        "1e308",
+        "4294967296",
+        "1099511627776",
+        "1099511627777",
+        "9007199254740992",
+        "18446744073709551615",
+        "",
+    ];
+    if u.ratio(1, 8)? {
+        return Ok((*u.choose(EDGES)?).to_string());
+    }
+    Ok(match kind {
+        "m" => u.int_in_range(1u64..=1 << 22)?.to_string(),
+        "k" => u.int_in_range(0u64..=70)?.to_string(),
+        "n" => u.int_in_range(0u64..=1 << 16)?.to_string(),
+        "p" => format!("{:e}", u.int_in_range(0u32..=1_000_001)? as f64 / 1e6),
+        "x" => format!("{:e}", f64::from(u.int_in_range(-10i32..=1000)?) / 10.0),
+        "prior" => format!(
+            "{}:{}",
+            u.choose(&["uniform", "zipf", "none", "fixed"])?,
+            u.int_in_range(0u64..=1 << 20)?
+        ),
+        "pen" => format!(
+            "{}:{}:{}",
+            u.choose(&["uniform", "fixed"])?,
+            u.int_in_range(-1i32..=20)?,
+            u.int_in_range(-1i32..=20)?
+        ),
+        "imp" => format!(
+            "{}:{}:{}",
+            u.choose(&["linear", "uniform", "zipf"])?,
+            u.int_in_range(0u32..=300)?,
+            u.int_in_range(0u32..=300)?
+        ),
+        _ => String::new(),
+    })
+}
+
+/// Parses and runs a command line (never a simulating or file-writing verb) and checks
+/// the result: no panic, and every reported `fp*` or `posterior` metric that is a
+/// number lies in [0, 1].
+pub fn check_run(args: &[String]) {
+    let Ok(cli) = cli::parse_from(std::iter::once("bfopt").chain(args.iter().map(String::as_str)))
+    else {
+        return;
+    };
+    if !matches!(
+        cli.verb,
+        Verb::Model { .. } | Verb::Optimize { .. } | Verb::Posterior { .. }
+    ) {
+        return;
+    }
+    let Ok(report) = crate::run(&cli) else {
+        return;
+    };
+    let mut json = Vec::new();
+    crate::render::write(&report, cli::Format::Json, &mut json).expect("JSON renders");
+    let value: Value = serde_json::from_slice(&json).expect("JSON parses");
+    probabilities_in_unit_interval(&value, args);
+}
+
+fn probabilities_in_unit_interval(v: &Value, args: &[String]) {
+    match v {
+        Value::Object(map) => {
+            for (key, x) in map {
+                let probability = key == "fp"
+                    || key.starts_with("fp_")
+                    || key == "posterior"
+                    || key.starts_with("posterior_");
+                if let (true, Some(p)) = (probability && key != "posterior_eq34_double", x.as_f64())
+                {
+                    assert!(
+                        (0.0..=1.0).contains(&p),
+                        "bfopt {}: {key} = {p} outside [0, 1]",
+                        args.join(" ")
+                    );
+                }
+                probabilities_in_unit_interval(x, args);
+            }
+        }
+        Value::Array(items) => items
+            .iter()
+            .for_each(|x| probabilities_in_unit_interval(x, args)),
+        _ => {}
+    }
+}
