@@ -56,7 +56,7 @@ pub struct RecommendArgs {
     /// With --window: this fraction of insertions repeats an item of the last W,
     /// 0 <= RATE < 1. The APBF is sized on its repeats model; other rows keep their
     /// distinct-insertion figures (see their notes).
-    #[arg(long, value_parser = parse_real, allow_hyphen_values = true, requires = "window")]
+    #[arg(long, value_parser = parse_real, allow_hyphen_values = true)]
     pub duplicates: Option<f64>,
     /// Importance law of the items, for importance-aware Bloom filter rows (IBF1, IBF3,
     /// IBF5, IBF6;
@@ -66,7 +66,7 @@ pub struct RecommendArgs {
     /// hist:IMP=WEIGHT,IMP=WEIGHT,... (an empirical histogram), with integer importances
     /// 1 to 10000. Example: bfopt recommend --fp 0.05 --window 1e5 --allow-fn 0.1
     /// --importance linear:1:50
-    #[arg(long, value_name = "SPEC", requires_all = ["window", "allow_fn"])]
+    #[arg(long, value_name = "SPEC", allow_hyphen_values = true)]
     pub importance: Option<String>,
     /// Simulate every recommended design's reference implementation and compare with
     /// its model (exit 1 on any FAIL).
@@ -161,36 +161,47 @@ impl RecommendArgs {
                 return Err(CliError::invalid("--allow-fn", r, "0 < rate < 1"));
             }
         }
+        // Values are checked before the flags they need, so that a bad value is named
+        // whatever else is missing (issue 10).
         let importance = match &self.importance {
-            Some(spec) => Some(
-                bfopt_models::stable::ImportanceDist::parse(spec).map_err(|_| {
+            Some(spec) => {
+                let dist = bfopt_models::stable::ImportanceDist::parse(spec).map_err(|_| {
                     CliError::invalid(
                         "--importance",
                         spec,
                         "linear:LO:HI, exponential:LO:HI:RATE or hist:IMP=WEIGHT,... with 1 <= LO <= HI <= 10000, RATE >= 0",
                     )
-                })?,
-            ),
+                })?;
+                if self.window.is_none() || self.allow_fn.is_none() {
+                    return Err(CliError::invalid(
+                        "--importance",
+                        spec,
+                        "only with --window W and --allow-fn RATE",
+                    ));
+                }
+                Some(dist)
+            }
             None => None,
+        };
+        let duplicates = match self.duplicates {
+            Some(d) if !(0.0..1.0).contains(&d) => {
+                return Err(CliError::invalid("--duplicates", d, "0 <= rate < 1"))
+            }
+            Some(d) if self.window.is_none() => {
+                return Err(CliError::invalid(
+                    "--duplicates",
+                    d,
+                    "only with --window W (repeats of items in the window)",
+                ))
+            }
+            d => d,
         };
         Ok(Requirement {
             fp: self.fp,
             shape,
             max_npws: self.max_npws,
             allow_fn: self.allow_fn,
-            duplicates: match self.duplicates {
-                Some(_) if self.window.is_none() => {
-                    return Err(CliError::invalid(
-                        "--duplicates",
-                        "without --window",
-                        "--duplicates RATE with --window W (repeats of items in the window)",
-                    ))
-                }
-                Some(d) if !(0.0..1.0).contains(&d) => {
-                    return Err(CliError::invalid("--duplicates", d, "0 <= rate < 1"))
-                }
-                d => d,
-            },
+            duplicates,
             importance,
         })
     }
