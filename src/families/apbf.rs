@@ -87,13 +87,6 @@ impl ModelArgs {
 /// Invalid flags.
 pub fn model(args: &ModelArgs) -> Result<Report, CliError> {
     let p = args.params()?;
-    let (k, l) = (u64::from(p.k()), u64::from(p.l()));
-    if k * l * (l + k) > 300_000_000 {
-        // Issue 10: a solve that takes seconds says so before it starts.
-        eprintln!(
-            "note: accesses_window for l = {l} is an O(k·l²) sweep; this takes a few seconds"
-        );
-    }
     let mut row = Row::new("apbf", json!({ "k": p.k(), "l": p.l() }), p.metrics());
     if let Some(w) = args.window {
         row = row.param("window", w);
