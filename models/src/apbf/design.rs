@@ -16,7 +16,7 @@
 //! window item's query costs a little more than a false positive's (0.2-0.8 more over
 //! Table 2 [APBF]; both are at least `k`).
 
-use super::recursion::consecutive_match_prefixes;
+use super::recursion::consecutive_match_prefixes_upto;
 use super::{blocked::ApbbfParams, npws_formula, ApbfParams, WindowDuplicates};
 use crate::error::{check, ModelError};
 use crate::numeric::{first_true, last_true};
@@ -373,7 +373,8 @@ fn largest_l_for_fp(req: &ApbfRequirement, k: u32, l_cap: u32) -> Option<u32> {
     let fp_ok = |l: u32| Sized::of(req, k, l).is_some_and(|s| s.fp() <= req.fp);
     match req.structure {
         Structure::Apbf if req.duplicate_rate.is_none() => {
-            let all = consecutive_match_prefixes(&super::fills::real(k, l_cap), k as usize);
+            let all =
+                consecutive_match_prefixes_upto(&super::fills::real(k, l_cap), k as usize, req.fp);
             // all[l] is the FP with l extra slices (all[0]: none).
             let mut l = all[1..].partition_point(|&f| f <= req.fp) as u32;
             // Correct for the finite slice size (a few steps at most).
