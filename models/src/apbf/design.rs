@@ -365,7 +365,7 @@ const ALL: Active = Active {
 
 /// The largest `l ≤ l_cap` whose sized filter meets the FP target (FP grows with `l`).
 ///
-/// APBF: one forward sweep ([`consecutive_match_prefixes`]) gives the unsized FP of
+/// APBF: one forward sweep ([`consecutive_match_prefixes_upto`]) gives the unsized FP of
 /// every `l`; the sized FP (slices of finite `m`) differs by `O(1/m)`, so the estimate
 /// is corrected by stepping `l` against the sized FP. APBBF, and an APBF under
 /// repeats (far from the distinct sweep): binary search on the sized FP.

@@ -323,13 +323,10 @@ pub fn window_accesses_by_item(r: &[f64], k: usize, l: usize) -> f64 {
 /// forward: `v_a` = P(current run of `a` matches, none complete yet);
 /// slice `i` moves `r_i v_a` to `a + 1` (absorbed at `k`) and `(1 − r_i) Σ v` to 0.
 /// `O(k·n)` for all prefixes together.
-pub fn consecutive_match_prefixes(r: &[f64], k: usize) -> Vec<f64> {
-    consecutive_match_prefixes_upto(r, k, f64::INFINITY)
-}
-
-/// [`consecutive_match_prefixes`] stopped at the first prefix whose `F` exceeds
-/// `limit` (that one included): `F` only grows with the prefix, so the optimizer needs
-/// no more.
+///
+/// The sweep stops after the first prefix whose `F` exceeds `limit` (that one
+/// included; `f64::INFINITY` for all): `F` only grows with the prefix, so the optimizer
+/// needs no more.
 pub fn consecutive_match_prefixes_upto(r: &[f64], k: usize, limit: f64) -> Vec<f64> {
     let mut v = vec![0.0; k.max(1)];
     v[0] = 1.0;

@@ -377,7 +377,7 @@ fn window_accesses_match_forced_query_accesses() {
 fn prefix_sweep_matches_each_l() {
     for k in [1u32, 3, 7, 12] {
         let r = fills::real(k, 40);
-        let all = recursion::consecutive_match_prefixes(&r, k as usize);
+        let all = recursion::consecutive_match_prefixes_upto(&r, k as usize, f64::INFINITY);
         assert_eq!(all.len(), 41);
         for l in 1..=40u32 {
             let direct = ApbfParams::new(k, l).unwrap().fp();
