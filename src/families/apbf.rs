@@ -421,7 +421,12 @@ fn run_sim(
         .metric("confidence", cfg.confidence)
         .metric("agrees", agrees);
     let mut report = Report::single(row);
-    if !matches!(cfg.workload, bfopt_validation::workload::Workload::Distinct) {
+    if matches!(cfg.duplicates(), Ok(Some(_))) {
+        report.notes.push(
+            "predicted with the model of repeats inside the window (bfopt_models::apbf::duplicates); accesses_window is the distinct-stream figure (a repeated item's younger occurrence is found sooner: not modelled)"
+                .into(),
+        );
+    } else if !matches!(cfg.workload, bfopt_validation::workload::Workload::Distinct) {
         report.notes.push(
             "the model assumes distinct insertions; with repeats it is an upper bound (Section 5.6.2)"
                 .to_string(),
