@@ -11,6 +11,13 @@
 //! `⌊m ln2/k⌋ ≥ g`) and judged by the FP of the *real* filter at that size
 //! ([`ApbfParams::fp`], [`ApbbfParams::fp`]), never by the paper's chord fills.
 //!
+//! With [`ApbfRequirement::with_duplicates`] (insertions repeat an item of the window
+//! at a given rate, [`super::duplicates`]) an APBF is judged by its FP under repeats
+//! instead; the slices keep the half-fill size `m = ⌈g·k/ln2⌉`, so the savings come
+//! from a smaller `k` and `l` only (shrinking `m` for repeats is not searched). At
+//! fp = 1%, w = 10^6 the least memory per window item falls from 19.70 bits (no
+//! repeats) to 19.16, 17.17, 12.37 and 7.57 bits at repeat rates 0.2, 0.5, 0.8, 0.95.
+//!
 //! "Accesses" is the larger of the expected accesses of a non-member query that
 //! returns false and of one that returns true (Algorithm 1 [APBF], real fills); a
 //! window item's query costs a little more than a false positive's (0.2-0.8 more over
