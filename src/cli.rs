@@ -223,6 +223,9 @@ pub enum WorkloadArg {
     Uniform,
     /// Zipf law over `--universe` items with exponent `--zipf-exponent`.
     Zipf,
+    /// Repeats, with probability `--duplicates`, of one of the last W insertions (the
+    /// window; the capacity for static filters).
+    WindowRepeats,
 }
 
 /// Flags every `simulate` verb shares.

@@ -87,13 +87,6 @@ impl ModelArgs {
 /// Invalid flags.
 pub fn model(args: &ModelArgs) -> Result<Report, CliError> {
     let p = args.params()?;
-    let (k, l) = (u64::from(p.k()), u64::from(p.l()));
-    if k * l * (l + k) > 300_000_000 {
-        // Issue 10: a solve that takes seconds says so before it starts.
-        eprintln!(
-            "note: accesses_window for l = {l} is an O(k·l²) sweep; this takes a few seconds"
-        );
-    }
     let mut row = Row::new("apbf", json!({ "k": p.k(), "l": p.l() }), p.metrics());
     if let Some(w) = args.window {
         row = row.param("window", w);
@@ -428,7 +421,12 @@ fn run_sim(
         .metric("confidence", cfg.confidence)
         .metric("agrees", agrees);
     let mut report = Report::single(row);
-    if !matches!(cfg.workload, bfopt_validation::workload::Workload::Distinct) {
+    if matches!(cfg.duplicates(), Ok(Some(_))) {
+        report.notes.push(
+            "predicted with the model of repeats inside the window (bfopt_models::apbf::duplicates); accesses_window is the distinct-stream figure (a repeated item's younger occurrence is found sooner: not modelled)"
+                .into(),
+        );
+    } else if !matches!(cfg.workload, bfopt_validation::workload::Workload::Distinct) {
         report.notes.push(
             "the model assumes distinct insertions; with repeats it is an upper bound (Section 5.6.2)"
                 .to_string(),

@@ -55,6 +55,10 @@ impl SimArgs {
             WorkloadArg::Uniform => Workload::Uniform {
                 duplicate_rate: self.duplicates,
             },
+            WorkloadArg::WindowRepeats => Workload::WindowRepeats {
+                duplicate_rate: self.duplicates,
+                window: items,
+            },
             WorkloadArg::Zipf => Workload::Zipf {
                 universe: self.universe.unwrap_or(items.saturating_mul(4)),
                 exponent: self.zipf_exponent,
@@ -71,6 +75,7 @@ pub const SIM_FLAGS: &[(&str, &str)] = &[
     ("duplicate_rate", "--duplicates"),
     ("exponent", "--zipf-exponent"),
     ("universe", "--universe"),
+    ("window", "--window"),
     ("epochs", "--epochs"),
     ("probes", "--probes"),
     ("confidence", "--confidence"),

@@ -396,3 +396,31 @@ fn recommend_duplicates_sizes_the_apbf_on_repeats() {
         .code(2)
         .stderr(predicate::str::contains("0 <= rate < 1"));
 }
+
+/// `simulate apbf --workload window-repeats`: predicted with the repeats model, and
+/// the measurement agrees (Figures 7-8 [APBF]).
+#[test]
+fn simulate_apbf_with_window_repeats_uses_the_repeats_model() {
+    let v: serde_json::Value = serde_json::from_slice(&json_of(&[
+        "simulate",
+        "apbf",
+        "--hashes",
+        "4",
+        "--extra-slices",
+        "3",
+        "--window",
+        "1000",
+        "--workload",
+        "window-repeats",
+        "--duplicates",
+        "0.5",
+        "--epochs",
+        "4",
+    ]))
+    .unwrap();
+    let m = &v["metrics"];
+    assert_eq!(m["agrees"], true);
+    let (fp, paper) = (m["fp"].as_f64().unwrap(), m["fp_paper"].as_f64().unwrap());
+    assert!(fp < 0.5 * paper, "{fp} vs {paper}");
+    assert_eq!(m["false_negatives"], 0);
+}

@@ -96,7 +96,8 @@ pub use design::{
 };
 pub use duplicates::WindowDuplicates;
 pub use recursion::{
-    consecutive_match, query_accesses, report_probability, window_accesses, QueryAccesses,
+    consecutive_match, query_accesses, report_probability, window_accesses,
+    window_accesses_by_item, QueryAccesses,
 };
 
 use crate::error::{check, ModelError};

@@ -166,6 +166,106 @@ pub fn query_accesses(r: &[f64], k: usize, l: usize) -> QueryAccesses {
 /// `shared/SPEC-NOTES.md`).
 ///
 /// # Numerics
+/// Run starts `(p, s)` of Algorithm 1 strictly descend, and a run from `s` examines
+/// only slices `≥ s`. So one forward pass over the filter *without* the item gives,
+/// for every run start, the probability `A` of reaching it and the accesses spent
+/// getting there `B`; for item `j` the path is that of the unforced filter until it
+/// first lands in the zone `s ∈ [j, j+k−1]` (a jump moves at most `k` down, so it
+/// cannot skip the zone), landing at `(c, j+u)` only from `s' = j+u+k−c ≥ j+k`, i.e.
+/// `c ≤ u`. From a zone state the rest is closed-form: the forced slices `s..j+k−1`
+/// match; if `p ≥ u` the query ends after `k − p` accesses, else it needs `u − p`
+/// more matches above the zone (probability `q = Π r` over them) and otherwise misses
+/// and lands on a zone state that ends at once, `k + 1` accesses in all:
+/// ```text
+/// W_j(p, u) = k − p                                   p ≥ u
+///           = (k + 1)(1 − q) + (k − p)·q              p < u
+/// T_j = Σ_{s' ≥ j+k} (true endings above the zone)
+///     + Σ_{u<k} Σ_{c≤u} [B_in + A_in·(c + 1) + A_in·W_j(c, u)](c, j+u)
+/// ```
+/// (`T_j = W_j(0, l − j)` when the start `l` is itself in the zone). `O(l·k²)` in all
+/// against `O(l·(l+k)·k)` item by item ([`window_accesses_by_item`], equal to 1e-12,
+/// tested).
+pub fn window_accesses(r: &[f64], k: usize, l: usize) -> f64 {
+    debug_assert_eq!(r.len(), k + l);
+    let idx = |s: usize, p: usize| s * k + p;
+    // Forward masses of run starts (p, s) of the filter without the item.
+    let mut a = vec![0.0; (l + 1) * k];
+    let mut b = vec![0.0; (l + 1) * k];
+    // Inflow into (c, s) from its unique source s + k − c: reach and prior accesses.
+    let mut a_in = vec![0.0; (l + 1) * k];
+    let mut b_in = vec![0.0; (l + 1) * k];
+    // Suffix sums over s' ≥ s of the accesses of queries that end true from s'.
+    let mut true_from = vec![0.0; l + 2];
+    a[idx(l, 0)] = 1.0;
+    let (mut a_cum, mut b_cum) = (vec![0.0; k + 1], vec![0.0; k + 1]);
+    let mut tau = vec![1.0; k + 1];
+    for s1 in (0..=l).rev() {
+        for p in 0..k {
+            a_cum[p + 1] = a_cum[p] + a[idx(s1, p)];
+            b_cum[p + 1] = b_cum[p] + b[idx(s1, p)];
+        }
+        let mut prod = 1.0;
+        for c in 0..k {
+            let ri = r[s1 + c];
+            if s1 + c >= k {
+                // First miss at c (c + 1 accesses) from every (p', s1) with p' < k − c.
+                let s = s1 + c - k;
+                let w = prod * (1.0 - ri);
+                let (am, bm) = (w * a_cum[k - c], w * b_cum[k - c]);
+                a_in[idx(s, c)] = am;
+                b_in[idx(s, c)] = bm;
+                a[idx(s, c)] += am;
+                b[idx(s, c)] += bm + (c + 1) as f64 * am;
+            }
+            prod *= ri;
+            tau[c + 1] = prod;
+        }
+        let ended: f64 = (0..k)
+            .map(|p| tau[k - p] * (b[idx(s1, p)] + (k - p) as f64 * a[idx(s1, p)]))
+            .sum();
+        true_from[s1] = true_from[s1 + 1] + ended;
+    }
+    let mut q = vec![1.0; k];
+    let mut sum = 0.0;
+    for j in 0..l {
+        // q[x] = Π_{t<x} r[j+k+t]: the slices above the zone (within the filter).
+        for x in 1..k {
+            let i = j + k + x - 1;
+            q[x] = if i < r.len() { q[x - 1] * r[i] } else { 0.0 };
+        }
+        let w = |p: usize, u: usize| -> f64 {
+            if p >= u {
+                (k - p) as f64
+            } else {
+                let qq = q[u - p];
+                (k + 1) as f64 * (1.0 - qq) + (k - p) as f64 * qq
+            }
+        };
+        if l < j + k {
+            sum += w(0, l - j);
+            continue;
+        }
+        let mut t = true_from[j + k];
+        for u in 0..k {
+            let s = j + u;
+            for c in 0..=u {
+                let (am, bm) = (a_in[idx(s, c)], b_in[idx(s, c)]);
+                t += bm + am * ((c + 1) as f64 + w(c, u));
+            }
+        }
+        sum += t;
+    }
+    sum / l as f64
+}
+
+/// [`window_accesses`] item by item: the reference it is tested against.
+///
+/// An item inserted `j` generations before the current one has slices `j..j+k−1` set,
+/// so they match with probability 1; the query always returns true. The average is
+/// taken uniformly over `j = 0..l−1` (the reading that reproduces Table 2 [APBF]; see
+/// `shared/SPEC-NOTES.md`).
+///
+/// # Numerics
 /// The query always succeeds, so one value per state suffices: the expected accesses
 /// still to come, `T = 1 + r_i T(match) + (1 − r_i) T(miss)`, 0 at either end. A
 /// run-start state `(p, s)` only ever examines slices below `s + k`, so for item `j`
@@ -175,10 +275,9 @@ pub fn query_accesses(r: &[f64], k: usize, l: usize) -> QueryAccesses {
 /// (tested to 1e-12).
 ///
 /// # Cost
-/// Quadratic in `l`: about 1 ms at `(k, l) = (10, 25)`, 0.7 s at `(1, 4096)` and 8 s at
-/// `(64, 4096)`, the largest parameters (measured, opt-level 2, loaded machine).
-/// `bfopt model apbf` says so before it starts when `k·l·(l+k) > 3·10^8`.
-pub fn window_accesses(r: &[f64], k: usize, l: usize) -> f64 {
+/// Quadratic in `l`: 0.7 s at `(1, 4096)` and 8 s at `(64, 4096)` (measured, opt-level
+/// 2, loaded machine).
+pub fn window_accesses_by_item(r: &[f64], k: usize, l: usize) -> f64 {
     debug_assert_eq!(r.len(), k + l);
     let mut forced = r.to_vec();
     // run_start[(s + k) * k + p]: expected remaining accesses from run start (p, s).
@@ -224,7 +323,11 @@ pub fn window_accesses(r: &[f64], k: usize, l: usize) -> f64 {
 /// forward: `v_a` = P(current run of `a` matches, none complete yet);
 /// slice `i` moves `r_i v_a` to `a + 1` (absorbed at `k`) and `(1 − r_i) Σ v` to 0.
 /// `O(k·n)` for all prefixes together.
-pub fn consecutive_match_prefixes(r: &[f64], k: usize) -> Vec<f64> {
+///
+/// The sweep stops after the first prefix whose `F` exceeds `limit` (that one
+/// included; `f64::INFINITY` for all): `F` only grows with the prefix, so the optimizer
+/// needs no more.
+pub fn consecutive_match_prefixes_upto(r: &[f64], k: usize, limit: f64) -> Vec<f64> {
     let mut v = vec![0.0; k.max(1)];
     v[0] = 1.0;
     let mut absorbed = 0.0;
@@ -241,6 +344,9 @@ pub fn consecutive_match_prefixes(r: &[f64], k: usize) -> Vec<f64> {
         v[0] = (1.0 - ri) * alive;
         if i + 1 >= k {
             out.push(probability(absorbed));
+            if absorbed > limit {
+                break;
+            }
         }
     }
     out

@@ -377,7 +377,7 @@ fn window_accesses_match_forced_query_accesses() {
 fn prefix_sweep_matches_each_l() {
     for k in [1u32, 3, 7, 12] {
         let r = fills::real(k, 40);
-        let all = recursion::consecutive_match_prefixes(&r, k as usize);
+        let all = recursion::consecutive_match_prefixes_upto(&r, k as usize, f64::INFINITY);
         assert_eq!(all.len(), 41);
         for l in 1..=40u32 {
             let direct = ApbfParams::new(k, l).unwrap().fp();
@@ -576,4 +576,39 @@ proptest! {
             prop_assert_eq!(r.with_duplicates(d).is_ok(), d_ok);
         }
     }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    /// The zone decomposition of `window_accesses` equals the item-by-item sweep for
+    /// any match probabilities (including 0 and 1).
+    #[test]
+    fn window_accesses_zone_form_matches_item_by_item(
+        k in 1usize..=12,
+        l in 1usize..=30,
+        seed in proptest::collection::vec(prop_oneof![Just(0.0f64), Just(1.0f64), 0.0f64..=1.0], 42),
+    ) {
+        let r: Vec<f64> = (0..k + l).map(|i| seed[i % seed.len()]).collect();
+        let fast = window_accesses(&r, k, l);
+        let slow = recursion::window_accesses_by_item(&r, k, l);
+        prop_assert!((fast - slow).abs() <= 1e-12 * slow.abs().max(1.0), "{} vs {}", fast, slow);
+    }
+}
+
+#[test]
+fn window_accesses_zone_form_at_the_largest_sizes() {
+    for (k, l) in [(64u32, 64u32), (21, 54), (8, 56), (1, 300), (40, 1)] {
+        let r = fills::real(k, l);
+        let (fast, slow) = (
+            window_accesses(&r, k as usize, l as usize),
+            recursion::window_accesses_by_item(&r, k as usize, l as usize),
+        );
+        assert_relative_eq!(fast, slow, max_relative = 1e-12);
+    }
+    // (64, 4096) now takes well under a second.
+    let t = std::time::Instant::now();
+    let v = ApbfParams::new(64, 4096).unwrap().accesses_window();
+    assert!(v.is_finite() && v >= 64.0);
+    assert!(t.elapsed().as_secs_f64() < 5.0, "{:?}", t.elapsed());
 }

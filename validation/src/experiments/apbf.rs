@@ -431,7 +431,8 @@ pub fn suite_filters(level: Level) -> Vec<ApbfSimFilter> {
 }
 
 /// The APBF checks of the validate suite: for each configuration, worst-case and
-/// phase-averaged state FP, probe FP, accesses, and no false negatives.
+/// phase-averaged state FP, probe FP, accesses, and no false negatives; then two APBFs
+/// fed streams that repeat items of the window, against the repeats model.
 pub fn checks(level: Level, seed: u64, confidence: f64) -> Vec<Check> {
     let (epochs, generations, probes) = match level {
         Level::Quick => (8, 12, 40),
@@ -448,6 +449,31 @@ pub fn checks(level: Level, seed: u64, confidence: f64) -> Vec<Check> {
             phases: 8,
             probes,
             seed: case_seed,
+            confidence,
+        };
+        out.extend(agreement(&cfg));
+    }
+    // Streams that repeat items of the window (Figures 7-8 [APBF]) against the
+    // repeats model.
+    let w = match level {
+        Level::Quick => 1_000,
+        Level::Full => 10_000,
+    };
+    for (i, (k, l, rate)) in [(4, 3, 0.5), (7, 5, 0.8)].into_iter().enumerate() {
+        let Ok(params) = ApbfParams::new(k, l).and_then(|p| p.with_window(w)) else {
+            continue;
+        };
+        let cfg = ApbfSimConfig {
+            filter: ApbfSimFilter::Apbf(params),
+            workload: Workload::WindowRepeats {
+                duplicate_rate: rate,
+                window: params.window().unwrap_or(w),
+            },
+            epochs,
+            generations,
+            phases: 8,
+            probes,
+            seed: seed + 100 + i as u64,
             confidence,
         };
         out.extend(agreement(&cfg));
