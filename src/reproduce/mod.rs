@@ -8,7 +8,7 @@
 
 mod apbf;
 mod classic;
-mod pbf;
+pub mod pbf;
 pub mod plot;
 mod rbf;
 mod stable;
@@ -59,7 +59,11 @@ pub struct Reproduced {
 pub const CATALOGUE: &[Reproduction] = &[
     classic::TABLE_1,
     apbf::FIGURE_6,
+    pbf::FIGURE_8,
     pbf::FIGURE_9,
+    pbf::FIGURE_10,
+    pbf::FIGURE_11,
+    pbf::FIGURE_18,
     rbf::FIGURE_3,
     stable::FIGURE_7,
     timing::TABLE_4,
