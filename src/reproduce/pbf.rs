@@ -295,10 +295,9 @@ pub fn figure_8_sized(o: &Options, size: Size) -> Result<Reproduced, CliError> {
         if online[online.len() - 1] > 0.5 * online[0] {
             out.differences.push(format!(
                 "{d}: pbf1-online's FP hardly falls with m ({:.3} at 2e7, {:.3} at 6e7; the \
-                 paper shows it falling): with a finite training workload the Count-Min \
-                 sketch learns f_i = 0 for the PBF-1 filters no training query probed, the \
-                 optimum (KKT) gives them no bits, and today's queries find them holding \
-                 items, so they answer yes whatever m is",
+                 paper shows it falling): filters the training never probed, or that were \
+                 empty the day before, get few or no bits and answer yes whatever m is \
+                 (see experiments::pbf::SMOOTHING)",
                 online[0],
                 online[online.len() - 1]
             ));
