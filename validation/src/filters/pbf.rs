@@ -22,6 +22,29 @@
 //! * A sub-filter given no bits answers yes once anything was inserted into it (no false
 //!   negatives) and no while it is empty.
 
+//!
+//! # Example
+//! A PBF-2 over a growing horizon answers temporal membership queries with no false
+//! negatives; two partitions' PBFs with different filter sizes merge (Section 6):
+//! ```
+//! use bfopt_models::pbf::Variant;
+//! use bfopt_validation::filters::pbf::{PbfFilter, PbfSizing};
+//!
+//! let sizing = |bits| PbfSizing::Uniform { bits, hashes: 4 };
+//! let mut monday = PbfFilter::new(Variant::Pbf2, 1, sizing(4096), 7)?;
+//! monday.insert(42, 100)?; // item 42 seen at second 100
+//! assert!(monday.query(42, 64, 200)?);
+//! assert!(monday.query(42, 100, 100)?);
+//!
+//! // Tuesday's PBF has filters of 6144 bits: the merge folds both onto gcd = 2048 bits.
+//! let mut tuesday = PbfFilter::new(Variant::Pbf2, 1, sizing(6144), 7)?;
+//! tuesday.insert(43, 100)?;
+//! monday.merge(&tuesday)?;
+//! assert!(monday.query(42, 100, 100)? && monday.query(43, 90, 110)?);
+//! assert_eq!(monday.memory_bits() % 2048, 0);
+//! # Ok::<(), bfopt_models::ModelError>(())
+//! ```
+
 use super::BitVec;
 use crate::hash::{scattered, HashPair, HashScheme};
 use crate::workload::mix;
