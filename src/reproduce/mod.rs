@@ -9,7 +9,7 @@
 mod apbf;
 mod apbf_tables;
 mod classic;
-mod pbf;
+pub mod pbf;
 pub mod plot;
 pub mod rbf;
 mod stable;
@@ -66,7 +66,11 @@ pub const CATALOGUE: &[Reproduction] = &[
     apbf::FIGURE_6,
     apbf::FIGURE_7,
     apbf::FIGURE_8,
+    pbf::FIGURE_8,
     pbf::FIGURE_9,
+    pbf::FIGURE_10,
+    pbf::FIGURE_11,
+    pbf::FIGURE_18,
     rbf::FIGURE_3,
     rbf::FIGURE_4,
     rbf::FIGURE_5,

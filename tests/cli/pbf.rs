@@ -373,3 +373,63 @@ fn simulate_pbf_agrees_and_is_deterministic() {
         .code(2)
         .stderr(predicate::str::contains("--scale = 2"));
 }
+
+/// Issue 10: a PBF-1 over `T = 2^40` cannot be materialised: exit 2 naming the horizon
+/// (it tried to allocate 4 TB before); a horizon too short for the bound likewise.
+#[test]
+fn issue_10_extreme_horizons_are_clear_errors() {
+    let big = trace_file("big.csv", "1,1\n2,1099511627776\n");
+    bfopt()
+        .args([
+            "optimize",
+            "pbf",
+            "--variant",
+            "1",
+            "--bits",
+            "1e6",
+            "--query-length",
+            "4",
+            "--trace",
+        ])
+        .arg(&big)
+        .assert()
+        .code(2)
+        .stderr(
+            predicate::str::contains("--horizon = 1099511627776")
+                .and(predicate::str::contains("a materialised PBF may have")),
+        );
+    // PBF-2 has 41 filters there and solves.
+    bfopt()
+        .args([
+            "optimize",
+            "pbf",
+            "--variant",
+            "2",
+            "--bits",
+            "1e6",
+            "--query-length",
+            "1099511627776",
+            "--trace",
+        ])
+        .arg(&big)
+        .assert()
+        .success();
+    bfopt()
+        .args([
+            "model",
+            "pbf-bound",
+            "--pairs",
+            "1",
+            "--horizon",
+            "1",
+            "--fp",
+            "0.5",
+            "--query-length",
+            "1",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "--horizon = 1: allowed horizon >= 2",
+        ));
+}

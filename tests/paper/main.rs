@@ -13,5 +13,6 @@ mod reproduce;
 mod reproduce_apbf;
 mod reproduce_rbf;
 mod reproduce_timing;
+mod reproduce_pbf;
 mod stable;
 mod timing;

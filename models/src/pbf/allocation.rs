@@ -234,6 +234,13 @@ impl AllocationProblem {
         let y = if ln_r_max - ln_r_min <= 1e-14 * ln_r_max.abs().max(1.0) {
             // Equal ratios f_i/d_i: m_i ∝ d_i solves Eq. (12) exactly.
             ln_r_min - ln_expm1_z
+        } else if z - (ln_r_max - ln_r_min) > 40.0 {
+            // So many bits per item that every term is linear at the root: there
+            // ln r_g − y ≥ z − (ln r_max − ln r_min) > 40, and ln(1 + e^v) = v to within
+            // e^(−40), so Eq. (12) reads Σ d_g·(ln r_g − y) = m·ln²2. (The bracket below
+            // would be narrower than the floating-point spacing at its ends.)
+            let weighted: CompensatedSum = groups.iter().map(|g| g.d * g.r.ln()).collect();
+            (weighted.value() - m * LN2_SQ) / total_d
         } else {
             let slack = 1e-9 * (1.0 + ln_r_max.abs().max(ln_r_min.abs()));
             let lo = ln_r_min - ln_expm1_z - slack;
@@ -259,7 +266,7 @@ impl AllocationProblem {
         Ok(Solved {
             bits,
             lambda: Some(-y.exp()),
-            fp: probability(-log_ok.value().exp_m1()),
+            fp: probability(-log_ok.value().exp_m1()) + 0.0,
             order: Some(keyed.into_iter().map(|(_, _, i)| i).collect()),
         })
     }
@@ -476,7 +483,8 @@ fn survival_to_fp(terms: impl Iterator<Item = f64>) -> f64 {
         }
         sum.add(t);
     }
-    probability(-sum.value().exp_m1())
+    // `+ 0.0` turns the `−0.0` of an empty or zero sum into `0`.
+    probability(-sum.value().exp_m1()) + 0.0
 }
 
 /// `k = ⌈(m/d)·ln 2⌉` within `[1, k_max]` (Section 7 [PBF]); 0 for a filter with no bits;

@@ -80,10 +80,14 @@ impl BoundRequest {
         check::in_range("pairs", pairs, 1..=(1 << 50))?;
         check::open_probability("fp", fp)?;
         super::structure::Decomposition::new(horizon, granularity)?;
-        check::in_range("query_length", query_length, 2..=horizon.max(2))?;
         if horizon < 2 {
-            return Err(ModelError::invalid("horizon", horizon, "horizon >= 2"));
+            return Err(ModelError::invalid(
+                "horizon",
+                horizon,
+                "horizon >= 2 (the bound needs a query length >= 2)",
+            ));
         }
+        check::in_range("query_length", query_length, 2..=horizon)?;
         if query_length < granularity {
             return Err(ModelError::invalid(
                 "query_length",

@@ -81,6 +81,28 @@
 //!   the PBFs' "approximately 1%" of Figure 8, where the SBF is "much worse": the figures'
 //!   ordering cannot be derived from the stated `m` and `n`.
 //!
+//! # Example
+//! Split 20 000 bits over three filters by the optimum of Eqs. (10)-(13), which is never
+//! worse than the uniform split, and bound the bits a PBF-2 needs (Eq. 14, Theorem C.3):
+//! ```
+//! use bfopt_models::pbf::{AllocationProblem, BoundRequest, PbfLayout};
+//!
+//! // d_i distinct items and f_i probes per query of each filter.
+//! let problem = AllocationProblem::new(20_000, vec![1000.0, 50.0, 700.0], vec![0.9, 1.0, 2.0])?;
+//! let best = problem.optimal(16)?;
+//! let uniform = problem.uniform(16)?;
+//! assert!(best.fp <= uniform.fp);
+//! assert_eq!(best.bits_rounded.iter().sum::<u64>(), 20_000);
+//! assert!(best.lambda.unwrap() < 0.0); // Eq. (10) needs λ < 0
+//!
+//! // One day of seconds: PBF-2 has 18 levels; a query of 128 s probes at most 14 filters.
+//! let layout = PbfLayout::pbf2(86_400)?;
+//! assert_eq!(layout.filters(), 18);
+//! let bound = BoundRequest::new(2_127_749, 86_400, 0.01, 128, 1)?.bound();
+//! assert!(bound.bits > 1e7 && bound.bits < 1e9);
+//! # Ok::<(), bfopt_models::ModelError>(())
+//! ```
+//!
 //! # References
 //! * Y. Peng et al., "Persistent Bloom Filter: Membership Testing for the Entire
 //!   History", SIGMOD 2018.

@@ -28,6 +28,7 @@ pub struct WorkloadStats {
 /// # Errors
 /// A timestamp outside `[1, T]` (named with its position in the list).
 pub fn distinct_counts(layout: &PbfLayout, pairs: &[(u64, u64)]) -> Result<Vec<u64>, ModelError> {
+    layout.check_materialisable()?;
     let tree = layout.tree();
     let horizon = tree.horizon();
     if let Some((i, &(_, t))) = pairs
@@ -92,6 +93,7 @@ pub fn probe_frequencies(
     layout: &PbfLayout,
     queries: &[(u64, u64)],
 ) -> Result<Vec<f64>, ModelError> {
+    layout.check_materialisable()?;
     if queries.is_empty() {
         return Err(ModelError::invalid("queries", 0, "at least one query"));
     }
@@ -170,6 +172,7 @@ pub fn fine_probes_by_leaf(
     layout: &PbfLayout,
     queries: &[(u64, u64)],
 ) -> Result<Vec<f64>, ModelError> {
+    layout.check_materialisable()?;
     if queries.is_empty() {
         return Err(ModelError::invalid("queries", 0, "at least one query"));
     }

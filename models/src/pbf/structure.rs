@@ -279,6 +279,34 @@ impl PbfLayout {
         self.tree.levels
     }
 
+    /// Most filters a PBF may have where its filters are materialised (per-filter
+    /// statistics, an allocation, the reference filter): `2^24`, i.e. PBF-1 with
+    /// `T/g` up to about `2^23` (at `g = 1`, 97 days of seconds). PBF-2 has at most 41.
+    pub const MAX_FILTERS: u64 = 1 << 24;
+
+    /// Checks that the layout's filters can be materialised ([`Self::MAX_FILTERS`]).
+    ///
+    /// # Errors
+    /// More filters than [`Self::MAX_FILTERS`], named by the horizon.
+    pub fn check_materialisable(&self) -> Result<(), ModelError> {
+        if self.filters() > Self::MAX_FILTERS {
+            return Err(ModelError::invalid(
+                "horizon",
+                self.tree.horizon,
+                format!(
+                    "T/g <= {} for PBF-1 (it has about 2T/g filters: {} at g = {}, above the \
+                     {} a materialised PBF may have; use a larger granularity, PBF-2, or \
+                     partitions of length T)",
+                    Self::MAX_FILTERS / 2,
+                    self.filters(),
+                    self.tree.granularity,
+                    Self::MAX_FILTERS
+                ),
+            ));
+        }
+        Ok(())
+    }
+
     /// Number of Bloom filters: `u + 1` for PBF-1, `L` for PBF-2.
     pub fn filters(&self) -> u64 {
         match self.variant {

@@ -572,3 +572,187 @@ fn filter_fp_matches_the_classic_formula_and_the_exact_law() {
     );
     assert!(x > 1.5 * f, "{x} vs {f}");
 }
+
+// Issue 10: numerical extremes and the whole valid space.
+
+/// `(T, g, s, e)` with `T` up to 2^40, `g` a power of two up to `T`, and a range that
+/// often sits at an edge (`s = 1`, `e = T`, length 1, length `T`).
+fn extreme_ranges() -> impl Strategy<Value = (u64, u64, u64, u64)> {
+    (1u32..=40, 0u32..=20).prop_flat_map(|(t_bits, g_bits)| {
+        let max_t = 1u64 << t_bits;
+        (
+            prop_oneof![Just(max_t), (max_t / 2).max(1)..=max_t],
+            Just(1u64 << g_bits.min(t_bits)),
+        )
+            .prop_flat_map(|(t, g)| {
+                (
+                    Just(t),
+                    Just(g),
+                    prop_oneof![Just(1u64), Just(t), 1..=t],
+                    prop_oneof![Just(0u64), Just(u64::MAX), any::<u64>()],
+                )
+            })
+            .prop_map(|(t, g, s, len)| {
+                let e = s.saturating_add(len % t).min(t);
+                (t, g, s, e)
+            })
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// Covers at any horizon up to 2^40: the probes tile `[s, e]`, respect the
+    /// structure's bound, and the query FP is a probability for any filter FPs.
+    #[test]
+    fn covers_tile_the_range_at_any_horizon((t, g, s, e) in extreme_ranges(), p in 0.0f64..=1.0) {
+        let d = Decomposition::new(t, g).unwrap();
+        let mut covered = 0u64;
+        let mut probes = 0u64;
+        let mut last = 0u64;
+        d.probes(s, e, |pr| {
+            probes += 1;
+            let (a, b) = match pr {
+                Probe::Cover { node } => d.span(node),
+                Probe::Partial { from, to, .. } => (from, to),
+            };
+            assert!(a > last && s <= a && b <= e, "left to right, inside [s, e]");
+            last = b;
+            covered += b - a + 1;
+        });
+        prop_assert_eq!(covered, e - s + 1);
+        prop_assert!(probes <= 2 * u64::from(d.levels()) + 2);
+        for variant in [Variant::Pbf1, Variant::Pbf2] {
+            if variant == Variant::Pbf2 && g > 1 {
+                continue;
+            }
+            let layout = PbfLayout::new(variant, t, g).unwrap();
+            if layout.filters() > 100_000 {
+                prop_assert!(variant == Variant::Pbf1);
+                prop_assert!(layout.check_materialisable().is_err() == (layout.filters() > PbfLayout::MAX_FILTERS));
+                continue;
+            }
+            let fp = vec![p; layout.filters() as usize];
+            let q = layout.query_fp(s, e, &fp);
+            prop_assert!((0.0..=1.0).contains(&q) && q.is_sign_positive());
+            prop_assert!(q <= layout.query_fp_ungated(s, e, &fp) + 1e-15);
+        }
+    }
+
+    /// Eq. (14) over the valid space: finite, positive, and more bits for a smaller FP or
+    /// a longer query.
+    #[test]
+    fn bound_is_finite_and_monotone(
+        pairs in 1u64..=(1 << 50),
+        t_bits in 1u32..=40,
+        fp_exp in -15.0f64..-0.05,
+        g_bits in 0u32..=20,
+        q_frac in 0.0f64..=1.0,
+    ) {
+        let t = 1u64 << t_bits;
+        let g = 1u64 << g_bits.min(t_bits);
+        let q_min = g.max(2);
+        let q = (q_min + ((t - q_min) as f64 * q_frac) as u64).min(t);
+        let fp = 10f64.powf(fp_exp);
+        let b = BoundRequest::new(pairs, t, fp, q, g).unwrap().bound();
+        prop_assert!(b.bits.is_finite() && b.bits > 0.0);
+        prop_assert!(b.bits_levels.is_finite() && b.bits_levels > 0.0);
+        let tighter = BoundRequest::new(pairs, t, fp / 10.0, q, g).unwrap().bound();
+        prop_assert!(tighter.bits > b.bits);
+        if q < t {
+            let longer = BoundRequest::new(pairs, t, fp, t, g).unwrap().bound();
+            prop_assert!(longer.bits >= b.bits * (1.0 - 1e-12));
+        }
+    }
+
+    /// The allocation over extreme inputs: up to 2^50 bits, d_i up to 1e12, tiny and huge
+    /// f_i: no NaN, bits sum to m, probabilities in [0, 1] and not −0.
+    #[test]
+    fn allocation_survives_extremes(
+        m_bits in 0u32..=50,
+        d in proptest::collection::vec(prop_oneof![Just(0.0), 1e-300f64..1e-200, 1.0f64..1e12], 1..8),
+        f_seed in proptest::collection::vec(prop_oneof![Just(0.0), 1e-300f64..1e-200, 1e-6f64..1e6], 8),
+        k_max in 1u32..=64,
+    ) {
+        let m = 1u64 << m_bits;
+        let f = f_seed[..d.len()].to_vec();
+        let prob = AllocationProblem::new(m, d.clone(), f).unwrap();
+        for a in [prob.optimal(k_max).unwrap(), prob.uniform(k_max).unwrap()] {
+            prop_assert!(a.bits.iter().all(|b| b.is_finite() && *b >= 0.0));
+            prop_assert_eq!(a.bits_rounded.iter().sum::<u64>(), m);
+            for p in [a.fp, a.fp_rounded] {
+                prop_assert!((0.0..=1.0).contains(&p) && p.is_sign_positive(), "{p}");
+            }
+            prop_assert!(a.hashes.iter().all(|&k| k <= k_max));
+        }
+    }
+
+    /// Merging any two filter shapes: `m*` divides both sizes, `k*` is the smaller `k`,
+    /// and the FP is a probability.
+    #[test]
+    fn merged_shapes_divide_both(
+        a in 1u64..=(1 << 40), b in 1u64..=(1 << 40),
+        ka in 1u32..=64, kb in 1u32..=64,
+        items in 0u64..1_000_000, per in 0u64..64,
+    ) {
+        let s = MergedShape::of(a, ka, b, kb).unwrap();
+        prop_assert!(a % s.bits == 0 && b % s.bits == 0);
+        prop_assert_eq!(s.hashes, ka.min(kb));
+        let p = s.fp(items, items * per, 1e5);
+        prop_assert!((0.0..=1.0).contains(&p));
+    }
+}
+
+/// Every invalid value is rejected with the parameter named, never computed.
+#[test]
+fn invalid_extremes_are_rejected_by_name() {
+    let name = |e: crate::ModelError| e.to_string();
+    for (t, g) in [
+        (0, 1),
+        ((1 << 40) + 1, 1),
+        (100, 3),
+        (100, 1 << 21),
+        (100, 0),
+    ] {
+        let e = name(Decomposition::new(t, g).unwrap_err());
+        assert!(e.contains("horizon") || e.contains("granularity"), "{e}");
+    }
+    // PBF-1 with T/g beyond what can be materialised: a clear error, not an allocation.
+    let huge = PbfLayout::pbf1(1 << 40, 1).unwrap();
+    assert!(name(huge.check_materialisable().unwrap_err()).contains("horizon"));
+    assert!(distinct_counts(&huge, &[(1, 1)]).is_err());
+    assert!(probe_frequencies(&huge, &[(1, 2)]).is_err());
+    assert!(PbfLayout::pbf2(1 << 40)
+        .unwrap()
+        .check_materialisable()
+        .is_ok());
+    for (pairs, t, fp, q, g) in [
+        (0, 100, 0.01, 4, 1),
+        (1 << 51, 100, 0.01, 4, 1),
+        (10, 1, 0.01, 1, 1),
+        (10, 100, 0.0, 4, 1),
+        (10, 100, 1.0, 4, 1),
+        (10, 100, f64::NAN, 4, 1),
+        (10, 100, f64::INFINITY, 4, 1),
+        (10, 100, 0.01, 1, 1),
+        (10, 100, 0.01, 101, 1),
+        (10, 100, 0.01, 4, 8),
+    ] {
+        let e = BoundRequest::new(pairs, t, fp, q, g).unwrap_err();
+        assert!(
+            ["pairs", "horizon", "fp", "query_length", "granularity"]
+                .iter()
+                .any(|n| e.to_string().contains(n)),
+            "{e}"
+        );
+    }
+    for bad in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY, -1.0, -1e-300] {
+        assert!(AllocationProblem::new(10, vec![bad], vec![1.0]).is_err());
+        assert!(AllocationProblem::new(10, vec![1.0], vec![bad]).is_err());
+    }
+    assert!(AllocationProblem::new(0, vec![1.0], vec![1.0]).is_err());
+    assert!(AllocationProblem::new((1 << 50) + 1, vec![1.0], vec![1.0]).is_err());
+    let p = AllocationProblem::new(10, vec![1.0], vec![1.0]).unwrap();
+    assert!(p.optimal(65).is_err() && p.uniform(0).is_err());
+    assert!(MergedShape::of(8, 0, 8, 1).is_err());
+}

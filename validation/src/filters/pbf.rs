@@ -22,6 +22,29 @@
 //! * A sub-filter given no bits answers yes once anything was inserted into it (no false
 //!   negatives) and no while it is empty.
 
+//!
+//! # Example
+//! A PBF-2 over a growing horizon answers temporal membership queries with no false
+//! negatives; two partitions' PBFs with different filter sizes merge (Section 6):
+//! ```
+//! use bfopt_models::pbf::Variant;
+//! use bfopt_validation::filters::pbf::{PbfFilter, PbfSizing};
+//!
+//! let sizing = |bits| PbfSizing::Uniform { bits, hashes: 4 };
+//! let mut monday = PbfFilter::new(Variant::Pbf2, 1, sizing(4096), 7)?;
+//! monday.insert(42, 100)?; // item 42 seen at second 100
+//! assert!(monday.query(42, 64, 200)?);
+//! assert!(monday.query(42, 100, 100)?);
+//!
+//! // Tuesday's PBF has filters of 6144 bits: the merge folds both onto gcd = 2048 bits.
+//! let mut tuesday = PbfFilter::new(Variant::Pbf2, 1, sizing(6144), 7)?;
+//! tuesday.insert(43, 100)?;
+//! monday.merge(&tuesday)?;
+//! assert!(monday.query(42, 100, 100)? && monday.query(43, 90, 110)?);
+//! assert_eq!(monday.memory_bits() % 2048, 0);
+//! # Ok::<(), bfopt_models::ModelError>(())
+//! ```
+
 use super::BitVec;
 use crate::hash::{scattered, HashPair, HashScheme};
 use crate::workload::mix;
@@ -280,6 +303,9 @@ impl PbfFilter {
     ) -> Result<Self, ModelError> {
         // Validates g (and g = 1 for PBF-2).
         PbfLayout::new(variant, 1, granularity)?;
+        if let PbfSizing::Allocated { layout, .. } = &sizing {
+            layout.check_materialisable()?;
+        }
         if let PbfSizing::Allocated {
             layout,
             bits,
@@ -436,9 +462,19 @@ impl PbfFilter {
     /// Inserts item `key` seen at timestamp `t ≥ 1` (Alg. 2 / Alg. 4 [PBF]).
     ///
     /// # Errors
-    /// `t = 0`, or `t` beyond the horizon of an allocated PBF.
+    /// `t = 0`; `t` beyond the horizon of an allocated PBF; for a growing one, beyond
+    /// `2^40` or (PBF-1) beyond `g·MAX_FILTERS/2` ([`PbfLayout::MAX_FILTERS`]).
     pub fn insert(&mut self, key: u64, t: u64) -> Result<(), ModelError> {
-        let limit = self.horizon_limit().unwrap_or(u64::MAX >> 8);
+        // A growing PBF-1 keeps a dense row of filters per height: at most
+        // MAX_FILTERS / 2 leaves. A growing PBF-2 is bounded by the horizons queries
+        // accept.
+        let growing = match self.variant {
+            Variant::Pbf1 => (PbfLayout::MAX_FILTERS / 2).saturating_mul(self.granularity),
+            Variant::Pbf2 => *Decomposition::HORIZON.end(),
+        };
+        let limit = self
+            .horizon_limit()
+            .unwrap_or(growing.min(*Decomposition::HORIZON.end()));
         if !(1..=limit).contains(&t) {
             return Err(ModelError::invalid(
                 "timestamp",
@@ -1002,6 +1038,34 @@ mod tests {
             );
             assert!(f.query(a, 1, 64).unwrap() == (t <= 64));
         }
+    }
+
+    /// Issue 10: timestamps up to 2^40 where the structure can hold them, clear errors
+    /// beyond (a growing PBF-1 keeps dense rows of filters).
+    #[test]
+    fn issue_10_extreme_timestamps() {
+        let sizing = PbfSizing::Uniform {
+            bits: 64,
+            hashes: 2,
+        };
+        let mut two = PbfFilter::new(Variant::Pbf2, 1, sizing.clone(), 1).unwrap();
+        two.insert(5, 1 << 40).unwrap();
+        two.insert(6, 1).unwrap();
+        assert_eq!(two.levels(), 41);
+        assert!(two.query(5, 1, 1 << 40).unwrap() && two.query(6, 1, 1).unwrap());
+        assert!(two.insert(5, (1 << 40) + 1).is_err() && two.insert(5, 0).is_err());
+        let mut one = PbfFilter::new(Variant::Pbf1, 1, sizing, 1).unwrap();
+        let e = one.insert(5, 1 << 40).unwrap_err().to_string();
+        assert!(e.contains("timestamp"), "{e}");
+        let limit = PbfLayout::MAX_FILTERS / 2;
+        assert!(one.insert(5, limit + 1).is_err());
+        assert!(PbfFilter::new(
+            Variant::Pbf1,
+            1,
+            allocated(&PbfLayout::pbf1(1 << 40, 1).unwrap(), &[], &[]),
+            1
+        )
+        .is_err());
     }
 
     #[test]
