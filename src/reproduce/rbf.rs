@@ -190,7 +190,9 @@ fn figure_3(o: &Options) -> Result<Reproduced, CliError> {
 /// each counted arrival is new to both filters, and repeats copied into both filters make
 /// their FPs correlated, so the measured rate falls 1-6% below Eq. (26) (see
 /// `tests/agreement/rbf.rs`); on distinct streams, where the assumption holds, the model
-/// sits inside the intervals. Each point outside is listed as a difference.
+/// sits inside the intervals. Each point outside is listed as a difference. In the SVG
+/// the distinct-stream points are drawn 4 bits to the right of their σ so that the two
+/// sets of error bars do not overlap (the CSV has the true σ).
 ///
 /// # Errors
 /// Only an internal model error (the parameters are fixed and valid).

@@ -382,3 +382,51 @@ fn recommend_window_lists_the_two_phase_rbf() {
         .success()
         .stdout(predicate::str::contains("rbf: recycles"));
 }
+
+#[test]
+fn reproduce_rbf_figure7_writes_files_and_lists_the_differences() {
+    // Issue 9: CSV + SVG, and the points where the paper's "around 30%" does not hold.
+    let dir = std::env::temp_dir().join(format!("bfopt-rbf-figure7-{}", std::process::id()));
+    bfopt()
+        .args(["reproduce", "rbf-figure7", "--out"])
+        .arg(&dir)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("rbf-figure7.svg"))
+        .stdout(predicate::str::contains("differs from Figure 7 [RBF]"))
+        .stdout(predicate::str::contains("around 30%"));
+    let csv = std::fs::read_to_string(dir.join("rbf-figure7.csv")).unwrap();
+    assert!(
+        csv.starts_with("bits,fp,k_sigma,sigma,capacity_sigma"),
+        "{csv}"
+    );
+    assert_eq!(csv.lines().count(), 11);
+    let svg = std::fs::read_to_string(dir.join("rbf-figure7.svg")).unwrap();
+    assert!(svg.contains("f_w (Eq. (1))"));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn model_rbf_refuses_a_multi_second_exact_solve_and_a_huge_n() {
+    // Issue 10: exit 2 before starting, naming the flag.
+    bfopt()
+        .args(["model", "rbf", "--bits", "1e12", "--hashes", "64"])
+        .args(["--recycle-bits", "999999999999", "--method", "exact"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--recycle-bits").and(predicate::str::contains("auto")));
+    bfopt()
+        .args([
+            "model",
+            "rbf",
+            "--bits",
+            "1000",
+            "--hashes",
+            "64",
+            "--recycle-messages",
+            "1e9",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--recycle-messages"));
+}

@@ -21,8 +21,10 @@
 //! filter's FP; e.g. 4.3e-4 / 1.3e-4 at M = 10^4 and 4.3e-6 / 1.3e-6 at M = 10^6 (k = 7,
 //! σ = M/2). Extrapolated, about 5e-12 at M = 10^12. The test
 //! `super::tests::fluid_error_is_small_and_shrinks` asserts the bounds at 10^4 and 10^6.
-//! Near the ends the error is larger: with σ = M − 1 and k = 64 at M = 10^6 (retaining)
-//! f_σ¹ is 0.6730 against the exact 0.6704 (0.4%); with σ within a few `k` of the start
+//! Near σ = M the error is larger and falls slowly: with σ = M − 1 and k = 64, f_σ¹ is
+//! 3.0%, 1.1%, 0.6% and 0.4% above the exact chain at M = 10^3, 10^4, 10^5, 10^6 (at
+//! σ = 0.9M: 0.14% and 0.014% at M = 10^4, 10^5), asserted by
+//! `super::extremes::fluid_error_next_to_a_full_filter`; with σ within a few `k` of the start
 //! state the message count can fall below one cycle's minimum, so
 //! [`super::RbfParams::metrics`] floors it at `min_messages` (issue 10).
 
