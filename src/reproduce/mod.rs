@@ -62,6 +62,8 @@ pub const CATALOGUE: &[Reproduction] = &[
     pbf::FIGURE_9,
     rbf::FIGURE_3,
     stable::FIGURE_7,
+    stable::TABLE_3,
+    stable::TABLE_4,
     timing::TABLE_4,
 ];
 

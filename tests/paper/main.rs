@@ -10,5 +10,6 @@ mod classic;
 mod pbf;
 mod rbf;
 mod reproduce;
+mod reproduce_stable;
 mod stable;
 mod timing;

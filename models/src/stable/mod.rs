@@ -118,7 +118,9 @@ pub use ibf::{
 };
 pub use importance::ImportanceDist;
 pub use policy::{Delete, Insert, Policy};
-pub use repeats::{stream_metrics, RepeatMetrics, RepeatStream, AGE_GRID, AGE_SAMPLES};
+pub use repeats::{
+    stream_metrics, RepeatMetrics, RepeatStream, StreamMethod, AGE_GRID, AGE_SAMPLES, TIME_SAMPLES,
+};
 pub use sbf::{
     cell_bits, decrements_real, design_decrements, SbfDesign, SbfMetrics, SbfParams, SbfRequirement,
 };
