@@ -78,6 +78,8 @@ pub const CATALOGUE: &[Reproduction] = &[
     rbf::FIGURE_7,
     rbf::FIGURE_8,
     stable::FIGURE_7,
+    stable::TABLE_3,
+    stable::TABLE_4,
     timing::TABLE_4,
     timing::FIGURE_9,
     timing::FIGURE_10,

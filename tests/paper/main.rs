@@ -14,5 +14,6 @@ mod reproduce_apbf;
 mod reproduce_rbf;
 mod reproduce_timing;
 mod reproduce_pbf;
+mod reproduce_stable;
 mod stable;
 mod timing;

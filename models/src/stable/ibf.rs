@@ -350,7 +350,9 @@ impl IbfSolution {
     /// FN_i(age) = 1 − (1 − x_i · T^age · e_0)^K
     /// ```
     /// `D` is the deletion phase at the item's own insertion. One backward pass
-    /// `T^age·e_0` serves every importance: `O(age·(C·|support| + states))`.
+    /// `T^age·e_0` serves every importance: `O(age·(C·|support| + states))`, or binary
+    /// powering of the dense chain where that is cheaper (chains of at most 512 states);
+    /// [`Self::fn_work`] gives the cost, which [`Self::metrics`] bounds.
     pub fn fn_by_importance(&self, age: u64) -> Vec<f64> {
         let back = self.chain.zero_after(age);
         let y = self.chain.after_deletion(&self.pi);
@@ -449,14 +451,34 @@ impl IbfSolution {
         Some(age + 1)
     }
 
+    /// Work units of [`Self::fn_by_importance`] at `age` (about 10^9 per second).
+    pub fn fn_work(&self, age: u64) -> u64 {
+        self.chain.zero_after_work(age)
+    }
+
+    /// Largest [`Self::fn_work`] that [`Self::metrics`] accepts (a few seconds).
+    pub const FN_WORK_LIMIT: u64 = 4_000_000_000;
+
     /// All metrics at query age `age`, with a query mix whose fraction `member_share` are
     /// queries of members (the rest non-members).
     ///
     /// # Errors
-    /// `member_share` outside `[0, 1]`; the SBF reference (for the crossover) fails to
+    /// `member_share` outside `[0, 1]`; an `age` whose FN pass would take more than a few
+    /// seconds ([`Self::FN_WORK_LIMIT`]); the SBF reference (for the crossover) fails to
     /// solve.
     pub fn metrics(&self, age: u64, member_share: f64) -> Result<IbfMetrics, ModelError> {
         check::probability("member_share", member_share)?;
+        if self.fn_work(age) > Self::FN_WORK_LIMIT {
+            return Err(ModelError::invalid(
+                "age",
+                age,
+                format!(
+                    "an age whose FN pass over {} chain states takes a few seconds at most (age × states ≲ {:e})",
+                    self.chain.states(),
+                    Self::FN_WORK_LIMIT as f64
+                ),
+            ));
+        }
         let fp = self.fp();
         let fns = self.fn_by_importance(age);
         let dist = &self.params.importance;

@@ -97,6 +97,33 @@
 //! * Section 6.4.3 [SBF] says the crossover "drops from 18 for k = 4 to 27 for k = 16":
 //!   27 > 18, so it rises.
 //!
+//! # Example
+//! ```
+//! use bfopt_models::stable::{
+//!     design_decrements, solve, stream_metrics, IbfParams, ImportanceDist, Policy,
+//!     RepeatStream, SbfParams, SbfRequirement,
+//! };
+//! // Figure 7 [SBF]: n = 512, k = 4, p = 5, M = 5 keeps about 26.6 zero cells at the
+//! // stable point (the thesis reads "around 50"); closed form and chain agree.
+//! let s = SbfParams::new(512, 4, 5, 5)?;
+//! assert!((s.zero_fraction() * 512.0 - 26.63).abs() < 0.01);
+//! assert!((s.zero_fraction_chain()? - s.zero_fraction()).abs() < 1e-12);
+//! // The integer P that meets an FP target (truncating the real P = 4.33 gives 0.111).
+//! let d = design_decrements(&SbfRequirement { m: 1000, k: 2, max: 1, fp: 0.1 })?;
+//! assert_eq!(d.params.p(), 5);
+//! assert!(d.fp <= 0.1);
+//! // IBF3 protects important items: FN at age 300 falls with importance.
+//! let imp = ImportanceDist::parse("linear:1:50")?;
+//! let ibf3 = IbfParams::new(Policy::Ibf3, 512, 4, 5, 5, imp.clone())?;
+//! let fns = solve(&ibf3)?.fn_by_importance(300);
+//! assert!(fns[0] > fns[49]);
+//! // The thesis's stream: 5000 arrivals, 70% repeats of earlier items.
+//! let sbf = IbfParams::new(Policy::Sbf, 512, 4, 5, 5, imp)?;
+//! let r = stream_metrics(&sbf, &RepeatStream::new(5000, 0.7)?)?;
+//! assert!(r.weighted_fn > 0.0 && r.weighted_fn < 1.0 && r.weighted_fp < 1.0);
+//! # Ok::<(), bfopt_models::ModelError>(())
+//! ```
+//!
 //! # References
 //! * F. Deng, D. Rafiei, SIGMOD 2006.
 //! * R. Boraskar, IIT Bombay 2010 (`003_4e4c7c64af2667ba.txt`).
@@ -118,7 +145,9 @@ pub use ibf::{
 };
 pub use importance::ImportanceDist;
 pub use policy::{Delete, Insert, Policy};
-pub use repeats::{stream_metrics, RepeatMetrics, RepeatStream, AGE_GRID, AGE_SAMPLES};
+pub use repeats::{
+    stream_metrics, RepeatMetrics, RepeatStream, StreamMethod, AGE_GRID, AGE_SAMPLES, TIME_SAMPLES,
+};
 pub use sbf::{
     cell_bits, decrements_real, design_decrements, SbfDesign, SbfMetrics, SbfParams, SbfRequirement,
 };

@@ -426,3 +426,104 @@ fn weighted_fn_age_is_the_first_age_reaching_the_rate() {
         assert_eq!(sol.weighted_fn_age(0.999_999), None, "{policy}");
     }
 }
+
+/// Issue 10: numerical extremes of the stable family — Max = 255, m up to 2^40 (about
+/// 1.1e12), k = 64, fp down to 1e-15 — give probabilities, not NaN, panics or hangs.
+#[test]
+fn issue_10_extremes_give_probabilities() {
+    let s = SbfParams::new(1 << 40, 64, 255, 1).unwrap();
+    for x in [
+        s.zero_fraction(),
+        s.fp(),
+        s.fn_at_age(1 << 40),
+        s.fn_at_age(u64::MAX),
+    ] {
+        assert!((0.0..=1.0).contains(&x), "{x}");
+    }
+    assert!(s.zero_fraction_chain().unwrap() >= 0.0);
+    let d = design_decrements(&SbfRequirement {
+        m: 1 << 40,
+        k: 64,
+        max: 255,
+        fp: 1e-15,
+    });
+    match d {
+        Ok(d) => assert!(d.fp <= 1e-15),
+        Err(e) => assert!(matches!(e, ModelError::Infeasible { .. }), "{e}"),
+    }
+    let d = design_decrements(&SbfRequirement {
+        m: 1 << 40,
+        k: 30,
+        max: 1,
+        fp: 1e-15,
+    })
+    .unwrap();
+    assert!(d.fp <= 1e-15 && d.p_real.is_finite(), "{d:?}");
+    // Untracked IBF at the largest size: the FN at age m uses dense powering.
+    let ibf1 = IbfParams::new(Policy::Ibf1, 1 << 40, 64, 255, 1 << 30, lin50()).unwrap();
+    let m = solve(&ibf1).unwrap().metrics(1 << 40, 0.5).unwrap();
+    assert!(m.fn_by_importance.iter().all(|f| (0.0..=1.0).contains(f)));
+    assert!((0.0..=1.0).contains(&m.fp) && (0.0..=1.0).contains(&m.weighted_fn));
+    // A tracked chain of a million states: an FN pass over 2^40 insertions is refused
+    // up front (it would take hours), naming the age.
+    let big = IbfParams::new(Policy::Ibf3, 1 << 40, 4, 255, 1 << 30, lin50())
+        .unwrap()
+        .with_counter_bits(12)
+        .unwrap();
+    let sol = solve(&big).unwrap();
+    let e = sol.metrics(1 << 40, 0.5).unwrap_err();
+    assert!(e.to_string().contains("age"), "{e}");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(40))]
+
+    /// Issue 10: over the whole valid SBF space every output is a probability.
+    #[test]
+    fn issue_10_sbf_valid_space(
+        m_exp in 1u32..=40, k in 1u32..=64, max in prop_oneof![1u32..=16, Just(255u32)],
+        pf in 0.0f64..1.0, age_exp in 0u32..64,
+    ) {
+        let m = 1u64 << m_exp;
+        prop_assume!(u64::from(k) < m);
+        let p = 1 + ((m - 2) as f64 * pf) as u64;
+        let s = SbfParams::new(m, k, max, p).unwrap();
+        let age = if age_exp == 63 { u64::MAX } else { 1u64 << age_exp };
+        for x in [s.zero_fraction(), s.fp(), s.fn_at_age(age), s.zero_fraction_after(age)] {
+            prop_assert!((0.0..=1.0).contains(&x), "{x}");
+        }
+        let chain = s.zero_fraction_chain().unwrap();
+        prop_assert!((chain - s.zero_fraction()).abs() <= 1e-9 * s.zero_fraction().max(1e-300) + 1e-300);
+    }
+
+    /// Issue 10: the integer-P design meets any target down to 1e-15 or says it cannot.
+    #[test]
+    fn issue_10_design_meets_tiny_targets(
+        fp_exp in -15.0f64..-0.1, k in 1u32..=64, max in 1u32..=255, m_exp in 7u32..=40,
+    ) {
+        let req = SbfRequirement { m: 1u64 << m_exp, k, max, fp: 10f64.powf(fp_exp) };
+        match design_decrements(&req) {
+            Ok(d) => prop_assert!(d.fp <= req.fp, "{d:?}"),
+            Err(e) => prop_assert!(matches!(e, ModelError::Infeasible { .. }), "{e}"),
+        }
+    }
+
+    /// Issue 10: values outside the documented ranges are rejected, never computed.
+    #[test]
+    fn issue_10_invalid_values_are_rejected(
+        m in prop_oneof![0u64..2, ((1u64 << 40) + 1)..u64::MAX],
+        k in prop_oneof![Just(0u32), 65u32..u32::MAX],
+        max in prop_oneof![Just(0u32), 256u32..u32::MAX],
+        fp in crate::strategies::nasty_f64(),
+    ) {
+        prop_assert!(SbfParams::new(m, 4, 3, 1).is_err());
+        prop_assert!(SbfParams::new(1000, k, 3, 1).is_err());
+        prop_assert!(SbfParams::new(1000, 4, max, 1).is_err());
+        prop_assert!(SbfParams::new(1000, 4, 3, 0).is_err());
+        prop_assert!(SbfParams::new(1000, 4, 3, 1000).is_err());
+        if !(fp > 0.0 && fp < 1.0) {
+            let req = SbfRequirement { m: 1000, k: 4, max: 3, fp };
+            prop_assert!(design_decrements(&req).is_err());
+        }
+    }
+}

@@ -15,6 +15,23 @@
 //!   key, bucket chosen ∝ size/key, then a uniform cell of it);
 //! * MinImp: the `P` non-zero cells of least cumulative importance, ties broken uniformly
 //!   at random.
+//!
+//! # Example
+//! ```
+//! use bfopt_models::stable::{IbfParams, ImportanceDist, Policy};
+//! use bfopt_validation::filters::stable::StableFilter;
+//! // The SBF of Figure 7 [SBF]: 512 cells of 0..=5, 4 hashes, 5 decrements per insertion.
+//! let params = IbfParams::new(Policy::Sbf, 512, 4, 5, 5, ImportanceDist::linear(1, 50)?)?;
+//! let mut f = StableFilter::new(&params, 7);
+//! for key in 0..20_000u64 {
+//!     f.insert_u64(key, 1 + (key % 50) as u32);
+//! }
+//! assert!(f.contains_u64(19_999)); // just inserted: present
+//! assert_eq!(f.memory_bits(), 512 * 3); // cells of ⌈log2(6)⌉ = 3 bits
+//! // The zero cells fluctuate around the stable point m·π0 ≈ 26.6.
+//! assert!((5..60).contains(&f.zero_cells()));
+//! # Ok::<(), bfopt_models::ModelError>(())
+//! ```
 
 use crate::hash::{HashPair, HashScheme};
 use bfopt_models::stable::{Delete, IbfParams, Policy};
