@@ -22,6 +22,8 @@ use bfopt_validation::filters::rbf::RbfConfig;
 use bfopt_validation::workload::Workload;
 use rayon::prelude::*;
 use std::sync::Arc;
+#[path = "timing.rs"]
+mod timing;
 
 /// Simulates a candidate's reference implementation: `(seed, confidence) -> checks`.
 #[derive(Clone)]
@@ -113,7 +115,7 @@ pub fn candidates(req: &Requirement) -> Result<Vec<Result<Candidate, String>>, C
     };
     let mut out = Vec::new();
     type Family = fn(&Requirement) -> Result<Vec<Candidate>, Proposal>;
-    const FAMILIES: [Family; 8] = [
+    const FAMILIES: [Family; 10] = [
         classic,
         apbf,
         rbf,
@@ -122,6 +124,8 @@ pub fn candidates(req: &Requirement) -> Result<Vec<Result<Candidate, String>>, C
         pbf,
         rotating,
         fingerprint_queue,
+        timing::btbf,
+        timing::gbf,
     ];
     // Families size their designs independently: in parallel, results in this order.
     let proposals: Vec<_> = FAMILIES.par_iter().map(|family| family(req)).collect();
