@@ -491,3 +491,121 @@ fn simulate_btbf_agrees() {
         .code(2)
         .stderr(predicate::str::contains("--epochs"));
 }
+
+/// The `timing` / `gbf` rows of `bfopt recommend --format json` for a requirement.
+fn recommend_rows(args: &[&str]) -> Vec<serde_json::Value> {
+    let mut all = vec!["recommend"];
+    all.extend_from_slice(args);
+    json(&all)
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["family"] == "timing" || r["family"] == "gbf")
+        .cloned()
+        .collect()
+}
+
+/// `m=.. k=..` pairs of a row's `parameters`.
+fn field(row: &serde_json::Value, key: &str) -> u64 {
+    let p = row["params"]["parameters"].as_str().unwrap();
+    p.split([' ', ';'])
+        .find_map(|kv| kv.strip_prefix(&format!("{key}=")))
+        .unwrap()
+        .parse()
+        .unwrap()
+}
+
+/// Issue 9: `recommend --window` lists the standard BTBF (no false negatives); its
+/// worst FP over the block offset, recomputed from the model, meets the target; the
+/// slack is the block granularity.
+#[test]
+fn recommend_window_lists_a_btbf_that_meets_the_target() {
+    let rows = recommend_rows(&["--fp", "0.01", "--window", "1e4"]);
+    let names: Vec<&str> = rows
+        .iter()
+        .map(|r| r["params"]["design"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        ["btbf"],
+        "no --allow-fn: no gbf; no --penalties: no inferential"
+    );
+    let r = &rows[0];
+    assert_eq!(r["metrics"]["false_negatives"], "none in the window");
+    let p = BtbfParams::new(
+        field(r, "m"),
+        field(r, "k") as u32,
+        field(r, "bpt") as u32,
+        field(r, "B"),
+        10_000,
+        field(r, "P"),
+    )
+    .unwrap();
+    let model = BtbfModel::new(p, Distinct::Identity);
+    let worst = (0..p.block_size())
+        .map(|b| model.fp_at_age(u64::MAX / 2, b))
+        .fold(0.0, f64::max);
+    assert!(worst <= 0.01 * (1.0 + 1e-9), "{worst}");
+    assert!(worst > 0.009, "sized tightly: {worst}");
+    assert!(model.metrics(None).fp <= worst);
+    assert_eq!(r["metrics"]["bits"], p.memory_bits());
+    assert_eq!(r["metrics"]["slack"], p.block_size() - 1);
+}
+
+/// Issue 9: `--allow-fn` adds the GBF, sized so that its window-averaged FN and its
+/// never-inserted FP meet the requirement, with the least `m` for its `(k0, k1)`.
+#[test]
+fn recommend_allow_fn_lists_a_gbf_within_both_rates() {
+    use bfopt_models::gbf::GbfParams;
+    let rows = recommend_rows(&["--fp", "0.01", "--window", "1e4", "--allow-fn", "0.05"]);
+    let g = rows.iter().find(|r| r["family"] == "gbf").unwrap();
+    let (m, k0, k1) = (field(g, "m"), field(g, "k0") as u32, field(g, "k1") as u32);
+    let x = GbfParams::new(m, k0, k1)
+        .unwrap()
+        .metrics_flat(10_000, None);
+    assert!(x.fn_ <= 0.05 && x.fp <= 0.01, "{x:?}");
+    let y = GbfParams::new(m - 1, k0, k1)
+        .unwrap()
+        .metrics_flat(10_000, None);
+    assert!(y.fn_ > 0.05 || y.fp > 0.01, "m - 1 also fits: {y:?}");
+    assert_eq!(g["metrics"]["bits"], m);
+}
+
+/// Issue 9: `--penalties FP:FN` adds the inferential BTBF, whose predicted expected
+/// penalty is below the standard filter's; malformed prices exit 2 naming the flag.
+#[test]
+fn recommend_penalties_adds_the_inferential_btbf() {
+    let rows = recommend_rows(&["--fp", "0.01", "--window", "1e4", "--penalties", "1:10"]);
+    let inf = rows
+        .iter()
+        .find(|r| r["params"]["design"] == "btbf/inferential")
+        .unwrap();
+    let text = inf["params"]["parameters"].as_str().unwrap();
+    let num = |after: &str| -> f64 {
+        let s = &text[text.find(after).unwrap() + after.len()..];
+        s.split([' ', ')']).next().unwrap().parse().unwrap()
+    };
+    let (inferential, standard) = (num("per query "), num("(standard "));
+    assert!(inferential < standard, "{text}");
+    for bad in ["0:0", "1", "a:b", "-1:2", "1:inf"] {
+        bfopt()
+            .args([
+                "recommend",
+                "--fp",
+                "0.01",
+                "--window",
+                "1e4",
+                "--penalties",
+                bad,
+            ])
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains("--penalties"));
+    }
+    // Shapes where the timing designs do not fit list them as excluded.
+    bfopt()
+        .args(["recommend", "--fp", "0.01", "--capacity", "1e4"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("btbf: a sliding-window structure"));
+}

@@ -25,6 +25,24 @@
 //!   error, `m = 2^10..2^14`, `p = 1/m`, `w = m/2`: `k = 16`: 3e-10; 20: 5e-8; 24: 2e-6;
 //!   30: 2e-2; 40 and 64: 0.6-1.3, outside `[0, 1]`), as the paper notes for `k >= 30`;
 //!   [`posterior::window_posterior`] is stable (below 1e-9 for every `k <= 64`, tested).
+//!
+//! # Example
+//! The stable posterior at `k0 = k1 = 30`, where the paper's double-precision Eq. (34)
+//! starts to fail, and a standard GBF's window FP / FN on a Uniform stream:
+//! ```
+//! use bfopt_models::gbf::{posterior, GbfObservation, GbfParams};
+//! use bfopt_models::timing::StreamPrior;
+//!
+//! let params = GbfParams::new(8192, 30, 30)?;
+//! let o = GbfObservation { c0: 25, r0: 30, c1: 27, r1: 30 };
+//! let post = posterior(&params, &o, 1.0 / 1024.0, 512)?;
+//! assert!((0.0..=1.0).contains(&post));
+//!
+//! let m = GbfParams::new(32_768, 4, 4)?.metrics(4096, &StreamPrior::uniform(4096)?, Some(100));
+//! assert!(m.fp > 0.0 && m.fp < 1.0 && m.fn_ > 0.0 && m.fn_ < 1.0);
+//! assert!(m.positive_at_age.unwrap() > m.positive_never);
+//! # Ok::<(), bfopt_models::ModelError>(())
+//! ```
 
 pub mod design;
 pub mod posterior;

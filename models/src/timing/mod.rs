@@ -57,6 +57,26 @@
 //!   advertising networks", ICDCS 2008 (the TBF).
 //! * W. B. Wu, C. V. Ravishankar, "The performance of difference coding for sets and
 //!   relational tables", JACM 2003 (Eq. (17)).
+//!
+//! # Example
+//! Table 4 [TBF]'s Uniform [Pos≈Neg] ratio, then one inferential query of the paper's
+//! Table 5 filter (`k = 4`, 10 bits per item, `w = |U| = 2^16`):
+//! ```
+//! use bfopt_models::printed::{matches_printed, Printing};
+//! use bfopt_models::timing::{BtbfModel, BtbfObservation, BtbfParams, StreamPrior, TimerAge};
+//!
+//! let prior = StreamPrior::uniform(1 << 16)?;
+//! let p = prior.in_window(1 << 16);
+//! assert!(matches_printed(p / (1.0 - p), "1.718", Printing::Rounded));
+//!
+//! let params = BtbfParams::with_default_padding(131_072, 4, 5, 2979, 1 << 16)?;
+//! let model = BtbfModel::new(params, prior.distinct());
+//! let recent = BtbfObservation { age: TimerAge::Finite(2), matching: 4, touched: 4, offset: 10 };
+//! let old = BtbfObservation { age: TimerAge::Finite(20), matching: 1, touched: 4, offset: 10 };
+//! let (a, b) = (model.posterior(1.0 / 65536.0, &recent)?, model.posterior(1.0 / 65536.0, &old)?);
+//! assert!(a > 0.99 && b < a && (0.0..=1.0).contains(&b));
+//! # Ok::<(), bfopt_models::ModelError>(())
+//! ```
 
 pub mod btbf;
 pub mod buffer;

@@ -20,6 +20,8 @@ use bfopt_validation::filters::rbf::RbfConfig;
 use bfopt_validation::workload::Workload;
 use rayon::prelude::*;
 use std::sync::Arc;
+#[path = "timing.rs"]
+mod timing;
 
 #[path = "apbf.rs"]
 mod apbf;
@@ -117,7 +119,7 @@ pub fn candidates(req: &Requirement) -> Result<Vec<Result<Candidate, String>>, C
     };
     let mut out = Vec::new();
     type Family = fn(&Requirement) -> Result<Vec<Candidate>, Proposal>;
-    const FAMILIES: [Family; 9] = [
+    const FAMILIES: [Family; 11] = [
         classic,
         apbf,
         rbf,
@@ -127,6 +129,8 @@ pub fn candidates(req: &Requirement) -> Result<Vec<Result<Candidate, String>>, C
         pbf,
         rotating,
         fingerprint_queue,
+        timing::btbf,
+        timing::gbf,
     ];
     // Families size their designs independently: in parallel, results in this order.
     let proposals: Vec<_> = FAMILIES.par_iter().map(|family| family(req)).collect();

@@ -68,6 +68,10 @@ pub struct RecommendArgs {
     /// --importance linear:1:50
     #[arg(long, value_name = "SPEC", allow_hyphen_values = true)]
     pub importance: Option<String>,
+    /// Prices of a false positive and a false negative, `FP:FN` (e.g. `1:10`): adds the
+    /// inferential designs, which answer by the cheaper expected error (Section 2.6 [TBF]).
+    #[arg(long, value_parser = parse_penalty_pair, allow_hyphen_values = true)]
+    pub penalties: Option<bfopt_models::timing::PenaltyDist>,
     /// Simulate every recommended design's reference implementation and compare with
     /// its model (exit 1 on any FAIL).
     #[arg(long)]
@@ -124,6 +128,25 @@ pub struct Requirement {
     /// Importance law of the items (`--importance`): adds IBF rows.
     #[serde(skip)]
     pub importance: Option<bfopt_models::stable::ImportanceDist>,
+    /// Fixed prices of errors for the inferential designs (`--penalties FP:FN`).
+    pub penalties: Option<bfopt_models::timing::PenaltyDist>,
+}
+
+/// Parses `--penalties FP:FN`: two finite non-negative prices, not both zero.
+fn parse_penalty_pair(s: &str) -> Result<bfopt_models::timing::PenaltyDist, String> {
+    let allowed =
+        format!("--penalties = {s}: allowed FP:FN, two prices >= 0, not both 0 (e.g. 1:10)");
+    let (a, b) = s.split_once(':').ok_or_else(|| allowed.clone())?;
+    let a = parse_real(a).map_err(|_| allowed.clone())?;
+    let b = parse_real(b).map_err(|_| allowed.clone())?;
+    let p = bfopt_models::timing::Penalties::new(a, b).map_err(|_| allowed.clone())?;
+    if a == 0.0 && b == 0.0 {
+        return Err(allowed);
+    }
+    Ok(bfopt_models::timing::PenaltyDist::Fixed {
+        fp: p.fp(),
+        fn_: p.fn_(),
+    })
 }
 
 impl RecommendArgs {
@@ -203,6 +226,7 @@ impl RecommendArgs {
             allow_fn: self.allow_fn,
             duplicates,
             importance,
+            penalties: self.penalties,
         })
     }
 }

@@ -1,6 +1,26 @@
 //! Reference Generalized Bloom filter (Section 5 [TBF]): `m` bits, `k0` resetting and
 //! `k1` setting hashes; a query returns the observation `(c0, r0, c1, r1)` as well as
 //! the standard answer.
+//!
+//! # Example
+//! ```
+//! use bfopt_models::gbf::{posterior, GbfParams};
+//! use bfopt_validation::filters::gbf::GbfFilter;
+//!
+//! let params = GbfParams::new(8192, 3, 3)?;
+//! let mut f = GbfFilter::new(&params, 7);
+//! for key in 0..3000u64 {
+//!     f.insert_u64(key);
+//! }
+//! let recent = f.query_u64(2999).observation;
+//! let old = f.query_u64(0).observation;
+//! let (a, b) = (
+//!     posterior(&params, &recent, 1e-3, 500)?,
+//!     posterior(&params, &old, 1e-3, 500)?,
+//! );
+//! assert!(recent.matching() == 6 && a > b);
+//! # Ok::<(), bfopt_models::ModelError>(())
+//! ```
 
 use crate::filters::BitVec;
 use crate::hash::HashScheme;

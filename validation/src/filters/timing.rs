@@ -8,6 +8,25 @@
 //! advances the block counter `b` and, at the end of a block, `T_+`. Every timer is
 //! visited at least once per `B(P+1)` insertions, the time a timestamp needs to wrap
 //! around after it expires, so an age is never misread.
+//!
+//! # Example
+//! ```
+//! use bfopt_models::timing::{BtbfModel, BtbfParams, StreamPrior, TimerAge};
+//! use bfopt_validation::filters::timing::BtbfFilter;
+//!
+//! let params = BtbfParams::with_default_padding(4096, 3, 5, 100, 1000)?;
+//! let mut f = BtbfFilter::new(&params, 7);
+//! for key in 0..5050u64 {
+//!     f.insert_u64(key);
+//! }
+//! let q = f.query_u64(5049); // inserted last: in the current block (offset 50)
+//! assert!(q.positive && q.observation.age == TimerAge::Finite(0));
+//! let model = BtbfModel::new(params, StreamPrior::uniform(1000)?.distinct());
+//! let recent = model.posterior(1e-3, &q.observation)?;
+//! let old = model.posterior(1e-3, &f.query_u64(10).observation)?; // 5039 insertions ago
+//! assert!(recent > 0.99 && old < recent);
+//! # Ok::<(), bfopt_models::ModelError>(())
+//! ```
 
 use crate::hash::HashScheme;
 use bfopt_models::timing::btbf::{BtbfObservation, BtbfParams, TimerAge};

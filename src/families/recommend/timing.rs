@@ -1,0 +1,197 @@
+//! Timing / Block Timing Bloom filter and Generalized Bloom filter rows of
+//! `bfopt recommend` ([TBF], issues 5, 6, 9).
+//!
+//! * `btbf` (`--window W`): the standard BTBF has no false negatives; an item is
+//!   reported for up to `B − 1` insertions past the window (block granularity) and
+//!   otherwise only when other items refreshed all its timers. Sized for the worst
+//!   block offset on a stream of distinct items.
+//! * `btbf/inferential` (with `--penalties FP:FN`): the same filter answering by the
+//!   minimum-penalty rule of Section 2.6 [TBF]; its expected penalty per query is
+//!   predicted on a Uniform stream over `W` items (the paper's [Pos≈Neg] condition,
+//!   Table 4 [TBF]) and printed beside the standard filter's.
+//! * `gbf` (`--window W --allow-fn RATE`): forgets gradually (Section 5 [TBF]); the
+//!   least memory whose window-averaged false-negative rate is within RATE and whose
+//!   never-inserted FP meets the target.
+
+use super::{Candidate, Proposal, Requirement, Shape};
+use bfopt_models::gbf::GbfParams;
+use bfopt_models::timing::design::{expected_penalty, PenaltyResolution};
+use bfopt_models::timing::{BtbfModel, BtbfParams, StreamPrior};
+
+/// Largest `k` and bits per timer tried for the BTBF row.
+const BTBF_K_MAX: u32 = 16;
+const BTBF_BPT_MAX: u32 = 16;
+/// Largest `k0`, `k1` tried for the GBF row.
+const GBF_K_MAX: u32 = 8;
+
+/// The standard BTBF of least memory for `(fp, w)`, with its worst-case FP.
+///
+/// # Formula
+/// With `bpt` bits per timer and no padding, `B = ⌈w/(2^bpt − 3)⌉` (so that
+/// `T_Ω = ⌈w/B⌉ + 1 <= 2^bpt − 2`, Section 3.2.3 [TBF]); an expired item's timers were
+/// last refreshed within the horizon `H <= w + B − 1`, so
+/// `fp <= (1 − (1 − 1/m)^(kH))^k` (Section 3.2.2 [TBF], distinct stream), and
+/// `m = ⌈1 / (1 − exp(ln(1 − fp^(1/k)) / (kH)))⌉`. Padding then takes the rule of thumb
+/// `P ≈ m/(kB)` within the room `bpt` leaves.
+pub(super) fn standard_btbf(fp: f64, w: u64) -> Option<(BtbfParams, f64)> {
+    let mut best: Option<(BtbfParams, f64)> = None;
+    for bpt in 2..=BTBF_BPT_MAX {
+        let room = (1u64 << bpt) - 3;
+        let big_b = w.div_ceil(room).max(1);
+        let horizon = (w + big_b - 1) as f64;
+        for k in 1..=BTBF_K_MAX {
+            let x = (-fp.powf(1.0 / f64::from(k))).ln_1p() / (f64::from(k) * horizon);
+            let m = (1.0 / -x.exp_m1()).ceil();
+            if !(m.is_finite() && m >= f64::from(k) && m <= (1u64 << 40) as f64) {
+                continue;
+            }
+            let Ok(p) = BtbfParams::with_default_padding(m as u64, k, bpt, big_b, w) else {
+                continue;
+            };
+            // (1 − (1 − 1/m)^(kH))^k without cancellation.
+            let worst = (-(f64::from(k) * horizon * (-1.0 / m).ln_1p()).exp_m1()).powi(k as i32);
+            let better = best.is_none_or(|(b, _)| {
+                (p.memory_bits(), p.scan_per_insert()) < (b.memory_bits(), b.scan_per_insert())
+            });
+            if better {
+                best = Some((p, worst));
+            }
+        }
+    }
+    best
+}
+
+/// `btbf` (and `btbf/inferential` with `--penalties`) rows for `--window W`.
+pub(super) fn btbf(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
+    let Shape::Window(w) = req.shape else {
+        return Err(Proposal::Excluded(
+            "btbf: a sliding-window structure; needs --window".into(),
+        ));
+    };
+    if w > *BtbfParams::W.end() {
+        return Err(Proposal::Excluded(format!(
+            "btbf: windows up to {} insertions",
+            BtbfParams::W.end()
+        )));
+    }
+    let (p, fp) = standard_btbf(req.fp, w).ok_or_else(|| {
+        Proposal::Excluded(format!(
+            "btbf: no k <= {BTBF_K_MAX}, bpt <= {BTBF_BPT_MAX} meets fp {} within 2^40 timers",
+            req.fp
+        ))
+    })?;
+    let parameters = format!(
+        "m={} k={} bpt={} B={} P={}",
+        p.m(),
+        p.k(),
+        p.bpt(),
+        p.block_size(),
+        p.padding()
+    );
+    let standard = Candidate {
+        family: "timing",
+        design: "btbf".into(),
+        parameters: parameters.clone(),
+        bits: p.memory_bits(),
+        accesses_insert: f64::from(p.k()) + p.scan_per_insert(),
+        accesses_query: f64::from(p.k()),
+        false_negatives: "none in the window",
+        slack: p.block_size() - 1,
+        npws: None,
+        fp,
+        fp_kind: "worst case over the block offset (distinct stream)",
+        note: "a timestamp per cell: no false negatives, and a hit's age can be inferred (--penalties)",
+        validator: Err("checked by `bfopt validate --family timing`".into()),
+    };
+    let mut rows = vec![standard];
+    if let Some(pen) = req.penalties {
+        // The inferential answer needs a stream with repeats: Uniform over W items.
+        let prior = StreamPrior::uniform(w.max(2)).map_err(Proposal::Model)?;
+        let model = BtbfModel::new(p, prior.distinct());
+        let e = expected_penalty(&model, &prior, &pen, PenaltyResolution::default());
+        rows.push(Candidate {
+            family: "timing",
+            design: "btbf/inferential".into(),
+            parameters: format!(
+                "{parameters}; expected penalty per query {:.4} (standard {:.4}) on a uniform stream over W items",
+                e.inferential, e.standard
+            ),
+            bits: p.memory_bits(),
+            accesses_insert: f64::from(p.k()) + p.scan_per_insert(),
+            accesses_query: f64::from(p.k()),
+            false_negatives: "by choice: answers Neg when the expected penalty says so",
+            slack: p.block_size() - 1,
+            npws: None,
+            fp,
+            fp_kind: "of the standard answer; the inferential answer minimises the expected penalty",
+            note: "when errors have prices: posterior P(in window | timers) and the cheaper answer",
+            validator: Err("checked by `bfopt validate --family timing`".into()),
+        });
+    }
+    Ok(rows)
+}
+
+/// The GBF of least memory for `(fp, w, rate)`: `(params, fp, fn)`.
+///
+/// # Formula
+/// Without a stream prior every window age is equally likely and out-of-window items
+/// are arbitrarily old ([`GbfParams::metrics_flat`]): `fp = π0^k0 (1 − π0)^k1`,
+/// `fn = 1 − (1/w) Σ_{i<w} Pos(i)` (Eqs. (28)-(31) [TBF]). `fn` falls as `m` grows, so
+/// the least `m` is found by bisection for each `(k0, k1)`.
+pub(super) fn gbf_design(fp: f64, w: u64, rate: f64) -> Option<(GbfParams, f64, f64)> {
+    let mut best: Option<(GbfParams, f64, f64)> = None;
+    for k0 in 1..=GBF_K_MAX {
+        for k1 in 1..=GBF_K_MAX {
+            let ok = |m: u64| {
+                GbfParams::new(m, k0, k1)
+                    .map(|p| {
+                        let x = p.metrics_flat(w, None);
+                        x.fp <= fp && x.fn_ <= rate
+                    })
+                    .unwrap_or(false)
+            };
+            let Some(m) = bfopt_models::numeric::first_true(2, 1 << 40, ok) else {
+                continue;
+            };
+            let Ok(p) = GbfParams::new(m, k0, k1) else {
+                continue;
+            };
+            if best.is_none_or(|(b, _, _)| m < b.m()) {
+                let x = p.metrics_flat(w, None);
+                best = Some((p, x.fp, x.fn_));
+            }
+        }
+    }
+    best
+}
+
+/// `gbf` row for `--window W --allow-fn RATE`.
+pub(super) fn gbf(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
+    let (Shape::Window(w), Some(rate)) = (req.shape, req.allow_fn) else {
+        return Err(Proposal::Excluded(
+            "gbf: forgets window items gradually; needs --window and --allow-fn".into(),
+        ));
+    };
+    let (p, fp, _fn) = gbf_design(req.fp, w, rate).ok_or_else(|| {
+        Proposal::Excluded(format!(
+            "gbf: no k0, k1 <= {GBF_K_MAX} meets fp {} with a window FN within {rate}",
+            req.fp
+        ))
+    })?;
+    let k = f64::from(p.k0() + p.k1());
+    Ok(vec![Candidate {
+        family: "gbf",
+        design: "gbf".into(),
+        parameters: format!("m={} k0={} k1={}", p.m(), p.k0(), p.k1()),
+        bits: p.m(),
+        accesses_insert: k,
+        accesses_query: k,
+        false_negatives: "yes: window-averaged FN within --allow-fn",
+        slack: 0,
+        npws: None,
+        fp,
+        fp_kind: "never-inserted item (items just past the window: higher)",
+        note: "one bit per cell, no bookkeeping; resets as it sets, so it forgets gradually",
+        validator: Err("checked by `bfopt validate --family gbf`".into()),
+    }])
+}
