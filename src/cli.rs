@@ -35,7 +35,16 @@ where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
 {
-    let mut cmd = command();
+    // Built once per process (clap's checks of the whole tree are the cost of a parse);
+    // the fuzz target parses millions of lines.
+    static BUILT: std::sync::OnceLock<clap::Command> = std::sync::OnceLock::new();
+    let mut cmd = BUILT
+        .get_or_init(|| {
+            let mut cmd = command();
+            cmd.build();
+            cmd
+        })
+        .clone();
     let matches = cmd.try_get_matches_from_mut(args)?;
     Cli::from_arg_matches(&matches).map_err(|e| e.format(&mut cmd))
 }

@@ -67,3 +67,21 @@ fn issue_10_fuzz_targets_random_smoke() {
         }
     }
 }
+
+/// Prints the command lines the `models` inputs in `$BFOPT_FUZZ_DECODE` (a directory)
+/// decode to: `BFOPT_FUZZ_DECODE=fuzz/artifacts/models cargo test --test cli decode -- --ignored --nocapture`.
+#[test]
+#[ignore = "a tool: decodes fuzz artifacts"]
+fn decode_models_inputs() {
+    let Ok(dir) = std::env::var("BFOPT_FUZZ_DECODE") else {
+        return;
+    };
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        let data = std::fs::read(&path).unwrap();
+        let mut u = arbitrary::Unstructured::new(&data);
+        if let Ok(args) = fuzzing::model_args(&mut u) {
+            println!("{}: bfopt {}", path.display(), args.join(" "));
+        }
+    }
+}
