@@ -57,6 +57,14 @@
 //! * Appendix D.2: `⌈1 + log(86400)⌉ = 17` evaluates to 18 (PBF-2's levels); 17 is the
 //!   insertions per pair of PBF-1 at `g = 4` (16 levels and `b_{u+1}`).
 //!
+//! * Section 6 merges filters of different sizes by folding onto `gcd(m, m')` bits and
+//!   assumes both use the same `k`; with different `k` the merged filter queries
+//!   `min(k, k')` meta-hashes ([`MergedShape`]), which keeps every item. The fold keeps
+//!   only the gcd: coprime sizes leave a filter that answers yes to almost everything.
+//! * Section 4.1 grows PBF-1 by "union" of children; the new root must therefore start
+//!   as a copy of the old one (the reference filter once started it empty, which lost
+//!   every earlier item for queries whose cover is the new root).
+//!
 //! * Section 5.1 bounds `f_{u+1} ≤ g`; the probes of `b_{u+1}` per query reach `2g − 2`
 //!   (two partial leaves of `g − 1` timestamps each), as Appendix B.2 says.
 //!
