@@ -416,10 +416,24 @@ impl BtbfModel {
     /// non-negative terms, so small posteriors keep their relative accuracy.
     ///
     /// # Errors
-    /// `px` outside `(0, 1]` or an impossible observation ([`Self::check_observation`]).
+    /// `px` outside `(0, 1]`, an impossible observation ([`Self::check_observation`]), or
+    /// one whose likelihood `F(r, c, a)` is 0 (see the code).
     pub fn posterior(&self, px: f64, o: &BtbfObservation) -> Result<f64, ModelError> {
         check_px(px)?;
         self.check_observation(o)?;
+        // The closed forms divide out F(r, c, a); where it is 0 (m = 1: every insertion
+        // touches the one timer; or below the double range) the observation has no
+        // likelihood at any age and the forms would answer for an impossible event
+        // (found by the extremes proptest).
+        if let TimerAge::Finite(lambda @ 1..) = o.age {
+            if lambda <= self.params.expiry_age(o.offset) {
+                let a = (lambda - 1) * self.params.block_size + o.offset;
+                // p_x = 1 puts the whole prior on age 0, where the likelihood is 0 if a > 0.
+                if self.f(o.touched, o.matching, a) == 0.0 || (px >= 1.0 && a > 0) {
+                    return Err(zero_likelihood(o));
+                }
+            }
+        }
         Ok(self.posterior_unchecked(px, o))
     }
 

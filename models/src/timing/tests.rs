@@ -340,3 +340,44 @@ proptest! {
         let _ = super::prior::check_px(x);
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Issue 10 (numerical extremes): `m` and `w` up to 2^40, `k` up to 64, `bpt` up to
+    /// 32, `p_x` down to 1e-15: every posterior, age and FP is a finite probability (or
+    /// the observation is rejected), never NaN, never a panic.
+    #[test]
+    fn extremes_give_probabilities(
+        m_exp in 0.0f64..40.0,
+        k in 1u32..=64,
+        bpt in 2u32..=32,
+        w_exp in 0.0f64..40.0,
+        px_exp in -15.0f64..0.0,
+        lambda_frac in 0.0f64..1.2,
+        b_frac in 0.0f64..1.0,
+        c in 1u32..=64,
+        r in 1u32..=64,
+        universe_exp in 1.0f64..40.0,
+    ) {
+        let (m, w) = (2f64.powf(m_exp) as u64, 2f64.powf(w_exp) as u64);
+        let block = w.div_ceil((1u64 << bpt) - 3).max(1);
+        let Ok(params) = BtbfParams::new(m.max(1), k, bpt, block, w.max(1), 0) else {
+            return Ok(());
+        };
+        let prior = StreamPrior::uniform(2f64.powf(universe_exp) as u64).unwrap();
+        let model = BtbfModel::new(params, prior.distinct());
+        let px = 10f64.powf(px_exp);
+        let b = ((b_frac * block as f64) as u64).min(block - 1);
+        let lambda = (lambda_frac * params.expiry_age(b) as f64) as u64;
+        let o = obs(lambda, c.min(r), r, b);
+        if let Ok(post) = model.posterior(px, &o) {
+            prop_assert!((0.0..=1.0).contains(&post), "{post}");
+            let age = model.expected_age(px, &o).unwrap();
+            prop_assert!(age.is_finite() && age >= 0.0, "{age}");
+        }
+        for fp in [model.metrics(None).fp, model.metrics(Some(&prior)).fp] {
+            prop_assert!((0.0..=1.0).contains(&fp), "{fp}");
+        }
+    }
+}
