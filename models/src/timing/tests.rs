@@ -381,3 +381,22 @@ proptest! {
         }
     }
 }
+
+/// Issue 10: at `m = 10^12`, `k = 64` an observation's `F(r, c, a)` underflows (about
+/// 1e-427) though the observation is possible: the posterior and the ages are still
+/// answered (they depend on likelihood ratios only); `m = 1` makes `λ >= 2` impossible.
+#[test]
+fn issue_10_underflowing_likelihood_is_still_answered() {
+    let w = 1_000_000_000_000u64;
+    let params = BtbfParams::new(w, 64, 32, 1000, w, 0).unwrap();
+    let model = BtbfModel::new(params, Distinct::Identity);
+    let o = obs(3, 2, 64, 5);
+    assert_eq!(model.f(64, 2, 2005), 0.0, "underflows");
+    let post = model.posterior(1e-15, &o).unwrap();
+    assert!(post > 0.99 && post <= 1.0, "{post}");
+    assert!(model.expected_age(1e-15, &o).unwrap().is_finite());
+    assert_eq!(model.most_likely_age(1e-15, &o).unwrap(), 2005);
+    let one = BtbfModel::new(BtbfParams::new(1, 3, 4, 1, 5, 0).unwrap(), Distinct::Identity);
+    assert!(one.posterior(0.1, &obs(2, 1, 1, 0)).is_err());
+    assert!(one.posterior(0.1, &obs(1, 1, 1, 0)).is_ok());
+}
