@@ -396,7 +396,10 @@ fn issue_10_underflowing_likelihood_is_still_answered() {
     assert!(post > 0.99 && post <= 1.0, "{post}");
     assert!(model.expected_age(1e-15, &o).unwrap().is_finite());
     assert_eq!(model.most_likely_age(1e-15, &o).unwrap(), 2005);
-    let one = BtbfModel::new(BtbfParams::new(1, 3, 4, 1, 5, 0).unwrap(), Distinct::Identity);
+    let one = BtbfModel::new(
+        BtbfParams::new(1, 3, 4, 1, 5, 0).unwrap(),
+        Distinct::Identity,
+    );
     assert!(one.posterior(0.1, &obs(2, 1, 1, 0)).is_err());
     assert!(one.posterior(0.1, &obs(1, 1, 1, 0)).is_ok());
 }
