@@ -717,3 +717,50 @@ mod tests {
         assert!(posterior(&p, &o, 0.0, 10).is_err());
     }
 }
+
+#[cfg(test)]
+mod extremes {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(24))]
+
+        /// Issue 10 (numerical extremes): `m` up to 2^40, `k0`, `k1` up to 64, windows
+        /// and ages up to 10^12, `p_x` down to 1e-15: every metric and posterior is a
+        /// probability (never NaN), and every observation outside its ranges is rejected.
+        #[test]
+        fn extremes_give_probabilities(
+            m_exp in 1.0f64..40.0,
+            k0 in 1u32..=64,
+            k1 in 1u32..=64,
+            w_exp in 0.0f64..12.0,
+            age_exp in 0.0f64..12.0,
+            px_exp in -15.0f64..0.0,
+            c0 in 0u32..=70,
+            c1 in 0u32..=70,
+        ) {
+            let m = (2f64.powf(m_exp) as u64).max(2);
+            let p = GbfParams::new(m, k0, k1).unwrap();
+            let (w, age) = (10f64.powf(w_exp) as u64, 10f64.powf(age_exp) as u64);
+            let flat = p.metrics_flat(w.max(1), Some(age));
+            let prior = StreamPrior::uniform(1 << 20).unwrap();
+            let with_prior = p.metrics(w.max(1), &prior, Some(age));
+            for x in [
+                flat.fp, flat.fn_, flat.positive_never, flat.positive_at_age.unwrap(),
+                with_prior.fp, with_prior.fn_, with_prior.in_window,
+            ] {
+                prop_assert!((0.0..=1.0).contains(&x), "{x}");
+            }
+            let o = GbfObservation { c0, r0: k0, c1, r1: k1 };
+            let px = 10f64.powf(px_exp);
+            match posterior(&p, &o, px, w.max(1)) {
+                Ok(post) => {
+                    prop_assert!(c0 <= k0 && c1 <= k1);
+                    prop_assert!((0.0..=1.0).contains(&post), "{post}");
+                }
+                Err(_) => prop_assert!(c0 > k0 || c1 > k1),
+            }
+        }
+    }
+}

@@ -163,53 +163,69 @@ pub fn window_posterior(lik: &TLikelihood, q_eps: f64, px: f64, w: u64) -> f64 {
         .iter()
         .map(|&(a, b, k)| a.abs().max((a + b).abs()).powi(k as i32))
         .product();
-    // Terms are accumulated relative to a running scale e^shift (the largest log-term
-    // so far), so that evidences far below the smallest double (e.g. (1 − t)^128 at
-    // young ages of a huge filter) keep their ratio.
-    let mut sums = ScaledPair::new();
-    let mut i = 0u64;
     // Beyond DIRECT_AGES (m/k above about 10^5), ages are grouped into pieces on which
     // ln L moves by at most PIECE_DELTA (to first order), each evaluated at its
     // prior-weighted mean age with its exact prior mass: the cost stays near
-    // n·ln(i0)/PIECE_DELTA however large m is.
+    // n·ln(i0)/PIECE_DELTA however large m is. In log mode, terms are accumulated
+    // relative to a running scale e^shift (the largest log-term so far), so that
+    // evidences far below the smallest double (e.g. (1 − t)^128 at young ages of a huge
+    // filter) keep their ratio.
     let pieces = i0 > DIRECT_AGES;
     let ln_bound = bound.ln();
-    while i < i0 {
-        let step = if pieces {
-            let t = (i as f64 * ln_q).exp();
-            let sens: f64 = lik
-                .factors
-                .iter()
-                .map(|&(a, b, k)| f64::from(k) * (b * t).abs() / (a + b * t).abs().max(1e-300))
-                .sum();
-            let room = PIECE_DELTA / (sens * -ln_q);
-            let mut step = if room.is_finite() && room >= 1.0 {
-                room.min(1e15) as u64
+    // Linear first (one exp and powi per age); again in log space only if every term
+    // underflowed.
+    let mut sums = ScaledPair::new();
+    for log_mode in [false, true] {
+        sums = ScaledPair::new();
+        if !log_mode {
+            sums.shift = 0.0;
+        }
+        let mut i = 0u64;
+        while i < i0 {
+            let step = if pieces {
+                let t = (i as f64 * ln_q).exp();
+                let sens: f64 = lik
+                    .factors
+                    .iter()
+                    .map(|&(a, b, k)| f64::from(k) * (b * t).abs() / (a + b * t).abs().max(1e-300))
+                    .sum();
+                let room = PIECE_DELTA / (sens * -ln_q);
+                let mut step = if room.is_finite() && room >= 1.0 {
+                    room.min(1e15) as u64
+                } else {
+                    1
+                };
+                step = step.min(i0 - i);
+                if i < w {
+                    step = step.min(w - i);
+                }
+                step
             } else {
                 1
             };
-            step = step.min(i0 - i);
-            if i < w {
-                step = step.min(w - i);
+            let (ln_mass, age) = if step == 1 {
+                (i as f64 * ln_s, i as f64)
+            } else {
+                (
+                    i as f64 * ln_s - px.ln() + (-(step as f64 * ln_s).exp_m1()).ln(),
+                    i as f64 + crate::timing::posterior::truncated_geometric_mean(px, step),
+                )
+            };
+            let t = (age * ln_q).exp();
+            if log_mode {
+                sums.add_ln(ln_mass + lik.ln_at(t), i < w);
+            } else {
+                sums.add_plain(ln_mass.exp() * lik.at(t), i < w);
             }
-            step
-        } else {
-            1
-        };
-        let (ln_mass, age) = if step == 1 {
-            (i as f64 * ln_s, i as f64)
-        } else {
-            (
-                i as f64 * ln_s - px.ln() + (-(step as f64 * ln_s).exp_m1()).ln(),
-                i as f64 + crate::timing::posterior::truncated_geometric_mean(px, step),
-            )
-        };
-        sums.add_ln(ln_mass + lik.ln_at((age * ln_q).exp()), i < w);
-        i += step;
-        // Stop early once the prior's tail is negligible against the evidence (inside
-        // and outside the window alike): (1−p)^i · bound < 1e-18 · evidence.
-        if i as f64 * ln_s + ln_bound < -41.4 + sums.ln_den() {
-            return crate::numeric::probability(sums.ratio());
+            i += step;
+            // Stop early once the prior's tail is negligible against the evidence
+            // (inside and outside the window alike): (1−p)^i · bound < 1e-18 · evidence.
+            if i as f64 * ln_s + ln_bound < -41.4 + sums.ln_den() {
+                return crate::numeric::probability(sums.ratio());
+            }
+        }
+        if sums.den.value() > 0.0 {
+            break;
         }
     }
     let (mut num, mut den) = (CompensatedSum::new(), CompensatedSum::new());
@@ -251,6 +267,14 @@ impl ScaledPair {
             shift: f64::NEG_INFINITY,
             num: CompensatedSum::new(),
             den: CompensatedSum::new(),
+        }
+    }
+
+    /// Adds a plain term (linear mode: `shift = 0` throughout).
+    fn add_plain(&mut self, v: f64, inside: bool) {
+        self.den.add(v);
+        if inside {
+            self.num.add(v);
         }
     }
 

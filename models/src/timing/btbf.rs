@@ -416,10 +416,37 @@ impl BtbfModel {
     /// non-negative terms, so small posteriors keep their relative accuracy.
     ///
     /// # Errors
-    /// `px` outside `(0, 1]` or an impossible observation ([`Self::check_observation`]).
+    /// `px` outside `(0, 1]`, an impossible observation ([`Self::check_observation`]), or
+    /// one whose likelihood is exactly 0 (`m = 1`; `p_x = 1` with `a > 0`).
     pub fn posterior(&self, px: f64, o: &BtbfObservation) -> Result<f64, ModelError> {
         check_px(px)?;
         self.check_observation(o)?;
+        // The closed forms divide out F(r, c, a); where it is exactly 0 (m = 1: every
+        // insertion touches the one timer) the observation has no likelihood at any age
+        // and the forms would answer for an impossible event (found by the extremes
+        // proptest).
+        if let TimerAge::Finite(lambda @ 1..) = o.age {
+            if lambda <= self.params.expiry_age(o.offset) {
+                let a = (lambda - 1) * self.params.block_size + o.offset;
+                // ln F(r, c, a) = c·ln u + (r−c)·ln(1 − u): −∞ only when F is exactly 0
+                // (an underflowing F is fine: it cancels in the closed forms).
+                let d = self.distinct.d(a as f64);
+                let untouched = if d > 0.0 {
+                    f64::from(o.matching) * (self.ln_q * d)
+                } else {
+                    0.0
+                };
+                let touched = if o.touched > o.matching {
+                    f64::from(o.touched - o.matching) * self.touched(a).ln()
+                } else {
+                    0.0
+                };
+                // p_x = 1 puts the whole prior on age 0, where the likelihood is 0 if a > 0.
+                if untouched + touched == f64::NEG_INFINITY || (px >= 1.0 && a > 0) {
+                    return Err(zero_likelihood(o));
+                }
+            }
+        }
         Ok(self.posterior_unchecked(px, o))
     }
 
@@ -496,6 +523,26 @@ impl BtbfModel {
         }
     }
 
+    /// [`Self::likelihood`] divided by `F(r, c, a)` for `λ > 0` (pieces `1` and `G/F`):
+    /// the same posterior quantities, without the underflow of `F` when `k` and `m`
+    /// are large (e.g. `(1 − u)^62` with `1 − u ≈ 1e-7`).
+    fn relative_likelihood(&self, o: &BtbfObservation) -> PiecewiseLikelihood {
+        match o.age {
+            TimerAge::Finite(lambda @ 1..) => {
+                let p = &self.params;
+                let a = (lambda - 1) * p.block_size + o.offset;
+                let mut pieces = Vec::with_capacity(3);
+                if a > 0 {
+                    pieces.push((0, 0.0));
+                }
+                pieces.push((a, 1.0));
+                pieces.push((a + p.block_size, self.g_over_f(o.matching, a)));
+                PiecewiseLikelihood::new(pieces)
+            }
+            _ => self.likelihood(o),
+        }
+    }
+
     /// The expected insertion age `E[I_x | R_x]`, Eq. (8) [TBF].
     ///
     /// # Errors
@@ -503,7 +550,7 @@ impl BtbfModel {
     pub fn expected_age(&self, px: f64, o: &BtbfObservation) -> Result<f64, ModelError> {
         check_px(px)?;
         self.check_observation(o)?;
-        self.likelihood(o)
+        self.relative_likelihood(o)
             .expected_age(px)
             .ok_or_else(|| zero_likelihood(o))
     }
@@ -515,7 +562,7 @@ impl BtbfModel {
     pub fn most_likely_age(&self, px: f64, o: &BtbfObservation) -> Result<u64, ModelError> {
         check_px(px)?;
         self.check_observation(o)?;
-        self.likelihood(o)
+        self.relative_likelihood(o)
             .most_likely_age(px)
             .ok_or_else(|| zero_likelihood(o))
     }

@@ -88,18 +88,33 @@ impl PiecewiseLikelihood {
     /// For `n·p < 1e-4` the in-piece mean uses its expansion `(n−1)/2 − p(n²−1)/12`,
     /// avoiding the cancellation of the closed form.
     pub fn expected_age(&self, px: f64) -> Option<f64> {
+        // Piece masses in log space, `ln v + α ln(1−p) + ln(1 − (1−p)^n)`, scaled by the
+        // largest before summing: far-out pieces of a slowly decaying prior would
+        // otherwise underflow to 0 (found by the extremes proptest).
+        let ln_s = (-px).ln_1p();
+        let pieces: Vec<(f64, f64)> = self
+            .ranges()
+            .filter(|r| r.2 > 0.0)
+            .map(|(a, b, v)| {
+                let span = match b {
+                    None => 0.0,
+                    Some(b) => (-((b - a) as f64 * ln_s).exp_m1()).ln(),
+                };
+                let mean = a as f64
+                    + match b {
+                        None => (1.0 - px) / px,
+                        Some(b) => truncated_geometric_mean(px, b - a),
+                    };
+                let head = if a == 0 { 0.0 } else { a as f64 * ln_s }; // p = 1: 0·(−∞)
+                (v.ln() + head + span, mean)
+            })
+            .filter(|p| p.0.is_finite())
+            .collect();
+        let top = pieces.iter().map(|p| p.0).fold(f64::NEG_INFINITY, f64::max);
         let mut mass = CompensatedSum::new();
         let mut moment = CompensatedSum::new();
-        for (a, b, v) in self.ranges() {
-            if v == 0.0 {
-                continue;
-            }
-            let m = v * super::prior::prior_range(px, a, b);
-            let mean = a as f64
-                + match b {
-                    None => (1.0 - px) / px,
-                    Some(b) => truncated_geometric_mean(px, b - a),
-                };
+        for (ln_m, mean) in pieces {
+            let m = (ln_m - top).exp();
             mass.add(m);
             moment.add(m * mean);
         }

@@ -340,3 +340,66 @@ proptest! {
         let _ = super::prior::check_px(x);
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Issue 10 (numerical extremes): `m` and `w` up to 2^40, `k` up to 64, `bpt` up to
+    /// 32, `p_x` down to 1e-15: every posterior, age and FP is a finite probability (or
+    /// the observation is rejected), never NaN, never a panic.
+    #[test]
+    fn extremes_give_probabilities(
+        m_exp in 0.0f64..40.0,
+        k in 1u32..=64,
+        bpt in 2u32..=32,
+        w_exp in 0.0f64..40.0,
+        px_exp in -15.0f64..0.0,
+        lambda_frac in 0.0f64..1.2,
+        b_frac in 0.0f64..1.0,
+        c in 1u32..=64,
+        r in 1u32..=64,
+        universe_exp in 1.0f64..40.0,
+    ) {
+        let (m, w) = (2f64.powf(m_exp) as u64, 2f64.powf(w_exp) as u64);
+        let block = w.div_ceil((1u64 << bpt) - 3).max(1);
+        let Ok(params) = BtbfParams::new(m.max(1), k, bpt, block, w.max(1), 0) else {
+            return Ok(());
+        };
+        let prior = StreamPrior::uniform(2f64.powf(universe_exp) as u64).unwrap();
+        let model = BtbfModel::new(params, prior.distinct());
+        let px = 10f64.powf(px_exp);
+        let b = ((b_frac * block as f64) as u64).min(block - 1);
+        let lambda = (lambda_frac * params.expiry_age(b) as f64) as u64;
+        let o = obs(lambda, c.min(r), r, b);
+        if let Ok(post) = model.posterior(px, &o) {
+            prop_assert!((0.0..=1.0).contains(&post), "{post}");
+            let age = model.expected_age(px, &o).unwrap();
+            prop_assert!(age.is_finite() && age >= 0.0, "{age}");
+        }
+        for fp in [model.metrics(None).fp, model.metrics(Some(&prior)).fp] {
+            prop_assert!((0.0..=1.0).contains(&fp), "{fp}");
+        }
+    }
+}
+
+/// Issue 10: at `m = 10^12`, `k = 64` an observation's `F(r, c, a)` underflows (about
+/// 1e-427) though the observation is possible: the posterior and the ages are still
+/// answered (they depend on likelihood ratios only); `m = 1` makes `λ >= 2` impossible.
+#[test]
+fn issue_10_underflowing_likelihood_is_still_answered() {
+    let w = 1_000_000_000_000u64;
+    let params = BtbfParams::new(w, 64, 32, 1000, w, 0).unwrap();
+    let model = BtbfModel::new(params, Distinct::Identity);
+    let o = obs(3, 2, 64, 5);
+    assert_eq!(model.f(64, 2, 2005), 0.0, "underflows");
+    let post = model.posterior(1e-15, &o).unwrap();
+    assert!(post > 0.99 && post <= 1.0, "{post}");
+    assert!(model.expected_age(1e-15, &o).unwrap().is_finite());
+    assert_eq!(model.most_likely_age(1e-15, &o).unwrap(), 2005);
+    let one = BtbfModel::new(
+        BtbfParams::new(1, 3, 4, 1, 5, 0).unwrap(),
+        Distinct::Identity,
+    );
+    assert!(one.posterior(0.1, &obs(2, 1, 1, 0)).is_err());
+    assert!(one.posterior(0.1, &obs(1, 1, 1, 0)).is_ok());
+}
