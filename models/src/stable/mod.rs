@@ -63,7 +63,7 @@
 //! least, the numbers of cells below and at its counter taken as Poisson, iterated to a
 //! fixed point ([`StableMethod::MeanFieldRank`]; the solver and its limits are described
 //! in the private module `minimp`: a damped iteration, averaged where it circles the
-//! equilibrium, polished by Anderson acceleration; 0.3 s at m = 65536 instead of 2.5 s).
+//! equilibrium, polished by Anderson acceleration; 190 ms at m = 65536 instead of 2.5 s).
 //!
 //! Measured against the reference filters (importance uniform on 1..50). Quick level
 //! (`tests/agreement/stable.rs`; Figure 7 setting m = 512, K = 4, P = 5, Max = 5; 8 epochs
