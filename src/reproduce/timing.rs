@@ -293,13 +293,33 @@ fn posterior_error_bound(stream: &str) -> f64 {
     }
 }
 
-fn figure_9(o: &Options) -> Result<Reproduced, CliError> {
+/// What Figures 9 and 10 plot at one bits-per-item budget: the chosen design, the
+/// model's penalty ratio, the measured penalties and the Posterior Error.
+struct RatioPoint {
+    design: serde_json::Value,
+    predicted_ratio: f64,
+    standard: Mean,
+    inferential: Mean,
+    posterior_error: f64,
+}
+
+/// A penalty-ratio figure (Figures 9 and 10 [TBF]): for each reduced stream and budget,
+/// the model's inferential / standard penalty ratio against the measured one, and the
+/// measured Posterior Error. `differs(stream, bpi, point, measured ratio)` and
+/// `differs_stream(stream, posterior errors by bpi)` name where the result departs from
+/// the paper, besides a model ratio outside the measured interval.
+fn ratio_figure(
+    design_column: &str,
+    point: impl Fn(StreamPrior, u64, f64) -> Result<RatioPoint, CliError>,
+    differs: impl Fn(&str, f64, &RatioPoint, f64) -> Option<String>,
+    differs_stream: impl Fn(&str, &[(f64, f64)], &[(f64, f64, f64, f64)]) -> Option<String>,
+) -> Result<Reproduced, CliError> {
     let mut out = Reproduced {
         columns: [
             "stream",
             "window",
             "bits_per_item",
-            "design",
+            design_column,
             "penalty_ratio_model",
             "penalty_ratio_measured",
             "ratio_lo",
@@ -314,7 +334,7 @@ fn figure_9(o: &Options) -> Result<Reproduced, CliError> {
     for (stream, prior, w) in reduced_streams()? {
         let (mut model, mut sim, mut pe) = (vec![], vec![], vec![]);
         for bpi in REDUCED_BPI {
-            let pt = btbf_point(prior, w, bpi, o, false)?;
+            let pt = point(prior, w, bpi)?;
             let (ratio, lo, hi) = ratio_interval(&pt.inferential, &pt.standard);
             if !(lo..=hi).contains(&pt.predicted_ratio) {
                 out.differences.push(format!(
@@ -322,18 +342,12 @@ fn figure_9(o: &Options) -> Result<Reproduced, CliError> {
                     pt.predicted_ratio
                 ));
             }
-            let bound = posterior_error_bound(stream);
-            if pt.posterior_error >= bound {
-                out.differences.push(format!(
-                    "{stream} bpi {bpi}: Posterior Error {:.4}, the paper reports below {bound}",
-                    pt.posterior_error
-                ));
-            }
+            out.differences.extend(differs(stream, bpi, &pt, ratio));
             out.rows.push(vec![
                 json!(stream),
                 json!(w),
                 json!(bpi),
-                json!(pt.label),
+                pt.design.clone(),
                 json!(pt.predicted_ratio),
                 json!(ratio),
                 json!(lo),
@@ -344,15 +358,7 @@ fn figure_9(o: &Options) -> Result<Reproduced, CliError> {
             sim.push((bpi, ratio, lo, hi));
             pe.push((bpi, pt.posterior_error));
         }
-        if stream == "uniform" {
-            let ratios: Vec<f64> = sim.iter().map(|p| p.1).collect();
-            let mean = ratios.iter().sum::<f64>() / ratios.len() as f64;
-            out.differences.push(format!(
-                "uniform: inferential / standard BTBF penalty {:.2}-{:.2} (mean {mean:.2}) against the paper's \"about 80%\" at |U| = 2^16",
-                ratios.iter().copied().fold(f64::INFINITY, f64::min),
-                ratios.iter().copied().fold(0.0, f64::max)
-            ));
-        }
+        out.differences.extend(differs_stream(stream, &pe, &sim));
         series.push(Series::line(
             format!("{stream}: penalty ratio, model"),
             model,
@@ -375,84 +381,70 @@ fn figure_9(o: &Options) -> Result<Reproduced, CliError> {
     Ok(out)
 }
 
+fn figure_9(o: &Options) -> Result<Reproduced, CliError> {
+    ratio_figure(
+        "design",
+        |prior, w, bpi| {
+            let pt = btbf_point(prior, w, bpi, o, false)?;
+            Ok(RatioPoint {
+                design: json!(pt.label),
+                predicted_ratio: pt.predicted_ratio,
+                standard: pt.standard,
+                inferential: pt.inferential,
+                posterior_error: pt.posterior_error,
+            })
+        },
+        |stream, bpi, pt, _| {
+            let bound = posterior_error_bound(stream);
+            (pt.posterior_error >= bound).then(|| {
+                format!(
+                    "{stream} bpi {bpi}: Posterior Error {:.4}, the paper reports below {bound}",
+                    pt.posterior_error
+                )
+            })
+        },
+        |stream, _, sim| {
+            let ratios: Vec<f64> = sim.iter().map(|p| p.1).collect();
+            let mean = ratios.iter().sum::<f64>() / ratios.len() as f64;
+            (stream == "uniform").then(|| format!(
+                "uniform: inferential / standard BTBF penalty {:.2}-{:.2} (mean {mean:.2}) against the paper's \"about 80%\" at |U| = 2^16",
+                ratios.iter().copied().fold(f64::INFINITY, f64::min),
+                ratios.iter().copied().fold(0.0, f64::max)
+            ))
+        },
+    )
+}
+
 fn figure_10(o: &Options) -> Result<Reproduced, CliError> {
-    let mut out = Reproduced {
-        columns: [
-            "stream",
-            "window",
-            "bits_per_item",
-            "k0_k1",
-            "penalty_ratio_model",
-            "penalty_ratio_measured",
-            "ratio_lo",
-            "ratio_hi",
-            "posterior_error",
-        ]
-        .map(String::from)
-        .to_vec(),
-        ..Reproduced::default()
-    };
-    let mut series = Vec::new();
-    for (stream, prior, w) in reduced_streams()? {
-        let (mut model, mut sim, mut pe) = (vec![], vec![], vec![]);
-        for bpi in REDUCED_BPI {
+    ratio_figure(
+        "k0_k1",
+        |prior, w, bpi| {
             let pt = gbf_point(prior, w, bpi, o)?;
-            let (ratio, lo, hi) = ratio_interval(&pt.inferential, &pt.standard);
-            if !(lo..=hi).contains(&pt.predicted_ratio) {
-                out.differences.push(format!(
-                    "{stream} bpi {bpi}: model penalty ratio {:.3} outside the measured [{lo:.3}, {hi:.3}]",
-                    pt.predicted_ratio
-                ));
-            }
-            if ratio >= 1.0 {
-                out.differences.push(format!(
-                    "{stream} bpi {bpi}: the inferential GBF does not beat the standard GBF (ratio {ratio:.3}); the paper: it consistently does"
-                ));
-            }
-            out.rows.push(vec![
-                json!(stream),
-                json!(w),
-                json!(bpi),
-                json!(pt.k),
-                json!(pt.predicted_ratio),
-                json!(ratio),
-                json!(lo),
-                json!(hi),
-                json!(pt.posterior_error),
-            ]);
-            model.push((bpi, pt.predicted_ratio));
-            sim.push((bpi, ratio, lo, hi));
-            pe.push((bpi, pt.posterior_error));
-        }
-        if stream == "uniform" && pe.windows(2).any(|p| p[1].1 < p[0].1) {
-            out.differences.push(format!(
-                "uniform: Posterior Error {} is not increasing with bpi as in Figure 10b",
-                pe.iter()
-                    .map(|p| format!("{:.4}", p.1))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ));
-        }
-        series.push(Series::line(
-            format!("{stream}: penalty ratio, model"),
-            model,
-        ));
-        series.push(Series::points(
-            format!("{stream}: penalty ratio, measured"),
-            sim,
-        ));
-        series.push(Series::line(
-            format!("{stream}: Posterior Error, measured"),
-            pe,
-        ));
-    }
-    out.plot = Some(Plot {
-        x_label: "bits per item (bpi)".into(),
-        y_label: "penalty ratio inferential / standard; Posterior Error".into(),
-        log_y: false,
-        series,
-    });
-    Ok(out)
+            Ok(RatioPoint {
+                design: json!(pt.k),
+                predicted_ratio: pt.predicted_ratio,
+                standard: pt.standard,
+                inferential: pt.inferential,
+                posterior_error: pt.posterior_error,
+            })
+        },
+        |stream, bpi, _, ratio| {
+            (ratio >= 1.0).then(|| format!(
+                "{stream} bpi {bpi}: the inferential GBF does not beat the standard GBF (ratio {ratio:.3}); the paper: it consistently does"
+            ))
+        },
+        |stream, pe, _| {
+            (stream == "uniform" && pe.windows(2).any(|p| p[1].1 < p[0].1)).then(|| {
+                format!(
+                    "uniform: Posterior Error {} is not increasing with bpi as in Figure 10b",
+                    pe.iter()
+                        .map(|p| format!("{:.4}", p.1))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            })
+        },
+    )
 }
 
 fn figure_11(o: &Options) -> Result<Reproduced, CliError> {
