@@ -265,7 +265,7 @@ pub struct OptimizeArgs {
 /// # Errors
 /// Invalid flags.
 pub fn optimize(a: &OptimizeArgs) -> Result<Report, CliError> {
-    use bfopt_models::gbf::design::{design, GbfRequirement};
+    use bfopt_models::gbf::design::{design_observed, GbfRequirement};
     let prior = parse_prior(&a.prior)?;
     let penalties = parse_penalties(&a.penalties)?;
     if a.window == 0 {
@@ -283,7 +283,10 @@ pub fn optimize(a: &OptimizeArgs) -> Result<Report, CliError> {
         ("bits_per_item", "--bits-per-item"),
         ("m", "--bits-per-item"),
     ];
-    let d = design(&req).map_err(|e| CliError::from_model(e, &flags))?;
+    let bar = bfopt_validation::sim::Progress::new(u64::from(req.k_max).pow(2), "optimize gbf");
+    let d = design_observed(&req, || bar.inc());
+    bar.finish();
+    let d = d.map_err(|e| CliError::from_model(e, &flags))?;
     let (i, s) = (d.inferential, d.standard);
     let row = Row::new("gbf", serde_json::json!({}), serde_json::json!({}))
         .param("bits_per_item", a.bits_per_item)

@@ -5,7 +5,7 @@ use crate::families::to_u32;
 use crate::report::{Report, Row};
 use crate::units::{parse_count, parse_real};
 use bfopt_models::timing::btbf::{BtbfModel, BtbfObservation, BtbfParams, GForm, TimerAge};
-use bfopt_models::timing::design::{design, BtbfRequirement, Objective};
+use bfopt_models::timing::design::{design_observed, BtbfRequirement, Objective};
 use bfopt_models::timing::penalty::{Penalties, PenaltyDist};
 use bfopt_models::timing::prior::{Distinct, StreamPrior};
 use bfopt_validation::experiments::timing::{prediction, simulate, TimingSimConfig};
@@ -335,7 +335,11 @@ pub fn optimize(a: &OptimizeArgs) -> Result<Report, CliError> {
             ObjectiveArg::Inferential => Objective::Inferential,
             ObjectiveArg::Standard => Objective::Standard,
         });
-    let d = design(&req).map_err(model_err)?;
+    let pairs = u64::from(k_max) * u64::from(bpt_max - 1);
+    let bar = bfopt_validation::sim::Progress::new(pairs, "optimize btbf");
+    let d = design_observed(&req, || bar.inc());
+    bar.finish();
+    let d = d.map_err(model_err)?;
     let p = d.best.params;
     let row = Row::new("timing", serde_json::json!({}), serde_json::json!({}))
         .param("bits_per_item", a.bits_per_item)

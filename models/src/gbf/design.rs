@@ -128,6 +128,20 @@ pub struct GbfDesign {
 /// # Errors
 /// `bits_per_item` not in `(0, 4096]`, `k_max` outside `1..=64`, a budget below 2 bits.
 pub fn design(req: &GbfRequirement) -> Result<GbfDesign, ModelError> {
+    design_observed(req, || {})
+}
+
+/// [`design`], calling `step()` after each of the `k_max²` candidates, so that a caller
+/// can show progress: on long windows each candidate tabulates Eq. (32) over thousands
+/// of age pieces for every observation, and the whole search takes seconds to minutes
+/// (`k_max = 12`, `w = 2^16`: about 15 s).
+///
+/// # Errors
+/// As [`design`].
+pub fn design_observed(
+    req: &GbfRequirement,
+    mut step: impl FnMut(),
+) -> Result<GbfDesign, ModelError> {
     if !(req.bits_per_item > 0.0 && req.bits_per_item <= 4096.0) {
         return Err(ModelError::invalid(
             "bits_per_item",
@@ -145,6 +159,7 @@ pub fn design(req: &GbfRequirement) -> Result<GbfDesign, ModelError> {
             let penalty =
                 expected_penalty(&params, req.w, &req.prior, &distinct, &req.penalties, 16)?;
             candidates.push(GbfCandidate { params, penalty });
+            step();
         }
     }
     let pick = |f: fn(&GbfCandidate) -> f64| {

@@ -251,10 +251,23 @@ pub struct BtbfDesign {
 /// [`ModelError::Infeasible`] when no `(k, bpt)` fits the budget (fewer timers than
 /// hashes, or no block size fits the timers).
 pub fn design(req: &BtbfRequirement) -> Result<BtbfDesign, ModelError> {
+    design_observed(req, || {})
+}
+
+/// [`design`], calling `step()` after each of the `k_max · (bpt_max − 1)` `(k, bpt)`
+/// pairs, so that a caller can show progress (the search takes seconds on long windows).
+///
+/// # Errors
+/// As [`design`].
+pub fn design_observed(
+    req: &BtbfRequirement,
+    mut step: impl FnMut(),
+) -> Result<BtbfDesign, ModelError> {
     let distinct = req.prior.distinct();
     let mut candidates = Vec::new();
     for k in 1..=req.k_max {
         for bpt in 2..=req.bpt_max {
+            step();
             let Some(params) = req.candidate(k, bpt) else {
                 continue;
             };

@@ -403,3 +403,32 @@ fn issue_10_underflowing_likelihood_is_still_answered() {
     assert!(one.posterior(0.1, &obs(2, 1, 1, 0)).is_err());
     assert!(one.posterior(0.1, &obs(1, 1, 1, 0)).is_ok());
 }
+
+#[test]
+fn the_choosers_report_one_step_per_candidate() {
+    use super::design::{design, design_observed, BtbfRequirement};
+    let prior = StreamPrior::uniform(256).unwrap();
+    let req = BtbfRequirement::new(8.0, 256, prior, PenaltyDist::paper())
+        .unwrap()
+        .with_k_max(3)
+        .unwrap()
+        .with_bpt_max(4)
+        .unwrap();
+    let mut steps = 0;
+    let observed = design_observed(&req, || steps += 1).unwrap();
+    assert_eq!(steps, 3 * 3);
+    assert_eq!(observed, design(&req).unwrap());
+
+    use crate::gbf::design::{design as gbf_design, design_observed as gbf_observed};
+    let gbf = crate::gbf::design::GbfRequirement {
+        bits_per_item: 6.0,
+        w: 64,
+        prior: StreamPrior::uniform(64).unwrap(),
+        penalties: PenaltyDist::paper(),
+        k_max: 3,
+    };
+    let mut steps = 0;
+    let observed = gbf_observed(&gbf, || steps += 1).unwrap();
+    assert_eq!(steps, 3 * 3);
+    assert_eq!(observed, gbf_design(&gbf).unwrap());
+}
