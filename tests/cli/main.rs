@@ -230,6 +230,51 @@ fn recommend_ranks_by_memory_in_every_format() {
         .stdout(predicate::str::contains("blocked"));
 }
 
+/// Issue 9 (JSON stability): every `recommend` row of every family has the same keys,
+/// exactly these, and the same request gives byte-identical output.
+#[test]
+fn recommend_json_keys_are_the_same_for_every_family_and_stable() {
+    let args = [
+        "recommend",
+        "--fp",
+        "0.01",
+        "--window",
+        "1e5",
+        "--allow-fn",
+        "0.05",
+    ];
+    let out = json_out(&args);
+    assert_eq!(out, json_out(&args), "same request, different bytes");
+    let rows: Vec<serde_json::Value> = serde_json::from_slice(&out).unwrap();
+    let keys = |v: &serde_json::Value| -> Vec<String> {
+        let mut k: Vec<String> = v.as_object().unwrap().keys().cloned().collect();
+        k.sort();
+        k
+    };
+    let metrics = [
+        "accesses_insert",
+        "accesses_query",
+        "bits",
+        "bits_per_item",
+        "bytes",
+        "false_negatives",
+        "fp",
+        "fp_kind",
+        "notes",
+        "npws",
+        "slack",
+    ];
+    let mut families: Vec<&str> = rows.iter().map(|r| r["family"].as_str().unwrap()).collect();
+    families.sort_unstable();
+    families.dedup();
+    assert!(families.len() >= 5, "{families:?}");
+    for row in &rows {
+        assert_eq!(keys(row), ["family", "metrics", "params"], "{row}");
+        assert_eq!(keys(&row["params"]), ["design", "parameters"], "{row}");
+        assert_eq!(keys(&row["metrics"]), metrics, "{row}");
+    }
+}
+
 #[test]
 fn recommend_for_a_window_sizes_the_hand_built_baselines() {
     let out = bfopt()
