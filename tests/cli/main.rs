@@ -742,6 +742,31 @@ fn every_verb_help_shows_an_example() {
     }
 }
 
+/// Issue 9: `--validate` simulates the Stable Bloom filter row too (stable point, probe
+/// FP and the FN of the item W insertions old, against the model).
+#[test]
+fn recommend_validate_simulates_the_sbf_row() {
+    let rows = json_value(&[
+        "recommend",
+        "--fp",
+        "0.02",
+        "--window",
+        "2e3",
+        "--allow-fn",
+        "0.05",
+        "--validate",
+    ]);
+    let sbf = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["params"]["design"] == "sbf")
+        .expect("an sbf row");
+    assert_eq!(sbf["metrics"]["validated"], "PASS", "{sbf}");
+    let measured = sbf["metrics"]["measured_fp"].as_f64().unwrap();
+    assert!(measured > 0.0 && measured < 0.05, "{sbf}");
+}
+
 #[test]
 fn recommend_validate_simulates_every_design() {
     for shape in [["--window", "2e4"], ["--capacity", "2e4"]] {

@@ -11,10 +11,11 @@ use bfopt_models::baseline::{
 use bfopt_models::classic::{design, ClassicRequirement, Layout};
 use bfopt_models::pbf::{fp_sbf, BoundRequest};
 use bfopt_models::rbf::{least_bits as rbf_least_bits, RbfRequirement};
-use bfopt_models::stable::{design_decrements, SbfRequirement};
+use bfopt_models::stable::{design_decrements, IbfParams, ImportanceDist, Policy, SbfRequirement};
 use bfopt_models::ModelError;
 use bfopt_validation::agree::Check;
 use bfopt_validation::experiments::rbf as rbf_sim;
+use bfopt_validation::experiments::stable::{self as stable_sim, StableSimConfig};
 use bfopt_validation::experiments::{baseline as base_sim, classic as classic_sim};
 use bfopt_validation::filters::rbf::RbfConfig;
 use bfopt_validation::workload::Workload;
@@ -322,6 +323,25 @@ fn sbf(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
             ))
         })?;
     let p = best.params;
+    // The reference SBF from its warm-up to the stable point, then 2·W measured
+    // insertions: probe FP and the FN of the item inserted W insertions earlier.
+    let sim_params = IbfParams::new(
+        Policy::Sbf,
+        p.m(),
+        p.k(),
+        p.max(),
+        p.p(),
+        ImportanceDist::linear(1, 1)?,
+    )?;
+    let cfg = StableSimConfig::new(sim_params, 2 * w, w, EPOCHS, 0);
+    let items = cfg.warmup + cfg.steps;
+    let check = move |seed, confidence| {
+        stable_sim::config_checks(&StableSimConfig {
+            seed,
+            confidence,
+            ..cfg.clone()
+        })
+    };
     Ok(vec![Candidate {
         family: "stable",
         design: "sbf".into(),
@@ -335,7 +355,7 @@ fn sbf(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
         fp_kind: "stable point",
         note: "no window bookkeeping: decays on its own; forgets gradually",
         npws: None,
-        validator: Err("checked by `bfopt validate --family stable`".into()),
+        validator: validator(items, check),
     }])
 }
 

@@ -213,56 +213,60 @@ pub fn checks(level: Level, seed: u64, confidence: f64) -> Vec<Check> {
             let age = m / 2;
             let mut cfg = StableSimConfig::new(params, steps, age, epochs, case_seed);
             cfg.confidence = confidence;
-            let name = |what: &str| format!("{policy} m={m} K={k} Max={max} P={p}: {what}");
-            let (pred, r) = match (prediction(&cfg), simulate(&cfg)) {
-                (Ok(pred), Ok(r)) => (pred, r),
-                (Err(e), _) | (_, Err(e)) => {
-                    out.push(Check::error("stable", name(&e.to_string()), case_seed));
-                    continue;
-                }
-            };
-            let [tz, tf, tn] = tolerance(policy);
-            let z = &r.zero_fraction;
-            out.push(Check::new(
-                "stable",
-                name("zero fraction"),
-                pred.0,
-                z.mean,
-                (z.interval.lo, z.interval.hi),
-                confidence,
-                tz,
-                z.samples,
-                case_seed,
-            ));
-            out.push(Check::new(
-                "stable",
-                name("probe fp"),
-                pred.1,
-                r.fp.mean,
-                (r.fp.interval.lo, r.fp.interval.hi),
-                confidence,
-                tf,
-                r.fp.samples,
-                case_seed,
-            ));
-            let w = &r.weighted_fn;
-            out.push(Check::new(
-                "stable",
-                name(&format!("weighted fn at age {age}")),
-                pred.2,
-                w.mean,
-                (w.interval.lo, w.interval.hi),
-                confidence,
-                tn,
-                w.samples,
-                case_seed,
-            ));
+            out.extend(config_checks(&cfg));
         }
         if si == 0 {
             out.push(sbf_convergence_check(seed + 50, confidence, epochs));
         }
     }
     out
+}
+
+/// The checks of one configuration: the model's zero fraction, probe FP and weighted FN
+/// at `cfg.age` against one simulation, each with the policy's stated band
+/// ([`tolerance`]) at `cfg.confidence`.
+pub fn config_checks(cfg: &StableSimConfig) -> Vec<Check> {
+    let par = &cfg.params;
+    let (policy, seed, confidence) = (par.policy(), cfg.seed, cfg.confidence);
+    let name = |what: &str| {
+        format!(
+            "{policy} m={} K={} Max={} P={}: {what}",
+            par.m(),
+            par.k(),
+            par.max(),
+            par.p()
+        )
+    };
+    let (pred, r) = match (prediction(cfg), simulate(cfg)) {
+        (Ok(pred), Ok(r)) => (pred, r),
+        (Err(e), _) | (_, Err(e)) => {
+            return vec![Check::error("stable", name(&e.to_string()), seed)]
+        }
+    };
+    let [tz, tf, tn] = tolerance(policy);
+    let check = |what: String, predicted: f64, m: &Mean, tolerance| {
+        Check::new(
+            "stable",
+            name(&what),
+            predicted,
+            m.mean,
+            (m.interval.lo, m.interval.hi),
+            confidence,
+            tolerance,
+            m.samples,
+            seed,
+        )
+    };
+    vec![
+        check("zero fraction".into(), pred.0, &r.zero_fraction, tz),
+        check("probe fp".into(), pred.1, &r.fp, tf),
+        check(
+            format!("weighted fn at age {}", cfg.age),
+            pred.2,
+            &r.weighted_fn,
+            tn,
+        ),
+    ]
 }
 
 /// Convergence (Deng & Rafiei): the expected zero fraction after `n` insertions into an
