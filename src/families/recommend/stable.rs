@@ -24,9 +24,14 @@
 //!
 //! The least memory over `(Max, K)` is the policy's row; a policy none of whose
 //! combinations can be met (or whose mean-field solve fails) is listed as excluded.
+//!
+//! `--validate` runs each row's own design ([`stable_validator`]): the reference filter
+//! from its warm-up to the stable point, then `2·W` insertions, checking zero fraction,
+//! probe FP and weighted FN at age `W` with the policy's stated band.
 
-use super::{Candidate, Proposal, Requirement, Shape};
+use super::{validator, Candidate, Proposal, Requirement, Shape, Validator, EPOCHS};
 use bfopt_models::stable::{solve, IbfParams, IbfSolution, ImportanceDist, Policy};
+use bfopt_validation::experiments::stable::{config_checks, StableSimConfig};
 use rayon::prelude::*;
 
 /// Width of the cumulative-importance counter of IBF2-IBF5 rows (saturates at 15).
@@ -51,7 +56,7 @@ pub(super) fn ibf(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
     let policies = [Policy::Ibf1, Policy::Ibf3, Policy::Ibf5, Policy::Ibf6];
     let rows: Vec<Option<Candidate>> = policies
         .par_iter()
-        .map(|&policy| best(policy, dist, req.fp, w, rate).map(|(p, s)| row(&p, &s)))
+        .map(|&policy| best(policy, dist, req.fp, w, rate).map(|(p, s)| row(&p, &s, w)))
         .collect();
     let found: Vec<Candidate> = rows.into_iter().flatten().collect();
     if found.is_empty() {
@@ -146,7 +151,24 @@ fn sized(
     None
 }
 
-fn row(p: &IbfParams, s: &IbfSolution) -> Candidate {
+/// The reference filter of `params` on distinct items with importances drawn from its
+/// law: from its warm-up to the stable point, then `2·W` measured insertions, checking
+/// the zero fraction, the probe FP and the importance-weighted FN of the item inserted
+/// `W` insertions earlier against the model ([`config_checks`]); skipped (with the
+/// reason) above [`super::MAX_SIMULATED_ITEMS`] insertions per epoch.
+pub(super) fn stable_validator(params: IbfParams, w: u64) -> Result<Validator, String> {
+    let cfg = StableSimConfig::new(params, 2 * w, w, EPOCHS, 0);
+    let items = cfg.warmup + cfg.steps;
+    validator(items, move |seed, confidence| {
+        config_checks(&StableSimConfig {
+            seed,
+            confidence,
+            ..cfg.clone()
+        })
+    })
+}
+
+fn row(p: &IbfParams, s: &IbfSolution, w: u64) -> Candidate {
     let counter = if p.policy().tracks_cumulative() {
         format!(" counter={}b", p.counter_bits())
     } else {
@@ -176,7 +198,7 @@ fn row(p: &IbfParams, s: &IbfSolution) -> Candidate {
         fp_kind: "stable point",
         note,
         npws: None,
-        validator: Err("checked by `bfopt validate --family stable`".into()),
+        validator: stable_validator(p.clone(), w),
     }
 }
 
@@ -202,6 +224,28 @@ mod tests {
                 "{policy}: m = {} still meets at age {a}",
                 smaller.m()
             );
+        }
+    }
+
+    #[test]
+    fn validator_simulates_the_recommended_design_and_agrees() {
+        let dist = ImportanceDist::linear(1, 50).unwrap();
+        let w = 2_000;
+        for policy in [Policy::Ibf6, Policy::Ibf3] {
+            let (p, s) = sized(policy, &dist, 3, 4, 0.05, w, 0.1).unwrap();
+            let v = stable_validator(p.clone(), w).expect("small enough to simulate");
+            let checks = (v.0)(7, 0.999);
+            assert_eq!(checks.len(), 3, "{checks:?}");
+            for c in &checks {
+                assert!(c.pass, "{c}");
+            }
+            // The checks compare the row's own design: its FP is the predicted one.
+            let fp = checks
+                .iter()
+                .find(|c| c.name.ends_with("probe fp"))
+                .unwrap();
+            assert!((fp.predicted - s.fp()).abs() < 1e-12, "{fp}");
+            assert!(fp.name.contains(&format!("m={}", p.m())), "{fp}");
         }
     }
 }
