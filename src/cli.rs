@@ -106,6 +106,9 @@ pub enum Verb {
         family: OptimizeFamily,
     },
     /// Posterior probabilities of an inferential filter for one observation.
+    #[command(
+        after_help = "Examples:\n  bfopt posterior btbf --timers 10000 --hashes 4 --window 1000 --px 0.001 --timestamp-age 900 --matching 2\n  bfopt posterior gbf --bits 100000 --reset-hashes 2 --set-hashes 3 --window 10000 --px 0.0001 --matching 3 --mismatching 1"
+    )]
     Posterior {
         /// The family.
         #[command(subcommand)]

@@ -729,6 +729,7 @@ fn every_verb_help_shows_an_example() {
         "recommend",
         "model",
         "optimize",
+        "posterior",
         "simulate",
         "validate",
         "reproduce",
