@@ -5,8 +5,8 @@ use crate::families::to_u32;
 use crate::report::{Report, Row};
 use crate::units::{parse_bits, parse_count, parse_real};
 use bfopt_models::stable::{
-    design, design_decrements, solve, stream_metrics, Cost, IbfParams, IbfRequirement, ImpMapping,
-    ImportanceDist, Policy, RepeatStream, SbfParams, SbfRequirement,
+    design_decrements, design_observed, grid_size, solve, stream_metrics, Cost, IbfParams,
+    IbfRequirement, ImpMapping, ImportanceDist, Policy, RepeatStream, SbfParams, SbfRequirement,
 };
 use bfopt_validation::experiments::stable::{
     prediction, simulate, thesis_stream, StableSimConfig, ThesisStreamConfig,
@@ -290,7 +290,10 @@ pub fn optimize_ibf(args: &IbfOptimizeArgs) -> Result<Report, CliError> {
         member_share: args.member_share,
         policies,
     };
-    let d = design(&req).map_err(model_err)?;
+    let bar = bfopt_validation::sim::Progress::new(grid_size(&req), "optimize ibf");
+    let d = design_observed(&req, || bar.inc());
+    bar.finish();
+    let d = d.map_err(model_err)?;
     let row = Row::new("stable", &req, serde_json::json!({}))
         .param("importance", req.importance.spec())
         .metric("policy", d.params.policy().name())

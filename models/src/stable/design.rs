@@ -149,35 +149,67 @@ pub struct IbfDesign {
 
 /// Minimises the expected cost per query over the policies, `Max ∈ {1, 3, 7, 15}`,
 /// `K ∈ 1..=8` and `P` on [`IbfRequirement::P_GRID`] (`P < m`), with `m` the most cells
-/// the budget holds at the policy's bits per cell. Exhaustive over the grid; designs
-/// whose mean-field solve fails are skipped.
+/// the budget holds at the policy's bits per cell. Exhaustive over the grid, in parallel
+/// (rayon; the result does not depend on the thread count: ties go to the first design
+/// in grid order); designs whose mean-field solve fails are skipped.
 ///
 /// # Errors
 /// Invalid requirement; [`ModelError::Infeasible`] when the budget holds no valid filter.
 pub fn design(req: &IbfRequirement) -> Result<IbfDesign, ModelError> {
+    design_observed(req, || {})
+}
+
+/// The number of grid points [`design`] evaluates (for a progress bar).
+pub fn grid_size(req: &IbfRequirement) -> u64 {
+    (req.policies.len()
+        * IbfRequirement::MAX_GRID.len()
+        * IbfRequirement::K_GRID.count()
+        * IbfRequirement::P_GRID.len()) as u64
+}
+
+/// [`design`], calling `step()` after each of the [`grid_size`] grid points, from any
+/// thread, so that a caller can show progress: policies with a cumulative-importance
+/// counter solve chains of thousands of states, and the whole grid takes seconds.
+///
+/// # Errors
+/// As [`design`].
+pub fn design_observed(
+    req: &IbfRequirement,
+    step: impl Fn() + Sync,
+) -> Result<IbfDesign, ModelError> {
+    use rayon::prelude::*;
     req.validate()?;
-    let mut best: Option<(f64, IbfParams)> = None;
-    let mut evaluated = 0;
+    let mut grid = Vec::new();
     for &policy in &req.policies {
         for max in IbfRequirement::MAX_GRID {
             let probe = IbfParams::new(policy, 2, 1, max, 1, req.importance.clone())?;
             let m = req.bits / u64::from(probe.bits_per_cell());
             for k in IbfRequirement::K_GRID {
                 for p in IbfRequirement::P_GRID {
-                    let Ok(params) = IbfParams::new(policy, m, k, max, p, req.importance.clone())
-                    else {
-                        continue;
-                    };
-                    let Ok(sol) = solve(&params) else { continue };
-                    evaluated += 1;
-                    let cost = req.cost_of(sol.fp(), &sol.fn_by_importance(req.age));
-                    if best.as_ref().is_none_or(|b| cost < b.0) {
-                        best = Some((cost, params));
-                    }
+                    grid.push((policy, m, k, max, p));
                 }
             }
         }
     }
+    let costs: Vec<Option<(f64, IbfParams)>> = grid
+        .into_par_iter()
+        .map(|(policy, m, k, max, p)| {
+            let cost = IbfParams::new(policy, m, k, max, p, req.importance.clone())
+                .ok()
+                .and_then(|params| {
+                    let sol = solve(&params).ok()?;
+                    let cost = req.cost_of(sol.fp(), &sol.fn_by_importance(req.age));
+                    Some((cost, params))
+                });
+            step();
+            cost
+        })
+        .collect();
+    let evaluated = costs.iter().flatten().count() as u64;
+    let best = costs
+        .into_iter()
+        .flatten()
+        .reduce(|best, c| if c.0 < best.0 { c } else { best });
     let Some((cost, params)) = best else {
         return Err(ModelError::infeasible(
             format!("a filter within {} bits", req.bits),

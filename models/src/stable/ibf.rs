@@ -372,13 +372,16 @@ impl IbfSolution {
     /// increasing ages `ages`: one backward pass up to the largest age.
     pub(crate) fn zero_by_importance_at(&self, ages: &[u64]) -> Vec<Vec<f64>> {
         let starts = self.start_vectors();
+        let mut plan = self.chain.backward_plan();
         let mut b = vec![0.0; self.chain.states()];
+        let mut next = b.clone();
         b[0] = 1.0;
         let mut at = 0u64;
         ages.iter()
             .map(|&a| {
                 while at < a {
-                    b = self.chain.backward(&b);
+                    plan.apply(&b, &mut next);
+                    std::mem::swap(&mut b, &mut next);
                     at += 1;
                 }
                 starts

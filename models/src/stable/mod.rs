@@ -138,7 +138,7 @@ mod repeats;
 mod root;
 mod sbf;
 
-pub use design::{design, Cost, IbfDesign, IbfRequirement};
+pub use design::{design, design_observed, grid_size, Cost, IbfDesign, IbfRequirement};
 pub use ibf::{
     crossover, solve, weighted, zero_fraction_transient, IbfMetrics, IbfParams, IbfSolution,
     ImpMapping, StableMethod, Weighted, TRANSIENT_WORK,
