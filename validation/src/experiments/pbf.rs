@@ -501,6 +501,42 @@ impl PbfRunConfig {
     }
 }
 
+/// A PBF of `variant` (leaf granularity `g`) with the allocation `bits`, `hashes` over
+/// `layout`, hashed from `seed`, holding every `(item, timestamp)` of `trace`.
+fn filled_pbf(
+    variant: Variant,
+    g: u64,
+    layout: &PbfLayout,
+    bits: Vec<u64>,
+    hashes: Vec<u32>,
+    seed: u64,
+    trace: &[(u64, u64)],
+) -> Result<PbfFilter, ModelError> {
+    let mut f = PbfFilter::new(
+        variant,
+        g,
+        PbfSizing::Allocated {
+            layout: layout.clone(),
+            bits,
+            hashes,
+        },
+        seed ^ 0x9BF,
+    )?;
+    for &(a, t) in trace {
+        f.insert(a, t)?;
+    }
+    Ok(f)
+}
+
+/// Member queries `(x, s, e)` the filter answers no to (false negatives).
+fn misses(f: &PbfFilter, members: &[(u64, u64, u64)]) -> Result<u64, ModelError> {
+    let mut n = 0;
+    for &(x, s, e) in members {
+        n += u64::from(!f.query(x, s, e)?);
+    }
+    Ok(n)
+}
+
 /// Builds the filter's allocation for a method.
 fn allocate(
     cfg: &PbfRunConfig,
@@ -668,42 +704,6 @@ pub fn run(cfg: &PbfRunConfig) -> Result<PbfRunResult, ModelError> {
         pairs,
         items: items.len() as u64,
     })
-}
-
-/// A PBF of `variant` (leaf granularity `g`) with the allocation `bits`, `hashes` over
-/// `layout`, hashed from `seed`, holding every `(item, timestamp)` of `trace`.
-fn filled_pbf(
-    variant: Variant,
-    g: u64,
-    layout: &PbfLayout,
-    bits: Vec<u64>,
-    hashes: Vec<u32>,
-    seed: u64,
-    trace: &[(u64, u64)],
-) -> Result<PbfFilter, ModelError> {
-    let mut f = PbfFilter::new(
-        variant,
-        g,
-        PbfSizing::Allocated {
-            layout: layout.clone(),
-            bits,
-            hashes,
-        },
-        seed ^ 0x9BF,
-    )?;
-    for &(a, t) in trace {
-        f.insert(a, t)?;
-    }
-    Ok(f)
-}
-
-/// Member queries `(x, s, e)` the filter answers no to (false negatives).
-fn misses(f: &PbfFilter, members: &[(u64, u64, u64)]) -> Result<u64, ModelError> {
-    let mut n = 0;
-    for &(x, s, e) in members {
-        n += u64::from(!f.query(x, s, e)?);
-    }
-    Ok(n)
 }
 
 /// Up to 2000 member queries: a trace entry `(a, t)` and a range of length `|q|` (or
