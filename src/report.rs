@@ -2,6 +2,7 @@
 
 use crate::exit::Exit;
 use bfopt_validation::agree::Check;
+use bfopt_validation::stats::Interval;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
@@ -30,6 +31,13 @@ impl Row {
     pub fn metric(mut self, key: &str, value: impl Serialize) -> Self {
         self.metrics.insert(key.to_string(), to_value(value));
         self
+    }
+
+    /// Adds a measured value and its confidence interval as `key`, `key_lo`, `key_hi`.
+    pub fn measured(self, key: &str, value: f64, interval: Interval) -> Self {
+        self.metric(key, value)
+            .metric(&format!("{key}_lo"), interval.lo)
+            .metric(&format!("{key}_hi"), interval.hi)
     }
 
     /// Adds (or replaces) a parameter.

@@ -123,21 +123,13 @@ pub mod check {
         }
     }
 
-    /// A real `value` inside `range`, finite.
+    /// A real `value` inside `range`, finite: [`in_range`] for `f64` (NaN is outside).
     pub fn in_range_f64(
         name: &'static str,
         value: f64,
         range: RangeInclusive<f64>,
     ) -> Result<f64, ModelError> {
-        if range.contains(&value) {
-            Ok(value)
-        } else {
-            Err(ModelError::invalid(
-                name,
-                value,
-                format!("{} <= {name} <= {}", range.start(), range.end()),
-            ))
-        }
+        in_range(name, value, range)
     }
 }
 

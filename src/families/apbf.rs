@@ -400,13 +400,13 @@ fn run_sim(
         .param("seed", cfg.seed)
         .metric("fp", p.worst_fp)
         .metric("fp_paper", p.worst_fp_paper)
-        .metric("measured_fp", r.worst_fp.mean)
-        .metric("measured_fp_lo", r.worst_fp.interval.lo)
-        .metric("measured_fp_hi", r.worst_fp.interval.hi)
+        .measured("measured_fp", r.worst_fp.mean, r.worst_fp.interval)
         .metric("fp_average", p.average_fp)
-        .metric("measured_fp_average", r.average_fp.mean)
-        .metric("measured_fp_average_lo", r.average_fp.interval.lo)
-        .metric("measured_fp_average_hi", r.average_fp.interval.hi)
+        .measured(
+            "measured_fp_average",
+            r.average_fp.mean,
+            r.average_fp.interval,
+        )
         .metric("probe_fp", r.probe_fp.rate)
         .metric("probe_fp_lo", probe_lo)
         .metric("probe_fp_hi", probe_hi)

@@ -1,14 +1,13 @@
 //! `bfopt model|posterior|simulate gbf` (family `gbf`).
 
 use crate::exit::CliError;
-use crate::families::timing::{parse_penalties, parse_prior};
+use crate::families::timing::{parse_penalties, parse_prior, DecisionArgs, StreamArgs};
 use crate::families::to_u32;
 use crate::report::{Report, Row};
 use crate::units::{parse_bits, parse_count, parse_real};
 use bfopt_models::gbf::design::gbf_distinct;
 use bfopt_models::gbf::posterior::{window_posterior, window_posterior_eq34, TLikelihood};
 use bfopt_models::gbf::{posterior_balanced, GbfParams};
-use bfopt_models::timing::penalty::Penalties;
 use bfopt_validation::experiments::gbf::{simulate, GbfSimConfig};
 use clap::Args;
 
@@ -127,12 +126,9 @@ pub struct PosteriorArgs {
     /// E = r_x,0 + r_x,1 − D: cells changed since.
     #[arg(long, value_parser = parse_count, allow_hyphen_values = true)]
     pub mismatching: u64,
-    /// Penalty of a false positive (with --penalty-fn: adds the decision).
-    #[arg(long, value_parser = parse_real, allow_hyphen_values = true, requires = "penalty_fn")]
-    pub penalty_fp: Option<f64>,
-    /// Penalty of a false negative.
-    #[arg(long, value_parser = parse_real, allow_hyphen_values = true, requires = "penalty_fp")]
-    pub penalty_fn: Option<f64>,
+    /// The penalties of the decision.
+    #[command(flatten)]
+    pub decision: DecisionArgs,
 }
 
 /// `bfopt posterior gbf`: Eq. (34) computed stably, and as printed in double precision.
@@ -148,7 +144,7 @@ pub fn posterior(a: &PosteriorArgs) -> Result<Report, CliError> {
     let lik = TLikelihood::balanced(d, e);
     let (plain, kappa) = window_posterior_eq34(&lik, p.q_eps(), a.px, w);
     debug_assert_eq!(post, window_posterior(&lik, p.q_eps(), a.px, w));
-    let mut row = Row::new("gbf", p, serde_json::json!({}))
+    let row = Row::new("gbf", p, serde_json::json!({}))
         .param("window", w)
         .param("px", a.px)
         .param("matching", d)
@@ -157,14 +153,7 @@ pub fn posterior(a: &PosteriorArgs) -> Result<Report, CliError> {
         .metric("posterior_eq34_double", plain)
         .metric("eq34_condition", kappa)
         .metric("q_eps", p.q_eps());
-    if let (Some(fp), Some(fn_)) = (a.penalty_fp, a.penalty_fn) {
-        let pen = Penalties::new(fp, fn_).map_err(model_err)?;
-        row = row
-            .param("penalty_fp", fp)
-            .param("penalty_fn", fn_)
-            .metric("decision", pen.decide(post).name());
-    }
-    Ok(Report::single(row))
+    Ok(Report::single(a.decision.decide(row, post)?))
 }
 
 /// `bfopt simulate gbf` flags.
@@ -173,24 +162,12 @@ pub struct SimulateArgs {
     /// The filter.
     #[command(flatten)]
     pub filter: FilterArgs,
-    /// Stream `uniform:U` or `zipf:U`.
-    #[arg(long)]
-    pub prior: String,
-    /// Penalty distribution.
-    #[arg(long, default_value = "uniform:1:10")]
-    pub penalties: String,
+    /// The stream.
+    #[command(flatten)]
+    pub stream: StreamArgs,
     /// Queries per epoch.
     #[arg(long, default_value = "32768", value_parser = parse_count, allow_hyphen_values = true)]
     pub queries: u64,
-    /// Independent epochs.
-    #[arg(long, default_value = "4", value_parser = parse_count, allow_hyphen_values = true)]
-    pub epochs: u64,
-    /// Base seed.
-    #[arg(long, default_value = "1", value_parser = parse_count, allow_hyphen_values = true)]
-    pub seed: u64,
-    /// Two-sided confidence of the intervals.
-    #[arg(long, default_value = "0.99", value_parser = parse_real, allow_hyphen_values = true)]
-    pub confidence: f64,
 }
 
 /// `bfopt simulate gbf`: the Section 6 stream experiment against the model
@@ -200,7 +177,7 @@ pub struct SimulateArgs {
 /// Invalid flags.
 pub fn simulate_cmd(a: &SimulateArgs) -> Result<Report, CliError> {
     let p = a.filter.params()?;
-    let prior = parse_prior(&a.prior)?;
+    let (prior, penalties) = a.stream.parse()?;
     let w = a.filter.window;
     let cfg = GbfSimConfig {
         params: p,
@@ -209,10 +186,10 @@ pub fn simulate_cmd(a: &SimulateArgs) -> Result<Report, CliError> {
         distinct: Some(gbf_distinct(&prior)),
         warmup: 4 * w.max(prior.universe()),
         queries: a.queries,
-        penalties: parse_penalties(&a.penalties)?,
-        epochs: a.epochs,
-        seed: a.seed,
-        confidence: a.confidence,
+        penalties,
+        epochs: a.stream.epochs,
+        seed: a.stream.seed,
+        confidence: a.stream.confidence,
     };
     let r = simulate(&cfg).map_err(model_err)?;
     let distinct = gbf_distinct(&prior);

@@ -336,18 +336,18 @@ pub fn simulate_cmd(args: &SimulateArgs) -> Result<Report, CliError> {
             },
             predicted,
         )
-        .metric("measured_fp", r.fp_instance.mean)
-        .metric("measured_fp_lo", i.lo)
-        .metric("measured_fp_hi", i.hi)
+        .measured("measured_fp", r.fp_instance.mean, i)
         .metric("measured_fp_first", r.fp_first.mean)
         .metric("measured_fp_each", r.fp_each.mean);
     if let Some(e) = predicted_messages {
         row = row.metric("expected_messages", e);
     }
     row = row
-        .metric("measured_messages", r.messages_per_cycle.mean)
-        .metric("measured_messages_lo", r.messages_per_cycle.interval.lo)
-        .metric("measured_messages_hi", r.messages_per_cycle.interval.hi)
+        .measured(
+            "measured_messages",
+            r.messages_per_cycle.mean,
+            r.messages_per_cycle.interval,
+        )
         .metric("cycles", r.cycles)
         .metric("confidence", cfg.confidence)
         .metric("agrees", agrees);

@@ -458,17 +458,19 @@ fn run_sim(params: IbfParams, a: &StableSimArgs) -> Result<Report, CliError> {
         .param("epochs", cfg.epochs)
         .param("seed", cfg.seed)
         .metric("zero_fraction", zero)
-        .metric("measured_zero_fraction", r.zero_fraction.mean)
-        .metric("measured_zero_fraction_lo", r.zero_fraction.interval.lo)
-        .metric("measured_zero_fraction_hi", r.zero_fraction.interval.hi)
+        .measured(
+            "measured_zero_fraction",
+            r.zero_fraction.mean,
+            r.zero_fraction.interval,
+        )
         .metric("fp", fp)
-        .metric("measured_fp", r.fp.mean)
-        .metric("measured_fp_lo", r.fp.interval.lo)
-        .metric("measured_fp_hi", r.fp.interval.hi)
+        .measured("measured_fp", r.fp.mean, r.fp.interval)
         .metric("weighted_fn", wfn)
-        .metric("measured_weighted_fn", r.weighted_fn.mean)
-        .metric("measured_weighted_fn_lo", r.weighted_fn.interval.lo)
-        .metric("measured_weighted_fn_hi", r.weighted_fn.interval.hi)
+        .measured(
+            "measured_weighted_fn",
+            r.weighted_fn.mean,
+            r.weighted_fn.interval,
+        )
         .metric(
             "measured_fn_by_importance",
             r.fn_by_importance

@@ -8,7 +8,9 @@ use bfopt_models::timing::btbf::{BtbfModel, BtbfObservation, BtbfParams, GForm, 
 use bfopt_models::timing::design::{design_observed, BtbfRequirement, Objective};
 use bfopt_models::timing::penalty::{Penalties, PenaltyDist};
 use bfopt_models::timing::prior::{Distinct, StreamPrior};
-use bfopt_validation::experiments::timing::{prediction, simulate, TimingSimConfig};
+use bfopt_validation::experiments::timing::{
+    prediction, simulate, stream_distinct, TimingSimConfig,
+};
 use clap::{Args, ValueEnum};
 
 /// Model parameter names → flags, for error messages.
@@ -211,12 +213,9 @@ pub struct PosteriorArgs {
     /// Form of G (Eq. 25 as printed, or the refined increment form).
     #[arg(long, value_enum, default_value_t = GFormArg::Paper)]
     pub g_form: GFormArg,
-    /// Penalty of a false positive (with --penalty-fn: adds the decision).
-    #[arg(long, value_parser = parse_real, allow_hyphen_values = true, requires = "penalty_fn")]
-    pub penalty_fp: Option<f64>,
-    /// Penalty of a false negative.
-    #[arg(long, value_parser = parse_real, allow_hyphen_values = true, requires = "penalty_fp")]
-    pub penalty_fn: Option<f64>,
+    /// The penalties of the decision.
+    #[command(flatten)]
+    pub decision: DecisionArgs,
 }
 
 /// `bfopt posterior btbf`: `P(I_x < w | R_x)`, expected and most likely age, decision.
@@ -248,7 +247,7 @@ pub fn posterior(a: &PosteriorArgs) -> Result<Report, CliError> {
     };
     let model = BtbfModel::new(params, parse_distinct(&a.distinct)?).with_g_form(a.g_form.into());
     let post = model.posterior(a.px, &o).map_err(model_err)?;
-    let mut row = Row::new("timing", serde_json::json!({}), serde_json::json!({}))
+    let row = Row::new("timing", serde_json::json!({}), serde_json::json!({}))
         .param("m", a.timers)
         .param("k", k)
         .param("block_size", a.block_size)
@@ -269,14 +268,7 @@ pub fn posterior(a: &PosteriorArgs) -> Result<Report, CliError> {
             "most_likely_age",
             model.most_likely_age(a.px, &o).map_err(model_err)?,
         );
-    if let (Some(fp), Some(fn_)) = (a.penalty_fp, a.penalty_fn) {
-        let pen = Penalties::new(fp, fn_).map_err(model_err)?;
-        row = row
-            .param("penalty_fp", fp)
-            .param("penalty_fn", fn_)
-            .metric("decision", pen.decide(post).name());
-    }
-    Ok(Report::single(row))
+    Ok(Report::single(a.decision.decide(row, post)?))
 }
 
 /// Which filter `optimize` minimises for.
@@ -363,24 +355,44 @@ pub fn optimize(a: &OptimizeArgs) -> Result<Report, CliError> {
     Ok(Report::single(row))
 }
 
-/// `bfopt simulate btbf` flags.
+/// The penalty flags of `bfopt posterior btbf` and `posterior gbf`: with both, the row
+/// adds the minimum-penalty decision for the posterior (Section 2.6 [TBF]).
 #[derive(Debug, Args)]
-pub struct SimulateArgs {
-    /// The filter.
-    #[command(flatten)]
-    pub filter: FilterArgs,
+pub struct DecisionArgs {
+    /// Penalty of a false positive (with --penalty-fn: adds the decision).
+    #[arg(long, value_parser = parse_real, allow_hyphen_values = true, requires = "penalty_fn")]
+    pub penalty_fp: Option<f64>,
+    /// Penalty of a false negative.
+    #[arg(long, value_parser = parse_real, allow_hyphen_values = true, requires = "penalty_fp")]
+    pub penalty_fn: Option<f64>,
+}
+
+impl DecisionArgs {
+    /// `row` with the penalties and the decision for `posterior`, when both are given.
+    ///
+    /// # Errors
+    /// A penalty outside `[0, inf)`.
+    pub fn decide(&self, row: Row, posterior: f64) -> Result<Row, CliError> {
+        let (Some(fp), Some(fn_)) = (self.penalty_fp, self.penalty_fn) else {
+            return Ok(row);
+        };
+        let pen = Penalties::new(fp, fn_).map_err(model_err)?;
+        Ok(row
+            .param("penalty_fp", fp)
+            .param("penalty_fn", fn_)
+            .metric("decision", pen.decide(posterior).name()))
+    }
+}
+
+/// The stream flags of `bfopt simulate btbf` and `simulate gbf` (Section 6 [TBF]).
+#[derive(Debug, Args)]
+pub struct StreamArgs {
     /// Stream `uniform:U` or `zipf:U` (|U| at most 2^28).
     #[arg(long)]
     pub prior: String,
     /// Penalty distribution.
     #[arg(long, default_value = "uniform:1:10")]
     pub penalties: String,
-    /// Insertions before the first query (default 4·max(w, |U|)).
-    #[arg(long, value_parser = parse_count, allow_hyphen_values = true)]
-    pub warmup: Option<u64>,
-    /// Queries (each then inserted) per epoch.
-    #[arg(long, default_value = "65536", value_parser = parse_count, allow_hyphen_values = true)]
-    pub queries: u64,
     /// Independent epochs.
     #[arg(long, default_value = "4", value_parser = parse_count, allow_hyphen_values = true)]
     pub epochs: u64,
@@ -392,26 +404,50 @@ pub struct SimulateArgs {
     pub confidence: f64,
 }
 
+impl StreamArgs {
+    /// The stream prior and the penalty distribution.
+    ///
+    /// # Errors
+    /// A malformed `--prior` or `--penalties`.
+    pub fn parse(&self) -> Result<(StreamPrior, PenaltyDist), CliError> {
+        Ok((parse_prior(&self.prior)?, parse_penalties(&self.penalties)?))
+    }
+}
+
+/// `bfopt simulate btbf` flags.
+#[derive(Debug, Args)]
+pub struct SimulateArgs {
+    /// The filter.
+    #[command(flatten)]
+    pub filter: FilterArgs,
+    /// The stream.
+    #[command(flatten)]
+    pub stream: StreamArgs,
+    /// Insertions before the first query (default 4·max(w, |U|)).
+    #[arg(long, value_parser = parse_count, allow_hyphen_values = true)]
+    pub warmup: Option<u64>,
+    /// Queries (each then inserted) per epoch.
+    #[arg(long, default_value = "65536", value_parser = parse_count, allow_hyphen_values = true)]
+    pub queries: u64,
+}
+
 /// `bfopt simulate btbf`: the Section 6 stream experiment against the model.
 ///
 /// # Errors
 /// Invalid flags.
 pub fn simulate_cmd(a: &SimulateArgs) -> Result<Report, CliError> {
     let params = a.filter.params()?;
-    let prior = parse_prior(&a.prior)?;
+    let (prior, penalties) = a.stream.parse()?;
     let cfg = TimingSimConfig {
         params,
         prior,
-        distinct: match prior {
-            StreamPrior::Zipf { universe, .. } => Distinct::zipf_tabulated(universe),
-            _ => prior.distinct(),
-        },
+        distinct: stream_distinct(&prior),
         warmup: a.warmup.unwrap_or(4 * params.w().max(prior.universe())),
         queries: a.queries,
-        penalties: parse_penalties(&a.penalties)?,
-        epochs: a.epochs,
-        seed: a.seed,
-        confidence: a.confidence,
+        penalties,
+        epochs: a.stream.epochs,
+        seed: a.stream.seed,
+        confidence: a.stream.confidence,
     };
     let r = simulate(&cfg).map_err(model_err)?;
     let (fp, paper, refined) = prediction(&cfg);
@@ -423,9 +459,7 @@ pub fn simulate_cmd(a: &SimulateArgs) -> Result<Report, CliError> {
         .param("epochs", cfg.epochs)
         .param("seed", cfg.seed)
         .metric("fp", fp)
-        .metric("measured_fp", r.fp.rate)
-        .metric("measured_fp_lo", r.fp.interval.lo)
-        .metric("measured_fp_hi", r.fp.interval.hi)
+        .measured("measured_fp", r.fp.rate, r.fp.interval)
         .metric("false_negatives", r.false_negatives)
         .metric("in_window", r.in_window.rate)
         .metric("penalty_standard", paper.standard)

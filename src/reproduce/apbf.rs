@@ -37,25 +37,20 @@ const CONFIGS: [(f64, u32, u32, &str); 3] = [
 const WINDOW: u64 = 1000;
 
 fn figure_6(o: &Options) -> Result<Reproduced, CliError> {
-    let mut out = Reproduced {
-        columns: [
-            "aimed_fp",
-            "k",
-            "l",
-            "fp_paper",
-            "fp_worst",
-            "fp_average",
-            "measured_worst_fp",
-            "measured_worst_fp_lo",
-            "measured_worst_fp_hi",
-            "measured_fp",
-            "measured_fp_lo",
-            "measured_fp_hi",
-        ]
-        .map(String::from)
-        .to_vec(),
-        ..Reproduced::default()
-    };
+    let mut out = Reproduced::new(&[
+        "aimed_fp",
+        "k",
+        "l",
+        "fp_paper",
+        "fp_worst",
+        "fp_average",
+        "measured_worst_fp",
+        "measured_worst_fp_lo",
+        "measured_worst_fp_hi",
+        "measured_fp",
+        "measured_fp_lo",
+        "measured_fp_hi",
+    ]);
     let (mut paper, mut worst, mut avg) = (vec![], vec![], vec![]);
     let (mut sim, mut sim_worst) = (vec![], vec![]);
     for (i, (aimed, k, l, printed)) in CONFIGS.into_iter().enumerate() {
@@ -118,18 +113,18 @@ fn figure_6(o: &Options) -> Result<Reproduced, CliError> {
         sim.push((x, m.rate, m.interval.lo, m.interval.hi));
         sim_worst.push((x, wf.mean, wf.interval.lo, wf.interval.hi));
     }
-    out.plot = Some(Plot {
-        x_label: "−log10(aimed fp); (k, l) = (4, 3), (7, 5), (10, 7)".into(),
-        y_label: "false-positive rate".into(),
-        log_y: true,
-        series: vec![
+    out.plot = Some(Plot::new(
+        "−log10(aimed fp); (k, l) = (4, 3), (7, 5), (10, 7)",
+        "false-positive rate",
+        true,
+        vec![
             Series::line("Table 2 (paper fills)", paper),
             Series::line("model, worst case (real fills)", worst),
             Series::line("model, phase average", avg),
             Series::points("measured probes (phase average), 99%", sim),
             Series::points("measured before a shift, 99%", sim_worst),
         ],
-    });
+    ));
     Ok(out)
 }
 
@@ -210,23 +205,18 @@ fn model_column(out: &Reproduced, k: u32, l: u32) -> Vec<f64> {
 /// every point (99% overall).
 fn duplicates_figure(configs: &[(u32, u32)], o: &Options) -> Result<Reproduced, CliError> {
     let err = |e| CliError::from_model(e, &[]);
-    let mut out = Reproduced {
-        columns: [
-            "k",
-            "l",
-            "duplicate_rate",
-            "repeat_rate",
-            "fp_worst",
-            "fp_average",
-            "fp_distinct_model",
-            "measured_fp",
-            "measured_fp_lo",
-            "measured_fp_hi",
-        ]
-        .map(String::from)
-        .to_vec(),
-        ..Reproduced::default()
-    };
+    let mut out = Reproduced::new(&[
+        "k",
+        "l",
+        "duplicate_rate",
+        "repeat_rate",
+        "fp_worst",
+        "fp_average",
+        "fp_distinct_model",
+        "measured_fp",
+        "measured_fp_lo",
+        "measured_fp_hi",
+    ]);
     let points = configs.len() * DUPLICATE_RATES.len();
     let confidence = 1.0 - 0.01 / points as f64;
     let mut series = Vec::new();
@@ -287,11 +277,11 @@ fn duplicates_figure(configs: &[(u32, u32)], o: &Options) -> Result<Reproduced, 
         series.push(Series::line(format!("model ({k}, {l})"), model));
         series.push(Series::points(format!("measured ({k}, {l})"), sim));
     }
-    out.plot = Some(Plot {
-        x_label: "duplicate rate 1 − |unique(W)|/|W|, |W| = w = 1000".into(),
-        y_label: "false-positive rate (phase average)".into(),
-        log_y: true,
+    out.plot = Some(Plot::new(
+        "duplicate rate 1 − |unique(W)|/|W|, |W| = w = 1000",
+        "false-positive rate (phase average)",
+        true,
         series,
-    });
+    ));
     Ok(out)
 }

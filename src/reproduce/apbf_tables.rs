@@ -173,16 +173,16 @@ fn table_2(_: &Options) -> Result<Reproduced, CliError> {
     out.differences.push(
         "every fp: the printed \"actual fp\" (chord fills i/(2k)) understates the real worst case by 7-27% (fp_real_fills; SPEC-NOTES, measured in apbf-figure6)".into(),
     );
-    out.plot = Some(Plot {
-        x_label: "row of Table 2 (aimed fp 0.1 … 1e-5, five (k, l) each)".into(),
-        y_label: "false-positive rate".into(),
-        log_y: true,
-        series: vec![
+    out.plot = Some(Plot::new(
+        "row of Table 2 (aimed fp 0.1 … 1e-5, five (k, l) each)",
+        "false-positive rate",
+        true,
+        vec![
             Series::line("F(k, l, 0, 0), paper fills", paper_fp),
             Series::line("F(k, l, 0, 0), real fills", real_fp),
             Series::points("printed", printed_fp.into_iter().map(|(x, y)| (x, y, y, y))),
         ],
-    });
+    ));
     Ok(out)
 }
 
@@ -274,11 +274,11 @@ fn table_3(_: &Options) -> Result<Reproduced, CliError> {
         computed.push((x, m.fp_paper));
         apbf.push((x, m.fp_apbf));
     }
-    out.plot = Some(Plot {
-        x_label: "row of Table 3".into(),
-        y_label: "false-positive rate".into(),
-        log_y: true,
-        series: vec![
+    out.plot = Some(Plot::new(
+        "row of Table 3",
+        "false-positive rate",
+        true,
+        vec![
             Series::line("APBBF, Poisson block loads", computed),
             Series::line("APBF (k·b, l·b)", apbf),
             Series::points(
@@ -286,7 +286,7 @@ fn table_3(_: &Options) -> Result<Reproduced, CliError> {
                 printed.into_iter().map(|(x, y)| (x, y, y, y)),
             ),
         ],
-    });
+    ));
     Ok(out)
 }
 
@@ -302,19 +302,14 @@ fn figure_4(o: &Options) -> Result<Reproduced, CliError> {
         .map_err(err)?;
     let ages = k + l + 1;
     let measured = report_by_age(&params, ages, 8 * o.scale, 4, o.seed, 0.99).map_err(err)?;
-    let mut out = Reproduced {
-        columns: [
-            "age_generations",
-            "report_probability",
-            "section_5_2",
-            "measured",
-            "measured_lo",
-            "measured_hi",
-        ]
-        .map(String::from)
-        .to_vec(),
-        ..Reproduced::default()
-    };
+    let mut out = Reproduced::new(&[
+        "age_generations",
+        "report_probability",
+        "section_5_2",
+        "measured",
+        "measured_lo",
+        "measured_hi",
+    ]);
     let fp = params.fp();
     let (mut exact, mut paper, mut sim) = (vec![], vec![], vec![]);
     for (j, m) in (0..ages).zip(&measured) {
@@ -352,15 +347,15 @@ fn figure_4(o: &Options) -> Result<Reproduced, CliError> {
         paper.push((x, section));
         sim.push((x, m.mean, m.interval.lo, m.interval.hi));
     }
-    out.plot = Some(Plot {
-        x_label: "age of the generation (generations; window = l = 15)".into(),
-        y_label: "probability of being reported".into(),
-        log_y: true,
-        series: vec![
+    out.plot = Some(Plot::new(
+        "age of the generation (generations; window = l = 15)",
+        "probability of being reported",
+        true,
+        vec![
             Series::line("exact (real fills)", exact),
             Series::line("Section 5.2: 2^-(age - l)", paper),
             Series::points("measured, 99%", sim),
         ],
-    });
+    ));
     Ok(out)
 }

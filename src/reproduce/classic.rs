@@ -26,19 +26,14 @@ pub const TABLE_1_PRINTED: [(&str, u32, &str, &str, &str, &str); 5] = [
 ];
 
 fn table_1(_: &Options) -> Result<Reproduced, CliError> {
-    let mut out = Reproduced {
-        columns: [
-            "aimed_fp",
-            "k",
-            "bits_per_item",
-            "actual_fp",
-            "accesses_query_true",
-            "accesses_query_false",
-        ]
-        .map(String::from)
-        .to_vec(),
-        ..Reproduced::default()
-    };
+    let mut out = Reproduced::new(&[
+        "aimed_fp",
+        "k",
+        "bits_per_item",
+        "actual_fp",
+        "accesses_query_true",
+        "accesses_query_false",
+    ]);
     let mut curve = Vec::new();
     for (aimed, k, bits, fp, q_true, q_false) in TABLE_1_PRINTED {
         let aimed_fp: f64 = aimed.parse().unwrap_or(f64::NAN);
@@ -79,11 +74,11 @@ fn table_1(_: &Options) -> Result<Reproduced, CliError> {
         ]);
         curve.push((f64::from(d.k), d.bits_per_item));
     }
-    out.plot = Some(Plot {
-        x_label: "k (slices)".into(),
-        y_label: "bits per item".into(),
-        log_y: false,
-        series: vec![Series::line("half-fill rule k/ln 2", curve)],
-    });
+    out.plot = Some(Plot::new(
+        "k (slices)",
+        "bits per item",
+        false,
+        vec![Series::line("half-fill rule k/ln 2", curve)],
+    ));
     Ok(out)
 }

@@ -57,6 +57,16 @@ pub struct Reproduced {
     pub differences: Vec<String>,
 }
 
+impl Reproduced {
+    /// An empty result with these columns.
+    pub fn new(columns: &[&str]) -> Self {
+        Self {
+            columns: columns.iter().map(|c| c.to_string()).collect(),
+            ..Self::default()
+        }
+    }
+}
+
 /// Every reproduction, in the order `--list` prints them.
 pub const CATALOGUE: &[Reproduction] = &[
     classic::TABLE_1,

@@ -199,12 +199,7 @@ fn sweep(
             ]
         })
         .collect();
-    out.plot = Some(Plot {
-        x_label: x_name.into(),
-        y_label: "false-positive rate".into(),
-        log_y: true,
-        series: plot_series,
-    });
+    out.plot = Some(Plot::new(x_name, "false-positive rate", true, plot_series));
     Ok(results)
 }
 
@@ -358,18 +353,13 @@ pub fn figure_10_sized(o: &Options, size: Size) -> Result<Reproduced, CliError> 
     let spec = TraceSpec::named("edgar", size.scale).map_err(err)?;
     let bits = (5e7 * size.scale) as u64;
     let horizon = spec.horizon;
-    let mut out = Reproduced {
-        columns: [
-            "method",
-            "query_length",
-            "probes_no_short_circuit",
-            "probes_measured",
-            "fp_measured",
-        ]
-        .map(String::from)
-        .to_vec(),
-        ..Reproduced::default()
-    };
+    let mut out = Reproduced::new(&[
+        "method",
+        "query_length",
+        "probes_no_short_circuit",
+        "probes_measured",
+        "fp_measured",
+    ]);
     let mut series = Vec::new();
     let mut by_method: Vec<Vec<f64>> = Vec::new();
     for method in [
@@ -434,12 +424,12 @@ pub fn figure_10_sized(o: &Options, size: Size) -> Result<Reproduced, CliError> 
             }
         }
     }
-    out.plot = Some(Plot {
-        x_label: "log2 |q| (query length)".into(),
-        y_label: "membership probes per query".into(),
-        log_y: true,
+    out.plot = Some(Plot::new(
+        "log2 |q| (query length)",
+        "membership probes per query",
+        true,
         series,
-    });
+    ));
     Ok(out)
 }
 
@@ -491,19 +481,14 @@ pub fn figure_11_sized(o: &Options, size: Size) -> Result<Reproduced, CliError> 
 pub fn figure_18_sized(o: &Options, size: Size) -> Result<Reproduced, CliError> {
     let spec = TraceSpec::named("edgar", size.scale).map_err(err)?;
     let bits = (5e7 * size.scale) as u64;
-    let mut out = Reproduced {
-        columns: [
-            "method",
-            "horizon",
-            "filters",
-            "optimal_seconds",
-            "planned_seconds",
-            "paper_seconds",
-        ]
-        .map(String::from)
-        .to_vec(),
-        ..Reproduced::default()
-    };
+    let mut out = Reproduced::new(&[
+        "method",
+        "horizon",
+        "filters",
+        "optimal_seconds",
+        "planned_seconds",
+        "paper_seconds",
+    ]);
     let previous = spec.generate(o.seed ^ 0x9E3).map_err(err)?;
     let mut series = Vec::new();
     for variant in [Variant::Pbf1, Variant::Pbf2] {
@@ -567,11 +552,6 @@ pub fn figure_18_sized(o: &Options, size: Size) -> Result<Reproduced, CliError> 
             planned_line,
         ));
     }
-    out.plot = Some(Plot {
-        x_label: "T (hours)".into(),
-        y_label: "allocation time (s)".into(),
-        log_y: true,
-        series,
-    });
+    out.plot = Some(Plot::new("T (hours)", "allocation time (s)", true, series));
     Ok(out)
 }

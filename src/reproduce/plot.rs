@@ -70,6 +70,21 @@ const WIDTH: u32 = 900;
 const HEIGHT: u32 = 560;
 
 impl Plot {
+    /// A figure with these axis labels and series; `log_y` for FP rates.
+    pub fn new(
+        x_label: impl Into<String>,
+        y_label: impl Into<String>,
+        log_y: bool,
+        series: Vec<Series>,
+    ) -> Self {
+        Self {
+            x_label: x_label.into(),
+            y_label: y_label.into(),
+            log_y,
+            series,
+        }
+    }
+
     /// Renders the figure as an SVG document.
     ///
     /// # Errors

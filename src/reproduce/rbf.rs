@@ -138,11 +138,8 @@ fn point(x: f64, m: &Mean) -> (f64, f64, f64, f64) {
 
 fn figure_3(o: &Options) -> Result<Reproduced, CliError> {
     let mut out = Reproduced {
-        columns: ["sigma", "fp_model", "fp_measured", "fp_lo", "fp_hi"]
-            .map(String::from)
-            .to_vec(),
         differences: vec![K_NOTE.into()],
-        ..Reproduced::default()
+        ..Reproduced::new(&["sigma", "fp_model", "fp_measured", "fp_lo", "fp_hi"])
     };
     let (mut model, mut sim) = (vec![], vec![]);
     for (i, sigma) in (100..=900).step_by(100).enumerate() {
@@ -169,15 +166,15 @@ fn figure_3(o: &Options) -> Result<Reproduced, CliError> {
         model.push((sigma as f64, f));
         sim.push(point(sigma as f64, m));
     }
-    out.plot = Some(Plot {
-        x_label: "recycle threshold σ (bits set)".into(),
-        y_label: "average false-positive rate".into(),
-        log_y: true,
-        series: vec![
+    out.plot = Some(Plot::new(
+        "recycle threshold σ (bits set)",
+        "average false-positive rate",
+        true,
+        vec![
             Series::line("f_σ¹, Eq. (18)", model),
             Series::points("simulated, 99% interval", sim),
         ],
-    });
+    ));
     Ok(out)
 }
 
@@ -202,7 +199,8 @@ pub fn figure_4_sized(o: &Options, size: Size) -> Result<Reproduced, CliError> {
         Size::Reduced => (vec![100, 250, 400], 6, 20_000),
     };
     let mut out = Reproduced {
-        columns: [
+        differences: vec![K_NOTE.into()],
+        ..Reproduced::new(&[
             "sigma",
             "fp_model",
             "fp_pool",
@@ -211,11 +209,7 @@ pub fn figure_4_sized(o: &Options, size: Size) -> Result<Reproduced, CliError> {
             "fp_distinct",
             "distinct_lo",
             "distinct_hi",
-        ]
-        .map(String::from)
-        .to_vec(),
-        differences: vec![K_NOTE.into()],
-        ..Reproduced::default()
+        ])
     };
     let (mut model, mut pool, mut distinct) = (vec![], vec![], vec![]);
     for (i, &sigma) in sigmas.iter().enumerate() {
@@ -267,16 +261,16 @@ pub fn figure_4_sized(o: &Options, size: Size) -> Result<Reproduced, CliError> {
         pool.push(point(sigma as f64, &rp.fp_instance));
         distinct.push(point(sigma as f64 + 4.0, &rd.fp_instance));
     }
-    out.plot = Some(Plot {
-        x_label: "recycle threshold σ per filter (bits set)".into(),
-        y_label: "average false-positive rate".into(),
-        log_y: true,
-        series: vec![
+    out.plot = Some(Plot::new(
+        "recycle threshold σ per filter (bits set)",
+        "average false-positive rate",
+        true,
+        vec![
             Series::line("f_σ², Eq. (26)", model),
             Series::points("simulated, pool of 1000, 99% interval", pool),
             Series::points("simulated, distinct stream, 99% interval", distinct),
         ],
-    });
+    ));
     Ok(out)
 }
 
@@ -295,7 +289,8 @@ pub fn figure_5_sized(o: &Options, size: Size) -> Result<Reproduced, CliError> {
         Size::Reduced => (vec![100, 300], 6, 40_000),
     };
     let mut out = Reproduced {
-        columns: [
+        differences: vec![K_NOTE.into()],
+        ..Reproduced::new(&[
             "n",
             "fp_oracle",
             "fp_lower",
@@ -303,11 +298,7 @@ pub fn figure_5_sized(o: &Options, size: Size) -> Result<Reproduced, CliError> {
             "fp_measured",
             "fp_lo",
             "fp_hi",
-        ]
-        .map(String::from)
-        .to_vec(),
-        differences: vec![K_NOTE.into()],
-        ..Reproduced::default()
+        ])
     };
     let (mut fo_line, mut fa_line, mut sim) = (vec![], vec![], vec![]);
     for (i, &n) in ns.iter().enumerate() {
@@ -362,16 +353,16 @@ pub fn figure_5_sized(o: &Options, size: Size) -> Result<Reproduced, CliError> {
         fa_line.push((n as f64, model.fp_lower));
         sim.push(point(n as f64, m));
     }
-    out.plot = Some(Plot {
-        x_label: "N (bit-setting messages per cycle)".into(),
-        y_label: "average false-positive rate".into(),
-        log_y: true,
-        series: vec![
+    out.plot = Some(Plot::new(
+        "N (bit-setting messages per cycle)",
+        "average false-positive rate",
+        true,
+        vec![
             Series::line("f_o, Eq. (2)", fo_line),
             Series::line("f_a, Eq. (3)", fa_line),
             Series::points("simulated, 99% interval", sim),
         ],
-    });
+    ));
     Ok(out)
 }
 
@@ -491,9 +482,8 @@ fn capacity_figure(
     // Two intervals per point: a 99% family-wise level (Bonferroni).
     let confidence = 1.0 - (1.0 - CONFIDENCE) / (2 * points.len()) as f64;
     let mut out = Reproduced {
-        columns: CAPACITY_COLUMNS.map(String::from).to_vec(),
         differences: notes,
-        ..Reproduced::default()
+        ..Reproduced::new(&CAPACITY_COLUMNS)
     };
     let (mut worst, mut lower, mut sigma, mut sim) = (vec![], vec![], vec![], vec![]);
     for (i, &(bits, fp, x)) in points.iter().enumerate() {
@@ -532,17 +522,17 @@ fn capacity_figure(
         sim.push(c.measured_ratio);
         out.rows.push(c.row);
     }
-    out.plot = Some(Plot {
-        x_label: x_label.into(),
-        y_label: "expected message capacity / capacity by f_σ¹".into(),
-        log_y: false,
-        series: vec![
+    out.plot = Some(Plot::new(
+        x_label,
+        "expected message capacity / capacity by f_σ¹",
+        false,
+        vec![
             Series::line("f_σ¹ (Eq. (18), cycle 1/π_0)", sigma),
             Series::line("f_a (Eq. (3))", lower),
             Series::line("f_w (Eq. (1))", worst),
             Series::points("f_σ¹ design simulated, 99% family-wise interval", sim),
         ],
-    });
+    ));
     Ok(out)
 }
 
@@ -631,7 +621,16 @@ pub fn figure_8_sized(o: &Options, size: Size) -> Result<Reproduced, CliError> {
         Size::Reduced => (vec![2_000, 20_000], vec![1e-3, 1e-2, 1e-1], 4),
     };
     let mut out = Reproduced {
-        columns: [
+        differences: vec![
+            "the paper states neither its range of M nor its fp targets; M from 2*10^3 to \
+             10^6 bits and fp in {0.001, 0.01, 0.1} are used"
+                .into(),
+            "the paper does not define a two-phase RBF's capacity; the mean new messages per \
+             cycle of its active filter is used (counting the two cycles a two-phase RBF can \
+             hold halves the ratio)"
+                .into(),
+        ],
+        ..Reproduced::new(&[
             "bits",
             "fp",
             "k_one",
@@ -644,19 +643,7 @@ pub fn figure_8_sized(o: &Options, size: Size) -> Result<Reproduced, CliError> {
             "measured_ratio",
             "measured_lo",
             "measured_hi",
-        ]
-        .map(String::from)
-        .to_vec(),
-        differences: vec![
-            "the paper states neither its range of M nor its fp targets; M from 2*10^3 to \
-             10^6 bits and fp in {0.001, 0.01, 0.1} are used"
-                .into(),
-            "the paper does not define a two-phase RBF's capacity; the mean new messages per \
-             cycle of its active filter is used (counting the two cycles a two-phase RBF can \
-             hold halves the ratio)"
-                .into(),
-        ],
-        ..Reproduced::default()
+        ])
     };
     // Two intervals per simulated ratio, one ratio per M: 99% family-wise (Bonferroni).
     let confidence = 1.0 - (1.0 - CONFIDENCE) / (2 * grid.len()) as f64;
@@ -747,11 +734,11 @@ pub fn figure_8_sized(o: &Options, size: Size) -> Result<Reproduced, CliError> {
         "fp = 0.01 simulated, 99% family-wise interval",
         sim,
     ));
-    out.plot = Some(Plot {
-        x_label: "log10 M (bits, total)".into(),
-        y_label: "capacity one-phase / two-phase".into(),
-        log_y: false,
+    out.plot = Some(Plot::new(
+        "log10 M (bits, total)",
+        "capacity one-phase / two-phase",
+        false,
         series,
-    });
+    ));
     Ok(out)
 }

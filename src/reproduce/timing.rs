@@ -35,12 +35,7 @@ const STREAM_QUERIES: f64 = 4_194_304.0;
 
 fn table_4(_: &Options) -> Result<Reproduced, CliError> {
     let err = |e| CliError::from_model(e, &[]);
-    let mut out = Reproduced {
-        columns: ["stream", "log2_w", "pos_in_window", "pos_neg", "printed"]
-            .map(String::from)
-            .to_vec(),
-        ..Reproduced::default()
-    };
+    let mut out = Reproduced::new(&["stream", "log2_w", "pos_in_window", "pos_neg", "printed"]);
     let mut points = Vec::new();
     for (i, (stream, log_w, printed)) in TABLE_4_PRINTED.into_iter().enumerate() {
         let prior = match stream {
@@ -67,12 +62,12 @@ fn table_4(_: &Options) -> Result<Reproduced, CliError> {
         ]);
         points.push((i as f64, ratio));
     }
-    out.plot = Some(Plot {
-        x_label: "condition: uniform 2^16, uniform 2^18, power law 2^11, power law 2^18".into(),
-        y_label: "Pos/Neg".into(),
-        log_y: true,
-        series: vec![Series::line("model", points)],
-    });
+    out.plot = Some(Plot::new(
+        "condition: uniform 2^16, uniform 2^18, power law 2^11, power law 2^18",
+        "Pos/Neg",
+        true,
+        vec![Series::line("model", points)],
+    ));
     Ok(out)
 }
 
@@ -314,22 +309,17 @@ fn ratio_figure(
     differs: impl Fn(&str, f64, &RatioPoint, f64) -> Option<String>,
     differs_stream: impl Fn(&str, &[(f64, f64)], &[(f64, f64, f64, f64)]) -> Option<String>,
 ) -> Result<Reproduced, CliError> {
-    let mut out = Reproduced {
-        columns: [
-            "stream",
-            "window",
-            "bits_per_item",
-            design_column,
-            "penalty_ratio_model",
-            "penalty_ratio_measured",
-            "ratio_lo",
-            "ratio_hi",
-            "posterior_error",
-        ]
-        .map(String::from)
-        .to_vec(),
-        ..Reproduced::default()
-    };
+    let mut out = Reproduced::new(&[
+        "stream",
+        "window",
+        "bits_per_item",
+        design_column,
+        "penalty_ratio_model",
+        "penalty_ratio_measured",
+        "ratio_lo",
+        "ratio_hi",
+        "posterior_error",
+    ]);
     let mut series = Vec::new();
     for (stream, prior, w) in reduced_streams()? {
         let (mut model, mut sim, mut pe) = (vec![], vec![], vec![]);
@@ -372,12 +362,12 @@ fn ratio_figure(
             pe,
         ));
     }
-    out.plot = Some(Plot {
-        x_label: "bits per item (bpi)".into(),
-        y_label: "penalty ratio inferential / standard; Posterior Error".into(),
-        log_y: false,
+    out.plot = Some(Plot::new(
+        "bits per item (bpi)",
+        "penalty ratio inferential / standard; Posterior Error",
+        false,
         series,
-    });
+    ));
     Ok(out)
 }
 
@@ -448,24 +438,19 @@ fn figure_10(o: &Options) -> Result<Reproduced, CliError> {
 }
 
 fn figure_11(o: &Options) -> Result<Reproduced, CliError> {
-    let mut out = Reproduced {
-        columns: [
-            "stream",
-            "window",
-            "bits_per_item",
-            "btbf_inferential",
-            "gbf_inferential",
-            "gbf_inferential_model",
-            "simple_buffer",
-            "simple_buffer_model",
-            "simple_buffer_bph",
-            "prior_only",
-            "lowest",
-        ]
-        .map(String::from)
-        .to_vec(),
-        ..Reproduced::default()
-    };
+    let mut out = Reproduced::new(&[
+        "stream",
+        "window",
+        "bits_per_item",
+        "btbf_inferential",
+        "gbf_inferential",
+        "gbf_inferential_model",
+        "simple_buffer",
+        "simple_buffer_model",
+        "simple_buffer_bph",
+        "prior_only",
+        "lowest",
+    ]);
     let mut series = Vec::new();
     for (stream, prior, w) in reduced_streams()? {
         let mut curves: [Vec<(f64, f64, f64, f64)>; 4] = Default::default();
@@ -520,11 +505,11 @@ fn figure_11(o: &Options) -> Result<Reproduced, CliError> {
             series.push(Series::points(format!("{stream}: {name}"), c));
         }
     }
-    out.plot = Some(Plot {
-        x_label: "bits per item (bpi)".into(),
-        y_label: "penalty per query".into(),
-        log_y: true,
+    out.plot = Some(Plot::new(
+        "bits per item (bpi)",
+        "penalty per query",
+        true,
         series,
-    });
+    ));
     Ok(out)
 }

@@ -1,9 +1,9 @@
 //! `bfopt model|optimize|simulate apbf` and `model|simulate apbbf` (issue 3).
 
-use super::bfopt;
-use super::json_out as json_of;
+use super::{assert_exit, json, run_ok};
 use predicates::prelude::*;
 use serde::Deserialize;
+use serde_json::Value;
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -44,8 +44,7 @@ struct ApbfMetricsJson {
 
 #[test]
 fn model_apbf_json_reproduces_table_2() {
-    let out = json_of(&["model", "apbf", "--hashes", "10", "--extra-slices", "7"]);
-    let j: ApbfModelJson = serde_json::from_slice(&out).unwrap();
+    let j: ApbfModelJson = json("model apbf --hashes 10 --extra-slices 7");
     assert_eq!(j.family, "apbf");
     assert_eq!((j.params.k, j.params.l), (10, 7));
     let m = j.metrics;
@@ -61,17 +60,7 @@ fn model_apbf_json_reproduces_table_2() {
 
 #[test]
 fn model_apbf_sized_reports_section_5_2_quantities() {
-    let out = json_of(&[
-        "model",
-        "apbf",
-        "--hashes",
-        "4",
-        "--extra-slices",
-        "3",
-        "--slice-bits",
-        "1000",
-    ]);
-    let j: ApbfModelJson = serde_json::from_slice(&out).unwrap();
+    let j: ApbfModelJson = json("model apbf --hashes 4 --extra-slices 3 --slice-bits 1000");
     let m = j.metrics;
     let g = (1000.0 * std::f64::consts::LN_2 / 4.0) as u64; // 173
     assert_eq!(j.params.slice_bits, Some(1000));
@@ -85,19 +74,8 @@ fn model_apbf_sized_reports_section_5_2_quantities() {
 
 #[test]
 fn model_apbbf_reproduces_table_3() {
-    let out = json_of(&[
-        "model",
-        "apbbf",
-        "--hashes",
-        "2",
-        "--extra-slices",
-        "5",
-        "--block-bits",
-        "512",
-        "--block-hashes",
-        "4",
-    ]);
-    let j: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let j: Value =
+        json("model apbbf --hashes 2 --extra-slices 5 --block-bits 512 --block-hashes 4");
     assert_eq!(j["family"], "apbbf");
     let m = &j["metrics"];
     let f = |k: &str| m[k].as_f64().unwrap();
@@ -113,16 +91,12 @@ fn model_apbbf_reproduces_table_3() {
 
 #[test]
 fn optimize_apbf_default_and_pareto() {
-    let out = json_of(&["optimize", "apbf", "--fp", "0.01", "--window", "1e5"]);
-    let d: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let d: Value = json("optimize apbf --fp 0.01 --window 1e5");
     let m = &d["metrics"];
     assert!(m["fp"].as_f64().unwrap() <= 0.01);
     assert!(m["window"].as_u64().unwrap() >= 100_000);
     assert_eq!(m["default"], true);
-    let out = json_of(&[
-        "optimize", "apbf", "--fp", "0.01", "--window", "1e5", "--all",
-    ]);
-    let front: Vec<serde_json::Value> = serde_json::from_slice(&out).unwrap();
+    let front: Vec<Value> = json("optimize apbf --fp 0.01 --window 1e5 --all");
     assert!(front.len() > 3);
     let defaults: Vec<_> = front
         .iter()
@@ -141,22 +115,10 @@ fn optimize_apbf_default_and_pareto() {
 
 #[test]
 fn optimize_apbf_blocked_and_bounds() {
-    let out = json_of(&[
-        "optimize",
-        "apbf",
-        "--fp",
-        "1e-3",
-        "--window",
-        "1e5",
-        "--blocked",
-        "--block-bits",
-        "512",
-        "--block-hashes",
-        "8",
-        "--max-npws",
-        "0.1",
-    ]);
-    let d: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let d: Value = json(
+        "optimize apbf --fp 1e-3 --window 1e5 --blocked --block-bits 512 --block-hashes 8 \
+         --max-npws 0.1",
+    );
     assert_eq!(d["family"], "apbbf");
     assert!(d["metrics"]["fp"].as_f64().unwrap() <= 1e-3);
     assert!(d["metrics"]["npws"].as_f64().unwrap() <= 0.1);
@@ -164,146 +126,55 @@ fn optimize_apbf_blocked_and_bounds() {
 
 #[test]
 fn invalid_input_exits_2_naming_the_flag() {
-    let cases: [(&[&str], &str); 7] = [
+    let cases: [(&str, &str); 7] = [
+        ("model apbf --hashes 0 --extra-slices 3", "--hashes = 0"),
         (
-            &["model", "apbf", "--hashes", "0", "--extra-slices", "3"],
-            "--hashes = 0",
-        ),
-        (
-            &["model", "apbf", "--hashes", "4", "--extra-slices", "0"],
+            "model apbf --hashes 4 --extra-slices 0",
             "--extra-slices = 0",
         ),
         (
-            &[
-                "model",
-                "apbf",
-                "--hashes",
-                "4",
-                "--extra-slices",
-                "10",
-                "--window",
-                "9",
-            ],
+            "model apbf --hashes 4 --extra-slices 10 --window 9",
             "--window = 9: allowed window >= l = 10",
         ),
         (
-            &[
-                "model",
-                "apbbf",
-                "--hashes",
-                "2",
-                "--extra-slices",
-                "3",
-                "--block-bits",
-                "96",
-                "--block-hashes",
-                "4",
-            ],
+            "model apbbf --hashes 2 --extra-slices 3 --block-bits 96 --block-hashes 4",
             "--block-bits = 96",
         ),
         (
-            &[
-                "model",
-                "apbbf",
-                "--hashes",
-                "2",
-                "--extra-slices",
-                "3",
-                "--block-bits",
-                "512",
-                "--block-hashes",
-                "3",
-            ],
+            "model apbbf --hashes 2 --extra-slices 3 --block-bits 512 --block-hashes 3",
             "--block-hashes = 3",
         ),
-        (
-            &["optimize", "apbf", "--fp", "1.5", "--window", "100"],
-            "--fp = 1.5",
-        ),
-        (
-            &["optimize", "apbf", "--fp", "0", "--window", "100"],
-            "--fp = 0",
-        ),
+        ("optimize apbf --fp 1.5 --window 100", "--fp = 1.5"),
+        ("optimize apbf --fp 0 --window 100", "--fp = 0"),
     ];
-    for (args, msg) in cases {
-        bfopt()
-            .args(args)
-            .assert()
-            .code(2)
-            .stderr(predicate::str::contains(msg));
+    for (line, msg) in cases {
+        assert_exit(line, 2, &[msg]);
     }
 }
 
 #[test]
 fn infeasible_requirement_exits_3_naming_the_constraint() {
-    bfopt()
-        .args([
-            "optimize", "apbf", "--fp", "0.01", "--window", "1e5", "--memory", "1000",
-        ])
-        .assert()
-        .code(3)
-        .stderr(predicate::str::contains("memory <= 1000 bits binds"));
-    bfopt()
-        .args([
-            "optimize",
-            "apbf",
-            "--fp",
-            "0.01",
-            "--window",
-            "1e5",
-            "--max-accesses",
-            "3",
-        ])
-        .assert()
-        .code(3)
-        .stderr(predicate::str::contains("max_accesses"));
+    assert_exit(
+        "optimize apbf --fp 0.01 --window 1e5 --memory 1000",
+        3,
+        &["memory <= 1000 bits binds"],
+    );
+    assert_exit(
+        "optimize apbf --fp 0.01 --window 1e5 --max-accesses 3",
+        3,
+        &["max_accesses"],
+    );
 }
 
 #[test]
 fn simulate_apbf_agrees_and_never_misses_the_window() {
     for family in [
-        vec![
-            "simulate",
-            "apbf",
-            "--hashes",
-            "4",
-            "--extra-slices",
-            "3",
-            "--window",
-            "600",
-        ],
-        vec![
-            "simulate",
-            "apbbf",
-            "--hashes",
-            "2",
-            "--extra-slices",
-            "3",
-            "--block-bits",
-            "64",
-            "--block-hashes",
-            "4",
-            "--window",
-            "600",
-        ],
+        "simulate apbf --hashes 4 --extra-slices 3 --window 600",
+        "simulate apbbf --hashes 2 --extra-slices 3 --block-bits 64 --block-hashes 4 --window 600",
     ] {
-        let out = json_of(
-            &[
-                family.as_slice(),
-                &[
-                    "--epochs",
-                    "6",
-                    "--generations",
-                    "8",
-                    "--probes",
-                    "20000",
-                    "--confidence",
-                    "0.999",
-                ],
-            ]
-            .concat(),
-        );
-        let j: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        let j: Value = json(&format!(
+            "{family} --epochs 6 --generations 8 --probes 20000 --confidence 0.999"
+        ));
         let m = &j["metrics"];
         assert_eq!(m["false_negatives"], 0, "{j}");
         assert!(m["window_checks"].as_u64().unwrap() > 0);
@@ -313,20 +184,16 @@ fn simulate_apbf_agrees_and_never_misses_the_window() {
 
 #[test]
 fn simulate_apbf_needs_a_size() {
-    bfopt()
-        .args(["simulate", "apbf", "--hashes", "4", "--extra-slices", "3"])
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("--window"));
+    assert_exit(
+        "simulate apbf --hashes 4 --extra-slices 3",
+        2,
+        &["--window"],
+    );
 }
 
 #[test]
 fn validate_apbf_passes() {
-    bfopt()
-        .args(["validate", "--family", "apbf"])
-        .assert()
-        .success()
-        .stdout(predicate::str::contains("FAIL").not());
+    run_ok("validate --family apbf").stdout(predicate::str::contains("FAIL").not());
 }
 
 #[test]
@@ -344,20 +211,17 @@ fn recommend_rows_meet_the_target() {
 /// the flag is not modelled for it; without `--window` the flag is an error.
 #[test]
 fn recommend_duplicates_sizes_the_apbf_on_repeats() {
-    let rows = |extra: &[&str]| -> Vec<serde_json::Value> {
-        let mut args = vec!["recommend", "--fp", "0.01", "--window", "20000"];
-        args.extend_from_slice(extra);
-        let v: serde_json::Value = serde_json::from_slice(&json_of(&args)).unwrap();
-        v.as_array().unwrap().clone()
+    let rows = |extra: &str| -> Vec<Value> {
+        json(&format!("recommend --fp 0.01 --window 20000 {extra}"))
     };
-    let apbf = |rows: &[serde_json::Value]| -> serde_json::Value {
+    let apbf = |rows: &[Value]| -> Value {
         rows.iter()
             .find(|r| r["params"]["design"] == "apbf")
             .unwrap()
             .clone()
     };
-    let plain = apbf(&rows(&[]));
-    let all = rows(&["--duplicates", "0.6"]);
+    let plain = apbf(&rows(""));
+    let all = rows("--duplicates 0.6");
     let dup = apbf(&all);
     assert!(dup["metrics"]["fp"].as_f64().unwrap() <= 0.01);
     assert_eq!(
@@ -369,55 +233,26 @@ fn recommend_duplicates_sizes_the_apbf_on_repeats() {
         let notes = r["metrics"]["notes"].as_str().unwrap();
         assert!(notes.contains("not modelled"), "{notes}");
     }
-    bfopt()
-        .args([
-            "recommend",
-            "--fp",
-            "0.01",
-            "--capacity",
-            "1000",
-            "--duplicates",
-            "0.5",
-        ])
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("--duplicates"));
-    bfopt()
-        .args([
-            "recommend",
-            "--fp",
-            "0.01",
-            "--window",
-            "1000",
-            "--duplicates",
-            "1",
-        ])
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("0 <= rate < 1"));
+    assert_exit(
+        "recommend --fp 0.01 --capacity 1000 --duplicates 0.5",
+        2,
+        &["--duplicates"],
+    );
+    assert_exit(
+        "recommend --fp 0.01 --window 1000 --duplicates 1",
+        2,
+        &["0 <= rate < 1"],
+    );
 }
 
 /// `simulate apbf --workload window-repeats`: predicted with the repeats model, and
 /// the measurement agrees (Figures 7-8 [APBF]).
 #[test]
 fn simulate_apbf_with_window_repeats_uses_the_repeats_model() {
-    let v: serde_json::Value = serde_json::from_slice(&json_of(&[
-        "simulate",
-        "apbf",
-        "--hashes",
-        "4",
-        "--extra-slices",
-        "3",
-        "--window",
-        "1000",
-        "--workload",
-        "window-repeats",
-        "--duplicates",
-        "0.5",
-        "--epochs",
-        "4",
-    ]))
-    .unwrap();
+    let v: Value = json(
+        "simulate apbf --hashes 4 --extra-slices 3 --window 1000 --workload window-repeats \
+         --duplicates 0.5 --epochs 4",
+    );
     let m = &v["metrics"];
     assert_eq!(m["agrees"], true);
     let (fp, paper) = (m["fp"].as_f64().unwrap(), m["fp_paper"].as_f64().unwrap());

@@ -1,28 +1,13 @@
 //! `bfopt model|posterior|simulate gbf` (issue 6).
 
-use super::bfopt;
-use super::json_value as json;
+use super::{assert_exit, json, json_out, words};
 use bfopt_models::gbf::{posterior_balanced, GbfParams};
-use predicates::prelude::*;
+use serde_json::Value;
 
 #[test]
 fn model_gbf_metrics() {
-    let j = json(&[
-        "model",
-        "gbf",
-        "--bits",
-        "32768",
-        "--reset-hashes",
-        "4",
-        "--set-hashes",
-        "4",
-        "--window",
-        "4096",
-        "--age",
-        "100",
-        "--prior",
-        "uniform:4096",
-    ]);
+    let gbf = "model gbf --bits 32768 --reset-hashes 4 --set-hashes 4 --window 4096";
+    let j: Value = json(&format!("{gbf} --age 100 --prior uniform:4096"));
     let m = &j["metrics"];
     let p = GbfParams::new(32768, 4, 4).unwrap();
     assert_eq!(m["positive_never"].as_f64().unwrap(), p.positive_never());
@@ -34,47 +19,17 @@ fn model_gbf_metrics() {
         let v = m[key].as_f64().unwrap();
         assert!((0.0..=1.0).contains(&v), "{key} = {v}");
     }
-    let j = json(&[
-        "model",
-        "gbf",
-        "--bits",
-        "32768",
-        "--reset-hashes",
-        "4",
-        "--set-hashes",
-        "4",
-        "--window",
-        "4096",
-    ]);
+    let j: Value = json(gbf);
     assert!(j["metrics"].get("positive_at_age").is_none());
     assert_eq!(j["metrics"]["fp"], j["metrics"]["positive_never"]);
 }
 
 #[test]
 fn posterior_gbf_is_stable_at_k30() {
-    let args = [
-        "posterior",
-        "gbf",
-        "--bits",
-        "1024",
-        "--reset-hashes",
-        "30",
-        "--set-hashes",
-        "30",
-        "--window",
-        "512",
-        "--px",
-        "0.0009765625",
-        "--matching",
-        "45",
-        "--mismatching",
-        "15",
-        "--penalty-fp",
-        "2",
-        "--penalty-fn",
-        "1",
-    ];
-    let j = json(&args);
+    let j: Value = json(
+        "posterior gbf --bits 1024 --reset-hashes 30 --set-hashes 30 --window 512 \
+         --px 0.0009765625 --matching 45 --mismatching 15 --penalty-fp 2 --penalty-fn 1",
+    );
     let p = GbfParams::new(1024, 30, 30).unwrap();
     let want = posterior_balanced(&p, 45, 15, 0.0009765625, 512).unwrap();
     let m = &j["metrics"];
@@ -90,102 +45,40 @@ fn posterior_gbf_is_stable_at_k30() {
 
 #[test]
 fn gbf_invalid_input_exits_2() {
-    let base = ["--bits", "1024", "--reset-hashes", "3", "--set-hashes", "3"];
+    let base = "--bits 1024 --reset-hashes 3 --set-hashes 3";
     for (verb, extra, needle) in [
         (
             "posterior",
-            vec![
-                "--window",
-                "512",
-                "--px",
-                "0.001",
-                "--matching",
-                "5",
-                "--mismatching",
-                "2",
-            ],
+            "--window 512 --px 0.001 --matching 5 --mismatching 2",
             "--mismatching = 2",
         ),
         (
             "posterior",
-            vec![
-                "--window",
-                "512",
-                "--px",
-                "0",
-                "--matching",
-                "5",
-                "--mismatching",
-                "1",
-            ],
+            "--window 512 --px 0 --matching 5 --mismatching 1",
             "--px = 0",
         ),
         (
             "posterior",
-            vec![
-                "--window",
-                "0",
-                "--px",
-                "0.1",
-                "--matching",
-                "5",
-                "--mismatching",
-                "1",
-            ],
+            "--window 0 --px 0.1 --matching 5 --mismatching 1",
             "--window = 0",
         ),
-        (
-            "model",
-            vec!["--window", "10", "--prior", "uniform:1"],
-            "--prior",
-        ),
+        ("model", "--window 10 --prior uniform:1", "--prior"),
     ] {
-        bfopt()
-            .args([verb, "gbf"])
-            .args(base)
-            .args(&extra)
-            .assert()
-            .code(2)
-            .stderr(predicate::str::contains(needle));
+        assert_exit(&format!("{verb} gbf {base} {extra}"), 2, &[needle]);
     }
-    bfopt()
-        .args([
-            "model",
-            "gbf",
-            "--bits",
-            "1024",
-            "--reset-hashes",
-            "0",
-            "--set-hashes",
-            "3",
-            "--window",
-            "5",
-        ])
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("--reset-hashes = 0"));
+    assert_exit(
+        "model gbf --bits 1024 --reset-hashes 0 --set-hashes 3 --window 5",
+        2,
+        &["--reset-hashes = 0"],
+    );
 }
 
 #[test]
 fn simulate_gbf_runs() {
-    let j = json(&[
-        "simulate",
-        "gbf",
-        "--bits",
-        "8192",
-        "--reset-hashes",
-        "3",
-        "--set-hashes",
-        "3",
-        "--window",
-        "1024",
-        "--prior",
-        "uniform:1024",
-        "--queries",
-        "8192",
-        "--epochs",
-        "2",
-    ]);
+    let j: Value = json(
+        "simulate gbf --bits 8192 --reset-hashes 3 --set-hashes 3 --window 1024 \
+         --prior uniform:1024 --queries 8192 --epochs 2",
+    );
     let m = &j["metrics"];
     assert!(m["penalty_ratio"].as_f64().unwrap() < 1.0);
     let (fp, mfp) = (
@@ -197,18 +90,8 @@ fn simulate_gbf_runs() {
 
 #[test]
 fn optimize_gbf_small() {
-    let j = json(&[
-        "optimize",
-        "gbf",
-        "--bits-per-item",
-        "6",
-        "--window",
-        "512",
-        "--prior",
-        "uniform:512",
-        "--max-hashes",
-        "4",
-    ]);
+    let gbf = "optimize gbf --bits-per-item 6 --window 512 --prior uniform:512";
+    let j: Value = json(&format!("{gbf} --max-hashes 4"));
     let m = &j["metrics"];
     for key in [
         "reset_hashes",
@@ -222,22 +105,7 @@ fn optimize_gbf_small() {
     let inf = m["expected_penalty_inferential"].as_f64().unwrap();
     let std = m["standard_expected_penalty"].as_f64().unwrap();
     assert!(inf > 0.0 && inf < std, "{inf} vs {std}");
-    bfopt()
-        .args([
-            "optimize",
-            "gbf",
-            "--bits-per-item",
-            "6",
-            "--window",
-            "512",
-            "--prior",
-            "uniform:512",
-            "--max-hashes",
-            "0",
-        ])
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("--max-hashes"));
+    assert_exit(&format!("{gbf} --max-hashes 0"), 2, &["--max-hashes"]);
 }
 
 /// `bfopt model gbf --format json`, field by field (unknown keys fail).
@@ -280,7 +148,7 @@ struct GbfModelMetricsJson {
 #[serde(deny_unknown_fields)]
 struct GbfPosteriorJson {
     family: String,
-    params: serde_json::Map<String, serde_json::Value>,
+    params: serde_json::Map<String, Value>,
     metrics: GbfPosteriorMetricsJson,
 }
 
@@ -299,7 +167,7 @@ struct GbfPosteriorMetricsJson {
 #[serde(deny_unknown_fields)]
 struct GbfSimulateJson {
     family: String,
-    params: serde_json::Map<String, serde_json::Value>,
+    params: serde_json::Map<String, Value>,
     metrics: GbfSimulateMetricsJson,
 }
 
@@ -335,24 +203,10 @@ fn pinned(what: &str, got: f64, want: f64) {
 /// is a change of the model or of the JSON contract and must be deliberate.
 #[test]
 fn gbf_json_snapshot() {
-    let out = super::json_out(&[
-        "model",
-        "gbf",
-        "--bits",
-        "32768",
-        "--reset-hashes",
-        "4",
-        "--set-hashes",
-        "3",
-        "--window",
-        "4096",
-        "--age",
-        "100",
-        "--prior",
-        "uniform:4096",
-        "--distinct-decay",
-    ]);
-    let j: GbfModelJson = serde_json::from_slice(&out).unwrap();
+    let j: GbfModelJson = json(
+        "model gbf --bits 32768 --reset-hashes 4 --set-hashes 3 --window 4096 --age 100 \
+         --prior uniform:4096 --distinct-decay",
+    );
     assert_eq!(j.family, "gbf");
     let p = &j.params;
     assert_eq!(
@@ -377,29 +231,10 @@ fn gbf_json_snapshot() {
     pinned("q1", m.q1, 0.00009153876541742427);
     pinned("q_eps", m.q_eps, 0.9997863965099043);
 
-    let out = super::json_out(&[
-        "posterior",
-        "gbf",
-        "--bits",
-        "4096",
-        "--reset-hashes",
-        "30",
-        "--set-hashes",
-        "30",
-        "--window",
-        "500",
-        "--px",
-        "0.002",
-        "--matching",
-        "41",
-        "--mismatching",
-        "13",
-        "--penalty-fp",
-        "2",
-        "--penalty-fn",
-        "3",
-    ]);
-    let j: GbfPosteriorJson = serde_json::from_slice(&out).unwrap();
+    let j: GbfPosteriorJson = json(
+        "posterior gbf --bits 4096 --reset-hashes 30 --set-hashes 30 --window 500 --px 0.002 \
+         --matching 41 --mismatching 13 --penalty-fp 2 --penalty-fn 3",
+    );
     assert_eq!(j.family, "gbf");
     let keys: Vec<&str> = j.params.keys().map(String::as_str).collect();
     assert_eq!(
@@ -431,31 +266,13 @@ fn gbf_json_snapshot() {
 /// measurements, and the predicted metrics (which do not depend on the seed) agree.
 #[test]
 fn gbf_simulate_json_is_reproducible_from_its_seed() {
-    let args = |seed: &'static str| {
-        [
-            "simulate",
-            "gbf",
-            "--bits",
-            "8192",
-            "--reset-hashes",
-            "2",
-            "--set-hashes",
-            "3",
-            "--window",
-            "1024",
-            "--prior",
-            "uniform:1024",
-            "--queries",
-            "4096",
-            "--epochs",
-            "2",
-            "--seed",
-            seed,
-        ]
+    let run = |seed: &str| {
+        json_out(&words(&format!(
+            "simulate gbf --bits 8192 --reset-hashes 2 --set-hashes 3 --window 1024 \
+             --prior uniform:1024 --queries 4096 --epochs 2 --seed {seed}"
+        )))
     };
-    let a = super::json_out(&args("7"));
-    let b = super::json_out(&args("7"));
-    let c = super::json_out(&args("8"));
+    let (a, b, c) = (run("7"), run("7"), run("8"));
     assert_eq!(a, b, "same seed, different JSON");
     let ja: GbfSimulateJson = serde_json::from_slice(&a).unwrap();
     let jc: GbfSimulateJson = serde_json::from_slice(&c).unwrap();

@@ -1,8 +1,11 @@
 //! The `bfopt` binary: exit codes, JSON shape, error messages.
 
+use assert_cmd::assert::Assert;
 use assert_cmd::Command;
 use predicates::prelude::*;
+use serde::de::DeserializeOwned;
 use serde::Deserialize;
+use std::path::PathBuf;
 
 mod apbf;
 mod bad_input;
@@ -16,6 +19,11 @@ mod timing;
 
 fn bfopt() -> Command {
     Command::cargo_bin("bfopt").unwrap()
+}
+
+/// The words of a command line (no argument of these tests holds a space).
+fn words(line: &str) -> Vec<&str> {
+    line.split_whitespace().collect()
 }
 
 /// Stdout of a successful run with `--format json`.
@@ -33,6 +41,40 @@ fn json_out(args: &[&str]) -> Vec<u8> {
 /// The same, parsed.
 fn json_value(args: &[&str]) -> serde_json::Value {
     serde_json::from_slice(&json_out(args)).unwrap()
+}
+
+/// `bfopt LINE --format json` exits 0; its stdout parsed as `T` (a test-side struct with
+/// `deny_unknown_fields`, or `serde_json::Value`).
+fn json<T: DeserializeOwned>(line: &str) -> T {
+    serde_json::from_slice(&json_out(&words(line))).unwrap()
+}
+
+/// `bfopt LINE` exits 0; the assertion, for checks on stdout.
+fn run_ok(line: &str) -> Assert {
+    bfopt().args(words(line)).assert().success()
+}
+
+/// `cmd` exits `code` and its stderr contains every needle; the assertion, for more checks.
+fn exits(cmd: &mut Command, code: i32, needles: &[&str]) -> Assert {
+    let mut assert = cmd.assert().code(code);
+    for needle in needles {
+        assert = assert.stderr(predicate::str::contains(*needle));
+    }
+    assert
+}
+
+/// `bfopt LINE` exits `code` and its stderr contains every needle.
+fn assert_exit(line: &str, code: i32, needles: &[&str]) -> Assert {
+    exits(bfopt().args(words(line)), code, needles)
+}
+
+/// A file `name` holding `body` in this process's temp dir `bfopt-<dir>-<pid>`.
+fn temp_file(dir: &str, name: &str, body: impl AsRef<[u8]>) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("bfopt-{dir}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, body).unwrap();
+    path
 }
 
 /// `bfopt model classic --format json`, field by field; unknown keys fail the test.
@@ -70,17 +112,7 @@ struct ClassicMetricsJson {
 
 #[test]
 fn model_classic_json_shape() {
-    let out = bfopt()
-        .args([
-            "model", "classic", "--bits", "1e4", "--hashes", "7", "--items", "1_000", "--format",
-            "json",
-        ])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let j: ClassicModelJson = serde_json::from_slice(&out).unwrap();
+    let j: ClassicModelJson = json("model classic --bits 1e4 --hashes 7 --items 1_000");
     assert_eq!(j.family, "classic");
     assert_eq!((j.params.m, j.params.k, j.params.n), (10_000, 7, 1000));
     assert_eq!(j.params.layout, "standard");
@@ -102,21 +134,12 @@ fn model_classic_json_shape() {
 #[test]
 fn model_classic_layouts() {
     for (layout, extra) in [("partitioned", None), ("blocked", Some("1024"))] {
-        let mut args = vec![
-            "model", "classic", "--bits", "1Mib", "--hashes", "6", "--items", "50000", "--layout",
-            layout, "--format", "json",
-        ];
+        let mut line =
+            format!("model classic --bits 1Mib --hashes 6 --items 50000 --layout {layout}");
         if let Some(b) = extra {
-            args.extend(["--block-bits", b]);
+            line.push_str(&format!(" --block-bits {b}"));
         }
-        let out = bfopt()
-            .args(&args)
-            .assert()
-            .success()
-            .get_output()
-            .stdout
-            .clone();
-        let j: ClassicModelJson = serde_json::from_slice(&out).unwrap();
+        let j: ClassicModelJson = json(&line);
         assert_eq!(j.params.layout, layout);
         assert_eq!(j.params.m, 1 << 20);
         assert_eq!(j.params.block_bits, extra.map(|b| b.parse().unwrap()));
@@ -126,16 +149,7 @@ fn model_classic_layouts() {
 
 #[test]
 fn optimize_classic_meets_target() {
-    let out = bfopt()
-        .args([
-            "optimize", "classic", "--fp", "0.01", "--items", "1e6", "--format", "json",
-        ])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let v: serde_json::Value = json("optimize classic --fp 0.01 --items 1e6");
     assert_eq!(v["family"], "classic");
     assert_eq!(v["metrics"]["hashes"], 7);
     assert!(v["metrics"]["fp"].as_f64().unwrap() <= 0.01);
@@ -146,56 +160,22 @@ fn optimize_classic_meets_target() {
 
 #[test]
 fn optimize_classic_best_k_and_capacity() {
-    let best = bfopt()
-        .args([
-            "optimize", "classic", "--bits", "1e4", "--items", "1000", "--format", "json",
-        ])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let v: serde_json::Value = serde_json::from_slice(&best).unwrap();
+    let v: serde_json::Value = json("optimize classic --bits 1e4 --items 1000");
     assert_eq!(v["metrics"]["hashes"], 7);
-    let cap = bfopt()
-        .args([
-            "optimize", "classic", "--bits", "1e4", "--hashes", "7", "--fp", "0.01", "--format",
-            "json",
-        ])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let v: serde_json::Value = serde_json::from_slice(&cap).unwrap();
+    let v: serde_json::Value = json("optimize classic --bits 1e4 --hashes 7 --fp 0.01");
     let n = v["metrics"]["capacity"].as_u64().unwrap();
     assert!(v["metrics"]["fp"].as_f64().unwrap() <= 0.01);
     assert!((1000..1100).contains(&n), "{n}");
-    bfopt()
-        .args(["optimize", "classic", "--fp", "0.01"])
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("allowed one of: --fp P --items N"));
+    assert_exit(
+        "optimize classic --fp 0.01",
+        2,
+        &["allowed one of: --fp P --items N"],
+    );
 }
 
 #[test]
 fn recommend_ranks_by_memory_in_every_format() {
-    let out = bfopt()
-        .args([
-            "recommend",
-            "--fp",
-            "0.01",
-            "--capacity",
-            "1e6",
-            "--format",
-            "json",
-        ])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let rows: Vec<serde_json::Value> = serde_json::from_slice(&out).unwrap();
+    let rows: Vec<serde_json::Value> = json("recommend --fp 0.01 --capacity 1e6");
     assert_eq!(rows.len(), 3);
     let bits: Vec<u64> = rows
         .iter()
@@ -205,44 +185,21 @@ fn recommend_ranks_by_memory_in_every_format() {
     assert!(rows
         .iter()
         .all(|r| r["metrics"]["fp"].as_f64().unwrap() <= 0.01));
-    bfopt()
-        .args([
-            "recommend",
-            "--fp",
-            "0.01",
-            "--capacity",
-            "1e6",
-            "--format",
-            "csv",
-        ])
-        .assert()
-        .success()
+    run_ok("recommend --fp 0.01 --capacity 1e6 --format csv")
         .stdout(predicate::str::starts_with(
             "family,design,parameters,bits,bytes,bits_per_item,accesses_insert",
         ))
         .stdout(predicate::str::contains(
             "classic,classic/standard,m=9592956 k=7,9592956,",
         ));
-    bfopt()
-        .args(["recommend", "--fp", "0.01", "--capacity", "1e6"])
-        .assert()
-        .success()
-        .stdout(predicate::str::contains("blocked"));
+    run_ok("recommend --fp 0.01 --capacity 1e6").stdout(predicate::str::contains("blocked"));
 }
 
 /// Issue 9 (JSON stability): every `recommend` row of every family has the same keys,
 /// exactly these, and the same request gives byte-identical output.
 #[test]
 fn recommend_json_keys_are_the_same_for_every_family_and_stable() {
-    let args = [
-        "recommend",
-        "--fp",
-        "0.01",
-        "--window",
-        "1e5",
-        "--allow-fn",
-        "0.05",
-    ];
+    let args = words("recommend --fp 0.01 --window 1e5 --allow-fn 0.05");
     let out = json_out(&args);
     assert_eq!(out, json_out(&args), "same request, different bytes");
     let rows: Vec<serde_json::Value> = serde_json::from_slice(&out).unwrap();
@@ -277,22 +234,7 @@ fn recommend_json_keys_are_the_same_for_every_family_and_stable() {
 
 #[test]
 fn recommend_for_a_window_sizes_the_hand_built_baselines() {
-    let out = bfopt()
-        .args([
-            "recommend",
-            "--fp",
-            "0.01",
-            "--window",
-            "1e5",
-            "--format",
-            "json",
-        ])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let rows: Vec<serde_json::Value> = serde_json::from_slice(&out).unwrap();
+    let rows: Vec<serde_json::Value> = json("recommend --fp 0.01 --window 1e5");
     let designs: Vec<&str> = rows
         .iter()
         .map(|r| r["params"]["design"].as_str().unwrap())
@@ -313,33 +255,15 @@ fn recommend_for_a_window_sizes_the_hand_built_baselines() {
         assert_eq!(m["false_negatives"], "none in the window");
     }
     // A static-set family says why it cannot serve a window.
-    bfopt()
-        .args(["recommend", "--fp", "0.01", "--window", "1e5"])
-        .assert()
-        .success()
+    run_ok("recommend --fp 0.01 --window 1e5")
         .stdout(predicate::str::contains("excluded classic:"));
 }
 
 #[test]
 fn recommend_bounds_the_npws_of_window_designs() {
-    let npws = |extra: &[&str]| -> f64 {
-        let out = bfopt()
-            .args([
-                "recommend",
-                "--fp",
-                "0.01",
-                "--window",
-                "1e5",
-                "--format",
-                "json",
-            ])
-            .args(extra)
-            .assert()
-            .success()
-            .get_output()
-            .stdout
-            .clone();
-        let rows: Vec<serde_json::Value> = serde_json::from_slice(&out).unwrap();
+    let npws = |extra: &str| -> f64 {
+        let rows: Vec<serde_json::Value> =
+            json(&format!("recommend --fp 0.01 --window 1e5 {extra}"));
         let apbf = rows
             .iter()
             .find(|r| r["params"]["design"] == "apbf")
@@ -347,261 +271,138 @@ fn recommend_bounds_the_npws_of_window_designs() {
         apbf["metrics"]["npws"].as_f64().unwrap()
     };
     // A tight NPWS bound forces less slack than the memory-optimal APBF.
-    let free = npws(&[]);
+    let free = npws("");
     assert!(free > 0.01, "{free}");
-    let bounded = npws(&["--max-npws", "0.01"]);
+    let bounded = npws("--max-npws 0.01");
     assert!(bounded <= 0.01, "{bounded}");
     // Rings report their whole oldest generation: NPWS r·g/W − 1, excluded here.
-    bfopt()
-        .args([
-            "recommend",
-            "--fp",
-            "0.01",
-            "--window",
-            "1e5",
-            "--max-npws",
-            "0.01",
-        ])
-        .assert()
-        .success()
-        .stdout(predicate::str::contains(
-            "excluded rotating/standard: peak NPWS",
-        ));
-    bfopt()
-        .args([
-            "recommend",
-            "--fp",
-            "0.01",
-            "--window",
-            "1e5",
-            "--max-npws",
-            "-1",
-        ])
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("--max-npws"));
+    run_ok("recommend --fp 0.01 --window 1e5 --max-npws 0.01").stdout(predicate::str::contains(
+        "excluded rotating/standard: peak NPWS",
+    ));
+    assert_exit(
+        "recommend --fp 0.01 --window 1e5 --max-npws -1",
+        2,
+        &["--max-npws"],
+    );
 }
 
 #[test]
 fn recommend_needs_exactly_one_shape() {
-    for extra in [&[][..], &["--capacity", "10", "--window", "10"][..]] {
-        bfopt()
-            .args(["recommend", "--fp", "0.01"])
-            .args(extra)
-            .assert()
-            .code(2);
+    for extra in ["", "--capacity 10 --window 10"] {
+        assert_exit(&format!("recommend --fp 0.01 {extra}"), 2, &[]);
     }
 }
 
 #[test]
 fn exit_3_when_nothing_fits_the_budget() {
-    bfopt()
-        .args([
-            "recommend",
-            "--fp",
-            "0.01",
-            "--capacity",
-            "1e6",
-            "--memory",
-            "1MiB",
-        ])
-        .assert()
-        .code(3)
-        .stderr(predicate::str::contains("--memory 8388608"));
+    assert_exit(
+        "recommend --fp 0.01 --capacity 1e6 --memory 1MiB",
+        3,
+        &["--memory 8388608"],
+    );
 }
 
 #[test]
 fn exit_2_names_flag_value_and_range() {
-    let cases: &[(&[&str], &str)] = &[
+    let model = "model classic --bits 1000 --hashes 7 --items 10";
+    let cases: &[(&str, &str)] = &[
         (
-            &["optimize", "classic", "--fp", "1.5", "--items", "10"],
+            "optimize classic --fp 1.5 --items 10",
             "--fp = 1.5: allowed 0 < fp < 1",
         ),
         (
-            &["optimize", "classic", "--fp", "0", "--items", "10"],
+            "optimize classic --fp 0 --items 10",
             "--fp = 0: allowed 0 < fp < 1",
         ),
+        ("optimize classic --fp NaN --items 10", "'NaN' for '--fp"),
         (
-            &["optimize", "classic", "--fp", "NaN", "--items", "10"],
-            "'NaN' for '--fp",
-        ),
-        (
-            &["optimize", "classic", "--fp", "0.1", "--items", "0"],
+            "optimize classic --fp 0.1 --items 0",
             "--items = 0: allowed 1 <= n",
         ),
         (
-            &[
-                "model", "classic", "--bits", "1000", "--hashes", "0", "--items", "10",
-            ],
+            "model classic --bits 1000 --hashes 0 --items 10",
             "--hashes = 0: allowed 1 <= k <= 64",
         ),
         (
-            &[
-                "model", "classic", "--bits", "3", "--hashes", "7", "--items", "10",
-            ],
+            "model classic --bits 3 --hashes 7 --items 10",
             "--bits = 3: allowed m >= k = 7",
         ),
         (
-            &[
-                "model",
-                "classic",
-                "--bits",
-                "1024",
-                "--hashes",
-                "7",
-                "--items",
-                "10",
-                "--layout",
-                "blocked",
-                "--block-bits",
-                "100",
-            ],
+            "model classic --bits 1024 --hashes 7 --items 10 --layout blocked --block-bits 100",
             "--block-bits = 100: allowed a multiple of 64",
         ),
         (
-            &[
-                "model", "classic", "--bits", "1000", "--hashes", "7", "--items", "10", "--layout",
-                "blocked",
-            ],
+            &format!("{model} --layout blocked"),
             "--bits = 1000: allowed a multiple of block_bits = 512",
         ),
         (
-            &[
-                "model", "classic", "--bits", "1000", "--hashes", "7", "--items", "10", "--layout",
-                "diagonal",
-            ],
+            &format!("{model} --layout diagonal"),
             "'diagonal' for '--layout",
         ),
         (
-            &[
-                "model",
-                "classic",
-                "--bits",
-                "12parsecs",
-                "--hashes",
-                "7",
-                "--items",
-                "10",
-            ],
+            "model classic --bits 12parsecs --hashes 7 --items 10",
             "unknown unit",
         ),
         (
-            &[
-                "model", "classic", "--bits", "1000", "--hashes", "7", "--items", "-5",
-            ],
+            "model classic --bits 1000 --hashes 7 --items -5",
             "'-5' for '--items",
         ),
         (
-            &[
-                "model", "classic", "--bits", "1000", "--hashes", "7", "--items", "1.5",
-            ],
+            "model classic --bits 1000 --hashes 7 --items 1.5",
             "not a whole number",
         ),
         (
-            &[
-                "model", "classic", "--bits", "1000", "--hashes", "7", "--items", "10", "--format",
-                "junit",
-            ],
+            &format!("{model} --format junit"),
             "--format = junit: allowed only with validate",
         ),
         (
-            &[
-                "simulate", "classic", "--bits", "1000", "--hashes", "7", "--items", "10",
-                "--epochs", "1",
-            ],
+            "simulate classic --bits 1000 --hashes 7 --items 10 --epochs 1",
             "--epochs = 1: allowed 2 <= epochs",
         ),
         (
-            &[
-                "simulate",
-                "classic",
-                "--bits",
-                "1000",
-                "--hashes",
-                "7",
-                "--items",
-                "10",
-                "--workload",
-                "uniform",
-                "--duplicates",
-                "1",
-            ],
+            "simulate classic --bits 1000 --hashes 7 --items 10 --workload uniform --duplicates 1",
             "--duplicates = 1: allowed 0 <= duplicate_rate < 1",
         ),
         (
-            &["validate", "--family", "nonesuch"],
+            "validate --family nonesuch",
             "--family = nonesuch: allowed one of classic",
         ),
     ];
-    for (args, message) in cases {
-        bfopt()
-            .args(*args)
-            .assert()
-            .code(2)
-            .stderr(predicate::str::contains(*message));
+    for (line, message) in cases {
+        assert_exit(line, 2, &[message]);
     }
 }
 
 #[test]
 fn trace_errors_name_file_and_line() {
-    let dir = std::env::temp_dir().join(format!("bfopt-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let bad = dir.join("bad.csv");
-    std::fs::write(&bad, "a,1\nb,2\nc,yesterday\n").unwrap();
+    let run = words("simulate classic --bits 1000 --hashes 3 --items 2 --trace");
+    let bad = temp_file("cli", "bad.csv", "a,1\nb,2\nc,yesterday\n");
+    exits(
+        bfopt().args(&run).arg(&bad),
+        2,
+        &["bad.csv:3: timestamp = \"yesterday\""],
+    );
+    let empty = temp_file("cli", "empty.csv", "");
+    exits(bfopt().args(&run).arg(&empty), 2, &["no items"]);
+    let good = temp_file("cli", "good.csv", "item\nx\ny\nx\nz\n");
     bfopt()
-        .args([
-            "simulate", "classic", "--bits", "1000", "--hashes", "3", "--items", "2", "--trace",
-        ])
-        .arg(&bad)
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains(
-            "bad.csv:3: timestamp = \"yesterday\"",
-        ));
-    let empty = dir.join("empty.csv");
-    std::fs::write(&empty, "").unwrap();
-    bfopt()
-        .args([
-            "simulate", "classic", "--bits", "1000", "--hashes", "3", "--items", "2", "--trace",
-        ])
-        .arg(&empty)
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("no items"));
-    let good = dir.join("good.csv");
-    std::fs::write(&good, "item\nx\ny\nx\nz\n").unwrap();
-    bfopt()
-        .args([
-            "simulate", "classic", "--bits", "1000", "--hashes", "3", "--items", "3", "--epochs",
-            "2", "--probes", "100", "--format", "json", "--trace",
-        ])
+        .args(words(
+            "simulate classic --bits 1000 --hashes 3 --items 3 --epochs 2 --probes 100 --format json --trace",
+        ))
         .arg(&good)
         .assert()
         .success()
         .stdout(predicate::str::contains("\"workload\": \"trace(4 keys)\""));
-    std::fs::remove_dir_all(&dir).ok();
+    std::fs::remove_dir_all(good.parent().unwrap()).ok();
 }
 
 #[test]
 fn simulate_classic_reports_intervals_and_is_deterministic() {
-    let args = [
-        "simulate", "classic", "--bits", "16384", "--hashes", "6", "--items", "1800", "--epochs",
-        "4", "--probes", "20000", "--seed", "7", "--format", "json",
-    ];
-    let a = bfopt()
-        .args(args)
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let b = bfopt()
-        .args(args)
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
+    let args = words(
+        "simulate classic --bits 16384 --hashes 6 --items 1800 --epochs 4 --probes 20000 --seed 7",
+    );
+    let a = json_out(&args);
+    let b = json_out(&args);
     assert_eq!(a, b, "same seed, same bytes");
     let v: serde_json::Value = serde_json::from_slice(&a).unwrap();
     let m = &v["metrics"];
@@ -616,15 +417,8 @@ fn simulate_classic_reports_intervals_and_is_deterministic() {
 
 #[test]
 fn validate_classic_passes_and_writes_junit() {
-    bfopt()
-        .args(["validate", "--family", "classic"])
-        .assert()
-        .success()
-        .stdout(predicate::str::contains("29 passed, 0 failed"));
-    bfopt()
-        .args(["validate", "--family", "classic", "--format", "junit"])
-        .assert()
-        .success()
+    run_ok("validate --family classic").stdout(predicate::str::contains("29 passed, 0 failed"));
+    run_ok("validate --family classic --format junit")
         .stdout(predicate::str::contains(
             r#"<testsuite name="bfopt validate" tests="29" failures="0">"#,
         ))
@@ -635,22 +429,14 @@ fn validate_classic_passes_and_writes_junit() {
 
 #[test]
 fn help_and_version_exit_0() {
-    bfopt()
-        .arg("--help")
-        .assert()
-        .success()
-        .stdout(predicate::str::contains("recommend"));
-    bfopt().arg("--version").assert().success();
-    bfopt().assert().code(2);
+    run_ok("--help").stdout(predicate::str::contains("recommend"));
+    run_ok("--version");
+    assert_exit("", 2, &[]);
 }
 
 #[test]
 fn reproduce_writes_csv_and_svg_and_lists_its_catalogue() {
-    bfopt()
-        .args(["reproduce", "--list"])
-        .assert()
-        .success()
-        .stdout(predicate::str::contains("apbf-table1"));
+    run_ok("reproduce --list").stdout(predicate::str::contains("apbf-table1"));
     let dir = std::env::temp_dir().join(format!("bfopt-reproduce-{}", std::process::id()));
     bfopt()
         .args(["reproduce", "apbf-table1", "--out"])
@@ -664,61 +450,34 @@ fn reproduce_writes_csv_and_svg_and_lists_its_catalogue() {
     let svg = std::fs::read_to_string(dir.join("apbf-table1.svg")).unwrap();
     assert!(svg.starts_with("<svg"));
     std::fs::remove_dir_all(&dir).unwrap();
-    bfopt()
-        .args(["reproduce", "no-such-table"])
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("allowed one of apbf-table1"));
+    assert_exit(
+        "reproduce no-such-table",
+        2,
+        &["allowed one of apbf-table1"],
+    );
 }
 
 #[test]
 fn completions_quiet_and_threads() {
     for shell in ["bash", "zsh", "fish"] {
-        bfopt()
-            .args(["completions", shell])
-            .assert()
-            .success()
-            .stdout(predicate::str::contains("recommend"));
+        run_ok(&format!("completions {shell}")).stdout(predicate::str::contains("recommend"));
     }
-    bfopt()
-        .args(["recommend", "--fp", "0.01", "--window", "1e4", "--quiet"])
-        .assert()
-        .success()
+    run_ok("recommend --fp 0.01 --window 1e4 --quiet")
         .stdout(predicate::str::contains("excluded").not());
-    bfopt()
-        .args([
-            "--threads",
-            "0",
-            "recommend",
-            "--fp",
-            "0.01",
-            "--window",
-            "1e4",
-        ])
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("--threads = 0: allowed 1 to 1024"));
+    assert_exit(
+        "--threads 0 recommend --fp 0.01 --window 1e4",
+        2,
+        &["--threads = 0: allowed 1 to 1024"],
+    );
 }
 
 #[test]
 fn same_seed_same_json_on_any_thread_count() {
     let run = |threads: &str| {
-        bfopt()
-            .args([
-                "--threads",
-                threads,
-                "--format",
-                "json",
-                "simulate",
-                "classic",
-            ])
-            .args(["--bits", "4096", "--hashes", "3", "--items", "500"])
-            .args(["--epochs", "4", "--probes", "2000", "--seed", "9"])
-            .assert()
-            .success()
-            .get_output()
-            .stdout
-            .clone()
+        json_out(&words(&format!(
+            "--threads {threads} simulate classic --bits 4096 --hashes 3 --items 500 \
+             --epochs 4 --probes 2000 --seed 9"
+        )))
     };
     assert_eq!(run("1"), run("2"));
 }
@@ -735,11 +494,7 @@ fn every_verb_help_shows_an_example() {
         "reproduce",
         "completions",
     ] {
-        bfopt()
-            .args([verb, "--help"])
-            .assert()
-            .success()
-            .stdout(predicate::str::contains(format!("bfopt {verb}")));
+        run_ok(&format!("{verb} --help")).stdout(predicate::str::contains(format!("bfopt {verb}")));
     }
 }
 
@@ -747,16 +502,9 @@ fn every_verb_help_shows_an_example() {
 /// FP and the FN of the item W insertions old, against the model).
 #[test]
 fn recommend_validate_simulates_the_sbf_row() {
-    let rows = json_value(&[
-        "recommend",
-        "--fp",
-        "0.02",
-        "--window",
-        "2e3",
-        "--allow-fn",
-        "0.05",
-        "--validate",
-    ]);
+    let rows = json_value(&words(
+        "recommend --fp 0.02 --window 2e3 --allow-fn 0.05 --validate",
+    ));
     let sbf = rows
         .as_array()
         .unwrap()
@@ -770,23 +518,8 @@ fn recommend_validate_simulates_the_sbf_row() {
 
 #[test]
 fn recommend_validate_simulates_every_design() {
-    for shape in [["--window", "2e4"], ["--capacity", "2e4"]] {
-        let out = bfopt()
-            .args([
-                "recommend",
-                "--fp",
-                "0.02",
-                "--validate",
-                "--format",
-                "json",
-            ])
-            .args(shape)
-            .assert()
-            .success()
-            .get_output()
-            .stdout
-            .clone();
-        let rows: Vec<serde_json::Value> = serde_json::from_slice(&out).unwrap();
+    for shape in ["--window 2e4", "--capacity 2e4"] {
+        let rows: Vec<serde_json::Value> = json(&format!("recommend --fp 0.02 --validate {shape}"));
         assert!(rows.len() >= 3);
         for r in rows
             .iter()
@@ -804,15 +537,8 @@ fn recommend_validate_simulates_every_design() {
 
 #[test]
 fn recommend_for_temporal_membership_ranks_pbf_and_the_pair_filter() {
-    let out = bfopt()
-        .args(["recommend", "--fp", "0.01", "--horizon", "4096"])
-        .args(["--query-length", "64", "--pairs", "1e5", "--format", "json"])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let rows: Vec<serde_json::Value> = serde_json::from_slice(&out).unwrap();
+    let rows: Vec<serde_json::Value> =
+        json("recommend --fp 0.01 --horizon 4096 --query-length 64 --pairs 1e5");
     let designs: Vec<&str> = rows
         .iter()
         .map(|r| r["params"]["design"].as_str().unwrap())
@@ -830,14 +556,10 @@ fn recommend_for_temporal_membership_ranks_pbf_and_the_pair_filter() {
         assert!(r["metrics"]["fp"].as_f64().unwrap() <= 0.01 + 1e-12, "{r}");
     }
     // --horizon needs its companions.
-    bfopt()
-        .args(["recommend", "--fp", "0.01", "--horizon", "4096"])
-        .assert()
-        .code(2);
-    bfopt()
-        .args(["recommend", "--fp", "0.01", "--horizon", "4096"])
-        .args(["--query-length", "1", "--pairs", "10"])
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("--query-length"));
+    assert_exit("recommend --fp 0.01 --horizon 4096", 2, &[]);
+    assert_exit(
+        "recommend --fp 0.01 --horizon 4096 --query-length 1 --pairs 10",
+        2,
+        &["--query-length"],
+    );
 }

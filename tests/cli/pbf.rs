@@ -1,17 +1,12 @@
 //! `bfopt model|optimize|simulate pbf` and `model pbf-bound` (issue 7).
 
-use super::bfopt;
-use predicates::prelude::*;
+use super::{assert_exit, bfopt, exits, json, json_out, temp_file, words};
 use serde::Deserialize;
 use std::path::PathBuf;
 
 /// A trace file under the target's temp dir, unique per test.
 fn trace_file(name: &str, body: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("bfopt-pbf-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
-    std::fs::write(&path, body).unwrap();
-    path
+    temp_file("pbf-cli", name, body)
 }
 
 #[derive(Debug, Deserialize)]
@@ -45,25 +40,7 @@ struct ModelMetrics {
 
 #[test]
 fn model_pbf_json_shape_and_kkt() {
-    let out = bfopt()
-        .args([
-            "model",
-            "pbf",
-            "--bits",
-            "2e4",
-            "--distinct",
-            "1000,50,0,300",
-            "--frequency",
-            "0.9,1,1,0",
-            "--format",
-            "json",
-        ])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let j: ModelJson = serde_json::from_slice(&out).unwrap();
+    let j: ModelJson = json("model pbf --bits 2e4 --distinct 1000,50,0,300 --frequency 0.9,1,1,0");
     assert_eq!(j.family, "pbf");
     assert_eq!((j.params.bits, j.params.max_hashes), (20_000, 16));
     assert_eq!(j.params.distinct.len(), 4);
@@ -91,89 +68,30 @@ fn model_pbf_json_shape_and_kkt() {
 
 #[test]
 fn model_pbf_rejects_bad_lists() {
-    bfopt()
-        .args([
-            "model",
-            "pbf",
-            "--bits",
-            "100",
-            "--distinct",
-            "1,2",
-            "--frequency",
-            "1",
-        ])
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("--frequency = 1 values"));
-    bfopt()
-        .args([
-            "model",
-            "pbf",
-            "--bits",
-            "100",
-            "--distinct",
-            "1,-2",
-            "--frequency",
-            "1,1",
-        ])
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("--distinct = -2"))
-        .stderr(predicate::str::contains("value 2 of the list"));
-    bfopt()
-        .args([
-            "model",
-            "pbf",
-            "--bits",
-            "100",
-            "--distinct",
-            "1,x",
-            "--frequency",
-            "1,1",
-        ])
-        .assert()
-        .code(2);
-    bfopt()
-        .args([
-            "model",
-            "pbf",
-            "--bits",
-            "100",
-            "--distinct",
-            "1",
-            "--frequency",
-            "1",
-            "--max-hashes",
-            "0",
-        ])
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("--max-hashes"));
+    let pbf = "model pbf --bits 100";
+    for (lists, needles) in [
+        (
+            "--distinct 1,2 --frequency 1",
+            &["--frequency = 1 values"][..],
+        ),
+        (
+            "--distinct 1,-2 --frequency 1,1",
+            &["--distinct = -2", "value 2 of the list"],
+        ),
+        ("--distinct 1,x --frequency 1,1", &[]),
+        (
+            "--distinct 1 --frequency 1 --max-hashes 0",
+            &["--max-hashes"],
+        ),
+    ] {
+        assert_exit(&format!("{pbf} {lists}"), 2, needles);
+    }
 }
 
 #[test]
 fn model_pbf_bound_is_eq14_appendix_form() {
-    let out = bfopt()
-        .args([
-            "model",
-            "pbf-bound",
-            "--pairs",
-            "2127749",
-            "--horizon",
-            "86400",
-            "--fp",
-            "0.01",
-            "--query-length",
-            "128",
-            "--format",
-            "json",
-        ])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let v: serde_json::Value =
+        json("model pbf-bound --pairs 2127749 --horizon 86400 --fp 0.01 --query-length 128");
     let bits = v["metrics"]["bits"].as_f64().unwrap();
     let c = std::f64::consts::LN_2.powi(2);
     let want = 2_127_749.0 * 86_400f64.log2() * (1.0 / (1.0 - 0.99f64.powf(1.0 / 14.0))).ln() / c;
@@ -197,11 +115,7 @@ fn model_pbf_bound_is_eq14_appendix_form() {
         ] {
             args.extend([f, if f == flag { value } else { v }]);
         }
-        bfopt()
-            .args(&args)
-            .assert()
-            .code(2)
-            .stderr(predicate::str::contains(msg));
+        exits(bfopt().args(&args), 2, &[msg]);
     }
 }
 
@@ -223,18 +137,9 @@ fn optimize_pbf_reports_levels_and_predicted_fp() {
         let out = bfopt()
             .args(["optimize", "pbf", "--trace"])
             .arg(&path)
-            .args([
-                "--bits",
-                "4000",
-                "--query-length",
-                "16",
-                "--variant",
-                variant,
-                "--queries",
-                "2000",
-                "--format",
-                "json",
-            ])
+            .args(words(&format!(
+                "--bits 4000 --query-length 16 --variant {variant} --queries 2000 --format json"
+            )))
             .assert()
             .success()
             .get_output()
@@ -267,91 +172,23 @@ fn optimize_pbf_reports_levels_and_predicted_fp() {
 
 #[test]
 fn optimize_pbf_trace_errors_name_file_and_line() {
+    let optimize = |flags: &str, trace: &std::path::Path, needle: &str| {
+        let line = format!("optimize pbf --bits 100 --query-length 2 {flags} --trace");
+        exits(bfopt().args(words(&line)).arg(trace), 2, &[needle]);
+    };
     let bad = trace_file("bad.csv", "item,timestamp\na,1\nb,2.5\n");
-    bfopt()
-        .args([
-            "optimize",
-            "pbf",
-            "--bits",
-            "100",
-            "--query-length",
-            "2",
-            "--trace",
-        ])
-        .arg(&bad)
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("bad.csv:3: timestamp = 2.5"));
+    optimize("", &bad, "bad.csv:3: timestamp = 2.5");
     let missing = trace_file("missing.csv", "a,1\nb\n");
-    bfopt()
-        .args([
-            "optimize",
-            "pbf",
-            "--bits",
-            "100",
-            "--query-length",
-            "2",
-            "--trace",
-        ])
-        .arg(&missing)
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("missing.csv:2: missing timestamp"));
+    optimize("", &missing, "missing.csv:2: missing timestamp");
     let ok = trace_file("ok.csv", &small_trace());
-    bfopt()
-        .args([
-            "optimize",
-            "pbf",
-            "--bits",
-            "100",
-            "--query-length",
-            "2",
-            "--online",
-            "--trace",
-        ])
-        .arg(&ok)
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("--online needs --horizon"));
-    bfopt()
-        .args([
-            "optimize",
-            "pbf",
-            "--bits",
-            "100",
-            "--query-length",
-            "2",
-            "--horizon",
-            "100",
-            "--trace",
-        ])
-        .arg(&ok)
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("largest timestamp 459"));
+    optimize("--online", &ok, "--online needs --horizon");
+    optimize("--horizon 100", &ok, "largest timestamp 459");
 }
 
 #[test]
 fn simulate_pbf_agrees_and_is_deterministic() {
-    let args = [
-        "simulate",
-        "pbf",
-        "--scale",
-        "0.002",
-        "--queries",
-        "1500",
-        "--method",
-        "pbf2-opt",
-        "--format",
-        "json",
-    ];
-    let out = bfopt()
-        .args(args)
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
+    let args = words("simulate pbf --scale 0.002 --queries 1500 --method pbf2-opt");
+    let out = json_out(&args);
     let rows: Vec<serde_json::Value> = serde_json::from_slice(&out).unwrap();
     assert_eq!(rows.len(), 1);
     let m = &rows[0]["metrics"];
@@ -359,19 +196,8 @@ fn simulate_pbf_agrees_and_is_deterministic() {
     assert_eq!(m["false_negatives"], 0);
     assert_eq!(m["filters"], 18);
     assert_eq!(rows[0]["params"]["bits"], 100_000);
-    let again = bfopt()
-        .args(args)
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    assert_eq!(out, again);
-    bfopt()
-        .args(["simulate", "pbf", "--scale", "2"])
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("--scale = 2"));
+    assert_eq!(out, json_out(&args));
+    assert_exit("simulate pbf --scale 2", 2, &["--scale = 2"]);
 }
 
 /// Issue 10: a PBF-1 over `T = 2^40` cannot be materialised: exit 2 naming the horizon
@@ -379,57 +205,26 @@ fn simulate_pbf_agrees_and_is_deterministic() {
 #[test]
 fn issue_10_extreme_horizons_are_clear_errors() {
     let big = trace_file("big.csv", "1,1\n2,1099511627776\n");
-    bfopt()
-        .args([
-            "optimize",
-            "pbf",
-            "--variant",
-            "1",
-            "--bits",
-            "1e6",
-            "--query-length",
-            "4",
-            "--trace",
-        ])
-        .arg(&big)
-        .assert()
-        .code(2)
-        .stderr(
-            predicate::str::contains("--horizon = 1099511627776")
-                .and(predicate::str::contains("a materialised PBF may have")),
-        );
+    exits(
+        bfopt()
+            .args(words(
+                "optimize pbf --variant 1 --bits 1e6 --query-length 4 --trace",
+            ))
+            .arg(&big),
+        2,
+        &["--horizon = 1099511627776", "a materialised PBF may have"],
+    );
     // PBF-2 has 41 filters there and solves.
     bfopt()
-        .args([
-            "optimize",
-            "pbf",
-            "--variant",
-            "2",
-            "--bits",
-            "1e6",
-            "--query-length",
-            "1099511627776",
-            "--trace",
-        ])
+        .args(words(
+            "optimize pbf --variant 2 --bits 1e6 --query-length 1099511627776 --trace",
+        ))
         .arg(&big)
         .assert()
         .success();
-    bfopt()
-        .args([
-            "model",
-            "pbf-bound",
-            "--pairs",
-            "1",
-            "--horizon",
-            "1",
-            "--fp",
-            "0.5",
-            "--query-length",
-            "1",
-        ])
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains(
-            "--horizon = 1: allowed horizon >= 2",
-        ));
+    assert_exit(
+        "model pbf-bound --pairs 1 --horizon 1 --fp 0.5 --query-length 1",
+        2,
+        &["--horizon = 1: allowed horizon >= 2"],
+    );
 }

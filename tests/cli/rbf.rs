@@ -1,7 +1,6 @@
 //! `bfopt model|optimize|simulate|validate rbf` (issue 4).
 
-use super::bfopt;
-use super::json_out as json_of;
+use super::{assert_exit, bfopt, json, run_ok};
 use predicates::prelude::*;
 use serde::Deserialize;
 
@@ -85,19 +84,7 @@ struct OptimizeMetricsJson {
 
 #[test]
 fn model_rbf_sigma_json_shape() {
-    let out = json_of(&[
-        "model",
-        "rbf",
-        "--bits",
-        "2000",
-        "--hashes",
-        "4",
-        "--recycle-bits",
-        "600",
-        "--phases",
-        "2",
-    ]);
-    let j: ModelJson = serde_json::from_slice(&out).unwrap();
+    let j: ModelJson = json("model rbf --bits 2000 --hashes 4 --recycle-bits 600 --phases 2");
     assert_eq!(j.family, "rbf");
     assert_eq!(
         (j.params.bits, j.params.k, j.params.sigma, j.params.phases),
@@ -118,36 +105,15 @@ fn model_rbf_sigma_json_shape() {
 
 #[test]
 fn model_rbf_retaining_reports_the_printed_eq10_apart() {
-    let out = json_of(&[
-        "model",
-        "rbf",
-        "--bits",
-        "60",
-        "--hashes",
-        "3",
-        "--recycle-bits",
-        "40",
-        "--recycling",
-        "retaining",
-    ]);
-    let j: ModelJson = serde_json::from_slice(&out).unwrap();
+    let j: ModelJson =
+        json("model rbf --bits 60 --hashes 3 --recycle-bits 40 --recycling retaining");
     assert_ne!(j.metrics.fp_avg, j.metrics.fp_avg_paper);
     assert!(j.metrics.fn_window.is_none() && j.metrics.fp_frozen.is_none());
 }
 
 #[test]
 fn model_rbf_n_bounded_json_shape() {
-    let out = json_of(&[
-        "model",
-        "rbf",
-        "--bits",
-        "1000",
-        "--hashes",
-        "4",
-        "--recycle-messages",
-        "150",
-    ]);
-    let j: NModelJson = serde_json::from_slice(&out).unwrap();
+    let j: NModelJson = json("model rbf --bits 1000 --hashes 4 --recycle-messages 150");
     assert_eq!(j.family, "rbf");
     assert_eq!((j.params.m, j.params.k, j.params.n), (1000, 4, 150));
     let m = j.metrics;
@@ -156,25 +122,14 @@ fn model_rbf_n_bounded_json_shape() {
 
 #[test]
 fn model_rbf_large_memory_uses_the_fluid_model() {
-    let out = json_of(&[
-        "model",
-        "rbf",
-        "--bits",
-        "1e12",
-        "--hashes",
-        "7",
-        "--recycle-bits",
-        "5e11",
-    ]);
-    let j: ModelJson = serde_json::from_slice(&out).unwrap();
+    let j: ModelJson = json("model rbf --bits 1e12 --hashes 7 --recycle-bits 5e11");
     assert_eq!(j.metrics.method, "fluid");
     assert!(j.metrics.fp_avg > 0.0 && j.metrics.fp_avg < 0.01);
 }
 
 #[test]
 fn optimize_rbf_by_memory_and_by_messages() {
-    let out = json_of(&["optimize", "rbf", "--bits", "1e4", "--fp", "0.01"]);
-    let j: OptimizeJson = serde_json::from_slice(&out).unwrap();
+    let j: OptimizeJson = json("optimize rbf --bits 1e4 --fp 0.01");
     assert_eq!(j.family, "rbf");
     assert_eq!(j.params.fp_target, Some(0.01));
     let m = &j.metrics;
@@ -185,17 +140,7 @@ fn optimize_rbf_by_memory_and_by_messages() {
     assert!(m.model.fp_avg <= 0.01);
     assert!(m.worst_case_ratio < 0.7 && m.worst_case_messages > 0 && m.worst_case_hashes > 0);
 
-    let out = json_of(&[
-        "optimize",
-        "rbf",
-        "--messages",
-        "1000",
-        "--fp",
-        "0.01",
-        "--phases",
-        "2",
-    ]);
-    let j: OptimizeJson = serde_json::from_slice(&out).unwrap();
+    let j: OptimizeJson = json("optimize rbf --messages 1000 --fp 0.01 --phases 2");
     assert!(j.metrics.model.expected_messages >= 1000.0);
     assert!(j.metrics.model.fp_avg <= 0.01);
     assert_eq!(j.metrics.bits % 2, 0);
@@ -203,8 +148,7 @@ fn optimize_rbf_by_memory_and_by_messages() {
 
 #[test]
 fn optimize_rbf_for_a_window_uses_two_phases() {
-    let out = json_of(&["optimize", "rbf", "--window", "1000", "--fp", "0.001"]);
-    let j: OptimizeJson = serde_json::from_slice(&out).unwrap();
+    let j: OptimizeJson = json("optimize rbf --window 1000 --fp 0.001");
     assert_eq!(j.params.phases, 2);
     assert!(j.metrics.model.fn_window.unwrap() >= 1000);
     assert!(j.metrics.model.fp_avg <= 0.001);
@@ -212,162 +156,68 @@ fn optimize_rbf_for_a_window_uses_two_phases() {
 
 #[test]
 fn simulate_rbf_agrees_with_the_model() {
-    bfopt()
-        .args([
-            "simulate",
-            "rbf",
-            "--bits",
-            "1000",
-            "--hashes",
-            "3",
-            "--recycle-bits",
-            "500",
-            "--epochs",
-            "4",
-            "--arrivals",
-            "20000",
-            "--format",
-            "csv",
-        ])
-        .assert()
-        .success()
-        .stdout(predicate::str::contains("measured_fp_each"))
-        .stdout(predicate::str::contains("true"));
+    run_ok(
+        "simulate rbf --bits 1000 --hashes 3 --recycle-bits 500 --epochs 4 --arrivals 20000 \
+         --format csv",
+    )
+    .stdout(predicate::str::contains("measured_fp_each"))
+    .stdout(predicate::str::contains("true"));
 }
 
 #[test]
 fn invalid_rbf_input_exits_2_with_the_flag_named() {
-    let cases: &[(&[&str], &str)] = &[
+    let cases: &[(&str, &str)] = &[
         (
-            &[
-                "model",
-                "rbf",
-                "--bits",
-                "1000",
-                "--hashes",
-                "4",
-                "--recycle-bits",
-                "1000",
-            ],
+            "model rbf --bits 1000 --hashes 4 --recycle-bits 1000",
             "--recycle-bits = 1000",
         ),
         (
-            &[
-                "model",
-                "rbf",
-                "--bits",
-                "1000",
-                "--hashes",
-                "4",
-                "--recycle-bits",
-                "3",
-            ],
+            "model rbf --bits 1000 --hashes 4 --recycle-bits 3",
             "--recycle-bits = 3",
         ),
         (
-            &[
-                "model",
-                "rbf",
-                "--bits",
-                "1000",
-                "--hashes",
-                "0",
-                "--recycle-bits",
-                "500",
-            ],
+            "model rbf --bits 1000 --hashes 0 --recycle-bits 500",
             "--hashes = 0",
         ),
         (
-            &[
-                "model",
-                "rbf",
-                "--bits",
-                "0",
-                "--hashes",
-                "2",
-                "--recycle-bits",
-                "500",
-            ],
+            "model rbf --bits 0 --hashes 2 --recycle-bits 500",
             "--bits = 0",
         ),
         (
-            &[
-                "model",
-                "rbf",
-                "--bits",
-                "1001",
-                "--hashes",
-                "2",
-                "--recycle-bits",
-                "400",
-                "--phases",
-                "2",
-            ],
+            "model rbf --bits 1001 --hashes 2 --recycle-bits 400 --phases 2",
             "--bits = 1001",
         ),
         (
-            &[
-                "model",
-                "rbf",
-                "--bits",
-                "1000",
-                "--hashes",
-                "2",
-                "--recycle-bits",
-                "400",
-                "--phases",
-                "3",
-            ],
+            "model rbf --bits 1000 --hashes 2 --recycle-bits 400 --phases 3",
             "--phases = 3",
         ),
         (
-            &["model", "rbf", "--bits", "1000", "--hashes", "2"],
+            "model rbf --bits 1000 --hashes 2",
             "exactly one of --recycle-bits",
         ),
-        (
-            &["optimize", "rbf", "--bits", "1000", "--fp", "1.5"],
-            "--fp = 1.5",
-        ),
-        (
-            &["optimize", "rbf", "--bits", "1000", "--fp", "0"],
-            "--fp = 0",
-        ),
-        (
-            &["optimize", "rbf", "--fp", "0.01"],
-            "exactly one of --bits",
-        ),
+        ("optimize rbf --bits 1000 --fp 1.5", "--fp = 1.5"),
+        ("optimize rbf --bits 1000 --fp 0", "--fp = 0"),
+        ("optimize rbf --fp 0.01", "exactly one of --bits"),
     ];
-    for (args, message) in cases {
-        bfopt()
-            .args(*args)
-            .assert()
-            .code(2)
-            .stderr(predicate::str::contains(*message));
+    for (line, message) in cases {
+        assert_exit(line, 2, &[message]);
     }
 }
 
 #[test]
 fn optimize_rbf_infeasible_exits_3() {
     // Three bits: even k = 1, σ = 1 averages FP 1/5 > 0.001.
-    bfopt()
-        .args(["optimize", "rbf", "--bits", "3", "--fp", "0.001"])
-        .assert()
-        .code(3)
-        .stderr(predicate::str::contains("no design"));
+    assert_exit("optimize rbf --bits 3 --fp 0.001", 3, &["no design"]);
 }
 
 #[test]
 fn validate_rbf_passes() {
-    bfopt()
-        .args(["validate", "--family", "rbf"])
-        .assert()
-        .success();
+    run_ok("validate --family rbf");
 }
 
 #[test]
 fn recommend_window_lists_the_two_phase_rbf() {
-    let out = json_of(&["recommend", "--fp", "0.01", "--window", "1000"]);
-    let rows: Vec<serde_json::Value> = serde_json::from_slice(&out).unwrap();
+    let rows: Vec<serde_json::Value> = json("recommend --fp 0.01 --window 1000");
     let rbf = rows
         .iter()
         .find(|r| r["params"]["design"] == "rbf/two-phase")
@@ -376,11 +226,7 @@ fn recommend_window_lists_the_two_phase_rbf() {
     assert!(rbf["metrics"]["fp"].as_f64().unwrap() <= 0.01);
     assert_eq!(rbf["metrics"]["false_negatives"], "none in the window");
     // A static set: the RBF is excluded (it recycles), with the reason in the notes.
-    bfopt()
-        .args(["recommend", "--fp", "0.01", "--capacity", "1000"])
-        .assert()
-        .success()
-        .stdout(predicate::str::contains("rbf: recycles"));
+    run_ok("recommend --fp 0.01 --capacity 1000").stdout(predicate::str::contains("rbf: recycles"));
 }
 
 #[test]
@@ -409,24 +255,14 @@ fn reproduce_rbf_figure7_writes_files_and_lists_the_differences() {
 #[test]
 fn model_rbf_refuses_a_multi_second_exact_solve_and_a_huge_n() {
     // Issue 10: exit 2 before starting, naming the flag.
-    bfopt()
-        .args(["model", "rbf", "--bits", "1e12", "--hashes", "64"])
-        .args(["--recycle-bits", "999999999999", "--method", "exact"])
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("--recycle-bits").and(predicate::str::contains("auto")));
-    bfopt()
-        .args([
-            "model",
-            "rbf",
-            "--bits",
-            "1000",
-            "--hashes",
-            "64",
-            "--recycle-messages",
-            "1e9",
-        ])
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("--recycle-messages"));
+    assert_exit(
+        "model rbf --bits 1e12 --hashes 64 --recycle-bits 999999999999 --method exact",
+        2,
+        &["--recycle-bits", "auto"],
+    );
+    assert_exit(
+        "model rbf --bits 1000 --hashes 64 --recycle-messages 1e9",
+        2,
+        &["--recycle-messages"],
+    );
 }

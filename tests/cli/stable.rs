@@ -1,8 +1,6 @@
 //! `bfopt model|optimize|simulate sbf|ibf` and `validate --family stable` (issue 8).
 
-use super::bfopt;
-use super::json_out as json;
-use predicates::prelude::*;
+use super::{assert_exit, json};
 use serde::Deserialize;
 
 #[derive(Debug, Deserialize)]
@@ -38,21 +36,8 @@ struct SbfMetricsJson {
 
 #[test]
 fn model_sbf_json_shape_and_values() {
-    let out = json(&[
-        "model",
-        "sbf",
-        "--cells",
-        "1000",
-        "--hashes",
-        "3",
-        "--max",
-        "3",
-        "--decrements",
-        "10",
-        "--age",
-        "200",
-    ]);
-    let j: SbfModelJson = serde_json::from_slice(&out).unwrap();
+    let j: SbfModelJson =
+        json("model sbf --cells 1000 --hashes 3 --max 3 --decrements 10 --age 200");
     assert_eq!(j.family, "stable");
     assert_eq!(
         (j.params.m, j.params.k, j.params.max, j.params.p),
@@ -81,25 +66,10 @@ fn model_sbf_json_shape_and_values() {
 
 #[test]
 fn model_ibf_reports_the_issue_metrics() {
-    let out = json(&[
-        "model",
-        "ibf",
-        "--policy",
-        "ibf3",
-        "--cells",
-        "512",
-        "--hashes",
-        "4",
-        "--max",
-        "5",
-        "--decrements",
-        "5",
-        "--importance",
-        "exponential:1:20:0.1",
-        "--age",
-        "256",
-    ]);
-    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let v: serde_json::Value = json(
+        "model ibf --policy ibf3 --cells 512 --hashes 4 --max 5 --decrements 5 \
+         --importance exponential:1:20:0.1 --age 256",
+    );
     assert_eq!(v["params"]["policy"], "ibf3");
     assert_eq!(v["params"]["importance"], "exponential:1:20:0.1");
     let m = &v["metrics"];
@@ -121,10 +91,7 @@ fn model_ibf_reports_the_issue_metrics() {
 
 #[test]
 fn optimize_sbf_meets_the_target_that_truncation_misses() {
-    let out = json(&[
-        "optimize", "sbf", "--cells", "1000", "--hashes", "2", "--max", "1", "--fp", "0.1",
-    ]);
-    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let v: serde_json::Value = json("optimize sbf --cells 1000 --hashes 2 --max 1 --fp 0.1");
     assert_eq!(v["metrics"]["decrements"], 5);
     assert!(v["metrics"]["fp"].as_f64().unwrap() <= 0.1);
     let real = v["metrics"]["decrements_real"].as_f64().unwrap();
@@ -133,34 +100,19 @@ fn optimize_sbf_meets_the_target_that_truncation_misses() {
 
 #[test]
 fn optimize_sbf_infeasible_exits_3() {
-    bfopt()
-        .args([
-            "optimize", "sbf", "--cells", "100", "--hashes", "1", "--max", "15", "--fp", "1e-6",
-        ])
-        .assert()
-        .code(3)
-        .stderr(predicate::str::contains("fp = "));
+    assert_exit(
+        "optimize sbf --cells 100 --hashes 1 --max 15 --fp 1e-6",
+        3,
+        &["fp = "],
+    );
 }
 
 #[test]
 fn optimize_ibf_chooses_within_budget() {
-    let out = json(&[
-        "optimize",
-        "ibf",
-        "--bits",
-        "2048",
-        "--importance",
-        "linear:1:8",
-        "--cost-fp",
-        "1",
-        "--cost-fn",
-        "0.5*imp",
-        "--age",
-        "200",
-        "--policies",
-        "sbf,ibf1",
-    ]);
-    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let v: serde_json::Value = json(
+        "optimize ibf --bits 2048 --importance linear:1:8 --cost-fp 1 --cost-fn 0.5*imp \
+         --age 200 --policies sbf,ibf1",
+    );
     let m = &v["metrics"];
     assert!(m["memory_bits"].as_u64().unwrap() <= 2048);
     assert!(["sbf", "ibf1"].contains(&m["policy"].as_str().unwrap()));
@@ -170,25 +122,10 @@ fn optimize_ibf_chooses_within_budget() {
 
 #[test]
 fn simulate_sbf_agrees_with_the_model() {
-    let out = json(&[
-        "simulate",
-        "sbf",
-        "--cells",
-        "512",
-        "--hashes",
-        "4",
-        "--max",
-        "5",
-        "--decrements",
-        "5",
-        "--steps",
-        "5000",
-        "--epochs",
-        "4",
-        "--confidence",
-        "0.999",
-    ]);
-    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let v: serde_json::Value = json(
+        "simulate sbf --cells 512 --hashes 4 --max 5 --decrements 5 --steps 5000 --epochs 4 \
+         --confidence 0.999",
+    );
     let m = &v["metrics"];
     let (z, lo, hi) = (
         m["zero_fraction"].as_f64().unwrap(),
@@ -200,114 +137,47 @@ fn simulate_sbf_agrees_with_the_model() {
 
 #[test]
 fn invalid_stable_input_exits_2_naming_the_flag() {
-    let base = ["--cells", "512", "--hashes", "4"];
-    let cases: [(&[&str], &str); 4] = [
+    let base = "--cells 512 --hashes 4";
+    for (args, msg) in [
+        ("model sbf --max 0 --decrements 5", "--max = 0"),
+        ("model sbf --max 5 --decrements 512", "--decrements = 512"),
+        ("model ibf --policy ibf9 --max 5 --decrements 5", "ibf9"),
         (
-            &["model", "sbf", "--max", "0", "--decrements", "5"],
-            "--max = 0",
-        ),
-        (
-            &["model", "sbf", "--max", "5", "--decrements", "512"],
-            "--decrements = 512",
-        ),
-        (
-            &[
-                "model",
-                "ibf",
-                "--policy",
-                "ibf9",
-                "--max",
-                "5",
-                "--decrements",
-                "5",
-            ],
-            "ibf9",
-        ),
-        (
-            &[
-                "model",
-                "ibf",
-                "--policy",
-                "ibf1",
-                "--max",
-                "5",
-                "--decrements",
-                "5",
-                "--importance",
-                "linear:1",
-            ],
+            "model ibf --policy ibf1 --max 5 --decrements 5 --importance linear:1",
             "--importance = linear:1",
         ),
-    ];
-    for (args, msg) in cases {
-        let mut all = args.to_vec();
-        all.extend(base);
-        bfopt()
-            .args(&all)
-            .assert()
-            .code(2)
-            .stderr(predicate::str::contains(msg));
+    ] {
+        assert_exit(&format!("{args} {base}"), 2, &[msg]);
     }
 }
 
 #[test]
 fn validate_knows_the_stable_family() {
-    bfopt()
-        .args(["validate", "--family", "nope"])
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("stable"));
+    assert_exit("validate --family nope", 2, &["stable"]);
 }
 
 #[test]
 fn recommend_lists_a_stable_design_when_fn_is_allowed() {
-    let rows = |extra: &[&str]| -> Vec<serde_json::Value> {
-        let mut args = vec!["recommend", "--fp", "0.01", "--window", "1e4"];
-        args.extend_from_slice(extra);
-        serde_json::from_slice(&json(&args)).unwrap()
+    let rows = |extra: &str| -> Vec<serde_json::Value> {
+        json(&format!("recommend --fp 0.01 --window 1e4 {extra}"))
     };
-    let v = rows(&["--allow-fn", "0.1"]);
+    let v = rows("--allow-fn 0.1");
     let sbf: Vec<&serde_json::Value> = v.iter().filter(|r| r["family"] == "stable").collect();
     assert_eq!(sbf.len(), 1, "{v:?}");
     assert!(sbf[0]["metrics"]["fp"].as_f64().unwrap() <= 0.01);
     // Without --allow-fn no design that forgets window items.
-    assert!(rows(&[]).iter().all(|r| r["family"] != "stable"));
-    bfopt()
-        .args([
-            "recommend",
-            "--fp",
-            "0.01",
-            "--window",
-            "1e4",
-            "--allow-fn",
-            "1.5",
-        ])
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("--allow-fn"));
+    assert!(rows("").iter().all(|r| r["family"] != "stable"));
+    assert_exit(
+        "recommend --fp 0.01 --window 1e4 --allow-fn 1.5",
+        2,
+        &["--allow-fn"],
+    );
 }
 
 #[test]
 fn simulate_ibf_thesis_stream_reports_tables_3_4_metrics() {
-    let out = json(&[
-        "simulate",
-        "ibf",
-        "--policy",
-        "ibf3",
-        "--cells",
-        "512",
-        "--hashes",
-        "4",
-        "--max",
-        "5",
-        "--decrements",
-        "5",
-        "--arrivals",
-        "5000",
-        "--epochs",
-        "2",
-    ]);
-    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let ibf = "simulate ibf --policy ibf3 --cells 512 --hashes 4 --max 5 --decrements 5";
+    let v: serde_json::Value = json(&format!("{ibf} --arrivals 5000 --epochs 2"));
     let m = &v["metrics"];
     for key in [
         "measured_weighted_fp",
@@ -328,63 +198,19 @@ fn simulate_ibf_thesis_stream_reports_tables_3_4_metrics() {
         m["measured_zero_cells_series"].as_array().unwrap().len(),
         10
     );
-    bfopt()
-        .args([
-            "simulate",
-            "ibf",
-            "--policy",
-            "ibf3",
-            "--cells",
-            "512",
-            "--hashes",
-            "4",
-            "--max",
-            "5",
-            "--decrements",
-            "5",
-            "--arrivals",
-            "100",
-            "--duplicates",
-            "1.5",
-        ])
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("--duplicates"));
+    assert_exit(
+        &format!("{ibf} --arrivals 100 --duplicates 1.5"),
+        2,
+        &["--duplicates"],
+    );
 }
 
 #[test]
 fn model_sbf_convergence() {
-    let out = json(&[
-        "model",
-        "sbf",
-        "--cells",
-        "512",
-        "--hashes",
-        "4",
-        "--max",
-        "5",
-        "--decrements",
-        "5",
-        "--insertions",
-        "0",
-    ]);
-    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let sbf = "model sbf --cells 512 --hashes 4 --max 5 --decrements 5";
+    let v: serde_json::Value = json(&format!("{sbf} --insertions 0"));
     assert_eq!(v["metrics"]["zero_fraction_after"], 1.0);
-    let out = json(&[
-        "model",
-        "sbf",
-        "--cells",
-        "512",
-        "--hashes",
-        "4",
-        "--max",
-        "5",
-        "--decrements",
-        "5",
-        "--insertions",
-        "100000",
-    ]);
-    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let v: serde_json::Value = json(&format!("{sbf} --insertions 100000"));
     let (after, limit) = (
         v["metrics"]["zero_fraction_after"].as_f64().unwrap(),
         v["metrics"]["zero_fraction"].as_f64().unwrap(),
@@ -394,25 +220,10 @@ fn model_sbf_convergence() {
 
 #[test]
 fn model_ibf_scale_mapping_is_reported() {
-    let out = json(&[
-        "model",
-        "ibf",
-        "--policy",
-        "ibf1",
-        "--cells",
-        "512",
-        "--hashes",
-        "4",
-        "--max",
-        "4",
-        "--decrements",
-        "5",
-        "--imp-map",
-        "scale",
-        "--age",
-        "100",
-    ]);
-    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let v: serde_json::Value = json(
+        "model ibf --policy ibf1 --cells 512 --hashes 4 --max 4 --decrements 5 --imp-map scale \
+         --age 100",
+    );
     assert_eq!(v["params"]["imp_mapping"], "scale");
     let f = v["metrics"]["fn_by_importance"].as_array().unwrap();
     // Four steps: importance 1..12 share one value, 13 the next.
@@ -424,18 +235,8 @@ fn model_ibf_scale_mapping_is_reported() {
 /// IBF6), each meeting the FP target at its stable point.
 #[test]
 fn issue_9_recommend_importance_adds_ibf_rows() {
-    let out = json(&[
-        "recommend",
-        "--fp",
-        "0.05",
-        "--window",
-        "2e4",
-        "--allow-fn",
-        "0.1",
-        "--importance",
-        "linear:1:50",
-    ]);
-    let v: Vec<serde_json::Value> = serde_json::from_slice(&out).unwrap();
+    let v: Vec<serde_json::Value> =
+        json("recommend --fp 0.05 --window 2e4 --allow-fn 0.1 --importance linear:1:50");
     let ibf: Vec<&serde_json::Value> = v
         .iter()
         .filter(|r| r["family"] == "stable" && r["params"]["design"] != "sbf")
@@ -455,16 +256,6 @@ fn issue_9_recommend_importance_adds_ibf_rows() {
 
 #[test]
 fn issue_9_recommend_importance_rejects_bad_specs() {
-    let base = [
-        "recommend",
-        "--fp",
-        "0.05",
-        "--window",
-        "1e4",
-        "--allow-fn",
-        "0.1",
-        "--importance",
-    ];
     for bad in [
         "linear:0:50",
         "exp:1:2",
@@ -472,26 +263,16 @@ fn issue_9_recommend_importance_rejects_bad_specs() {
         "linear:5:1",
         "exponential:1:9:-1",
     ] {
-        let mut args = base.to_vec();
-        args.push(bad);
-        bfopt()
-            .args(&args)
-            .assert()
-            .code(2)
-            .stderr(predicate::str::contains("--importance").and(predicate::str::contains(bad)));
+        assert_exit(
+            &format!("recommend --fp 0.05 --window 1e4 --allow-fn 0.1 --importance {bad}"),
+            2,
+            &["--importance", bad],
+        );
     }
     // Without --allow-fn (and --window) the flag is a usage error naming what it needs.
-    bfopt()
-        .args([
-            "recommend",
-            "--fp",
-            "0.05",
-            "--capacity",
-            "1e4",
-            "--importance",
-            "linear:1:50",
-        ])
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("--allow-fn"));
+    assert_exit(
+        "recommend --fp 0.05 --capacity 1e4 --importance linear:1:50",
+        2,
+        &["--allow-fn"],
+    );
 }

@@ -1,11 +1,11 @@
 //! `bfopt model|posterior|optimize|simulate btbf` (issue 5).
 
-use super::bfopt;
-use super::json_value as json;
+use super::{assert_exit, json, run_ok};
 use bfopt_models::timing::btbf::{BtbfModel, BtbfObservation, BtbfParams, TimerAge};
 use bfopt_models::timing::prior::{Distinct, StreamPrior};
 use predicates::prelude::*;
 use serde::Deserialize;
+use serde_json::Value;
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -40,31 +40,10 @@ struct MetricsJson {
 
 #[test]
 fn model_btbf_json_shape_and_values() {
-    let out = bfopt()
-        .args([
-            "model",
-            "btbf",
-            "--timers",
-            "65536",
-            "--hashes",
-            "4",
-            "--bits-per-timer",
-            "8",
-            "--block-size",
-            "512",
-            "--window",
-            "65536",
-            "--prior",
-            "uniform:65536",
-            "--format",
-            "json",
-        ])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let j: ModelJson = serde_json::from_slice(&out).unwrap();
+    let j: ModelJson = json(
+        "model btbf --timers 65536 --hashes 4 --bits-per-timer 8 --block-size 512 \
+         --window 65536 --prior uniform:65536",
+    );
     assert_eq!(j.family, "timing");
     let p = &j.params;
     assert_eq!(
@@ -84,20 +63,9 @@ fn model_btbf_json_shape_and_values() {
     // P(I < w) = 1 − (1 − 2^−16)^(2^16) ≈ 1 − 1/e.
     assert!((m.in_window.unwrap() - (1.0 - (-1.0f64).exp())).abs() < 1e-5);
     // Without a prior: never-repeated items, no in_window.
-    let j = json(&[
-        "model",
-        "btbf",
-        "--timers",
-        "1e5",
-        "--hashes",
-        "3",
-        "--bits-per-timer",
-        "4",
-        "--block-size",
-        "100",
-        "--window",
-        "1000",
-    ]);
+    let j: Value = json(
+        "model btbf --timers 1e5 --hashes 3 --bits-per-timer 4 --block-size 100 --window 1000",
+    );
     assert!(j["metrics"].get("in_window").is_none());
     assert!(j["metrics"]["fp"].as_f64().unwrap() < 0.01);
 }
@@ -106,89 +74,37 @@ fn model_btbf_json_shape_and_values() {
 fn model_btbf_invalid_input_exits_2() {
     for (args, needle) in [
         (
-            vec![
-                "--bits-per-timer",
-                "7",
-                "--block-size",
-                "512",
-                "--window",
-                "65536",
-            ],
+            "--bits-per-timer 7 --block-size 512 --window 65536",
             "--bits-per-timer = 7",
         ),
         (
-            vec![
-                "--bits-per-timer",
-                "8",
-                "--block-size",
-                "512",
-                "--window",
-                "0",
-            ],
+            "--bits-per-timer 8 --block-size 512 --window 0",
             "--window = 0",
         ),
         (
-            vec![
-                "--bits-per-timer",
-                "8",
-                "--block-size",
-                "600",
-                "--window",
-                "500",
-            ],
+            "--bits-per-timer 8 --block-size 600 --window 500",
             "--block-size = 600",
         ),
         (
-            vec![
-                "--bits-per-timer",
-                "8",
-                "--block-size",
-                "64",
-                "--window",
-                "500",
-                "--prior",
-                "pareto:9",
-            ],
+            "--bits-per-timer 8 --block-size 64 --window 500 --prior pareto:9",
             "--prior",
         ),
     ] {
-        bfopt()
-            .args(["model", "btbf", "--timers", "65536", "--hashes", "4"])
-            .args(&args)
-            .assert()
-            .code(2)
-            .stderr(predicate::str::contains(needle));
+        assert_exit(
+            &format!("model btbf --timers 65536 --hashes 4 {args}"),
+            2,
+            &[needle],
+        );
     }
 }
 
 #[test]
 fn posterior_btbf_matches_the_library() {
-    let j = json(&[
-        "posterior",
-        "btbf",
-        "--timers",
-        "65536",
-        "--hashes",
-        "4",
-        "--block-size",
-        "512",
-        "--offset",
-        "100",
-        "--window",
-        "65536",
-        "--px",
-        "1.5e-5",
-        "--timestamp-age",
-        "3",
-        "--matching",
-        "2",
-        "--distinct",
-        "uniform:65536",
-        "--penalty-fp",
-        "3",
-        "--penalty-fn",
-        "1",
-    ]);
+    let j: Value = json(
+        "posterior btbf --timers 65536 --hashes 4 --block-size 512 --offset 100 \
+         --window 65536 --px 1.5e-5 --timestamp-age 3 --matching 2 --distinct uniform:65536 \
+         --penalty-fp 3 --penalty-fn 1",
+    );
     let params = BtbfParams::new(65536, 4, 8, 512, 65536, 0).unwrap();
     let model = BtbfModel::new(params, Distinct::Uniform { universe: 65536 });
     let o = BtbfObservation {
@@ -210,192 +126,65 @@ fn posterior_btbf_matches_the_library() {
     let expect = if post >= 0.75 { "positive" } else { "negative" };
     assert_eq!(m["decision"].as_str().unwrap(), expect);
     // Expired: posterior 0, decision negative.
-    let j = json(&[
-        "posterior",
-        "btbf",
-        "--timers",
-        "1000",
-        "--hashes",
-        "4",
-        "--window",
-        "100",
-        "--px",
-        "0.01",
-        "--timestamp-age",
-        "expired",
-        "--matching",
-        "1",
-        "--penalty-fp",
-        "1",
-        "--penalty-fn",
-        "1",
-    ]);
+    let j: Value = json(
+        "posterior btbf --timers 1000 --hashes 4 --window 100 --px 0.01 \
+         --timestamp-age expired --matching 1 --penalty-fp 1 --penalty-fn 1",
+    );
     assert_eq!(j["metrics"]["posterior"].as_f64().unwrap(), 0.0);
     assert_eq!(j["metrics"]["decision"].as_str().unwrap(), "negative");
 }
 
 #[test]
 fn posterior_btbf_contradictions_exit_2() {
-    let base = [
-        "posterior",
-        "btbf",
-        "--timers",
-        "1000",
-        "--hashes",
-        "4",
-        "--block-size",
-        "8",
-        "--window",
-        "100",
-    ];
+    let base = "posterior btbf --timers 1000 --hashes 4 --block-size 8 --window 100";
     for (args, needle) in [
         (
-            vec![
-                "--offset",
-                "0",
-                "--px",
-                "0.01",
-                "--timestamp-age",
-                "0",
-                "--matching",
-                "4",
-            ],
+            "--offset 0 --px 0.01 --timestamp-age 0 --matching 4",
             "contradiction",
         ),
         (
-            vec![
-                "--offset",
-                "0",
-                "--px",
-                "0.01",
-                "--timestamp-age",
-                "1",
-                "--matching",
-                "2",
-            ],
+            "--offset 0 --px 0.01 --timestamp-age 1 --matching 2",
             "contradiction",
         ),
         (
-            vec![
-                "--offset",
-                "3",
-                "--px",
-                "0.01",
-                "--timestamp-age",
-                "0",
-                "--matching",
-                "3",
-            ],
+            "--offset 3 --px 0.01 --timestamp-age 0 --matching 3",
             "--matching = 3",
         ),
         (
-            vec![
-                "--offset",
-                "3",
-                "--px",
-                "0",
-                "--timestamp-age",
-                "2",
-                "--matching",
-                "1",
-            ],
+            "--offset 3 --px 0 --timestamp-age 2 --matching 1",
             "--px = 0",
         ),
         (
-            vec![
-                "--offset",
-                "3",
-                "--px",
-                "1.5",
-                "--timestamp-age",
-                "2",
-                "--matching",
-                "1",
-            ],
+            "--offset 3 --px 1.5 --timestamp-age 2 --matching 1",
             "--px = 1.5",
         ),
         (
-            vec![
-                "--offset",
-                "3",
-                "--px",
-                "0.1",
-                "--timestamp-age",
-                "2",
-                "--matching",
-                "5",
-            ],
+            "--offset 3 --px 0.1 --timestamp-age 2 --matching 5",
             "--matching = 5",
         ),
         (
-            vec![
-                "--offset",
-                "3",
-                "--px",
-                "0.1",
-                "--timestamp-age",
-                "2",
-                "--matching",
-                "1",
-                "--touched",
-                "5",
-            ],
+            "--offset 3 --px 0.1 --timestamp-age 2 --matching 1 --touched 5",
             "--touched = 5",
         ),
         (
-            vec![
-                "--offset",
-                "8",
-                "--px",
-                "0.1",
-                "--timestamp-age",
-                "2",
-                "--matching",
-                "1",
-            ],
+            "--offset 8 --px 0.1 --timestamp-age 2 --matching 1",
             "--offset = 8",
         ),
         (
-            vec![
-                "--offset",
-                "3",
-                "--px",
-                "0.1",
-                "--timestamp-age",
-                "old",
-                "--matching",
-                "1",
-            ],
+            "--offset 3 --px 0.1 --timestamp-age old --matching 1",
             "--timestamp-age",
         ),
     ] {
-        bfopt()
-            .args(base)
-            .args(&args)
-            .assert()
-            .code(2)
-            .stderr(predicate::str::contains(needle));
+        assert_exit(&format!("{base} {args}"), 2, &[needle]);
     }
 }
 
 #[test]
 fn optimize_btbf_small() {
-    let j = json(&[
-        "optimize",
-        "btbf",
-        "--bits-per-item",
-        "6",
-        "--window",
-        "2048",
-        "--prior",
-        "uniform:2048",
-        "--penalties",
-        "uniform:1:10",
-        "--max-hashes",
-        "6",
-        "--max-bits-per-timer",
-        "8",
-    ]);
+    let j: Value = json(
+        "optimize btbf --bits-per-item 6 --window 2048 --prior uniform:2048 \
+         --penalties uniform:1:10 --max-hashes 6 --max-bits-per-timer 8",
+    );
     let m = &j["metrics"];
     for key in [
         "hashes",
@@ -411,102 +200,40 @@ fn optimize_btbf_small() {
     assert!(inf > 0.0 && inf < std, "{inf} vs {std}");
     assert!(m["bits_per_item_used"].as_f64().unwrap() <= 6.0);
     assert_eq!(j["params"]["prior"].as_str().unwrap(), "uniform:2048");
-    bfopt()
-        .args([
-            "optimize",
-            "btbf",
-            "--bits-per-item",
-            "0.0001",
-            "--window",
-            "16",
-            "--prior",
-            "uniform:16",
-        ])
-        .assert()
-        .code(3);
-    bfopt()
-        .args([
-            "optimize",
-            "btbf",
-            "--bits-per-item",
-            "4",
-            "--window",
-            "16",
-            "--prior",
-            "uniform:16",
-            "--penalties",
-            "uniform:5:1",
-        ])
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("--penalties"));
+    assert_exit(
+        "optimize btbf --bits-per-item 0.0001 --window 16 --prior uniform:16",
+        3,
+        &[],
+    );
+    assert_exit(
+        "optimize btbf --bits-per-item 4 --window 16 --prior uniform:16 --penalties uniform:5:1",
+        2,
+        &["--penalties"],
+    );
 }
 
 #[test]
 fn simulate_btbf_agrees() {
-    let j = json(&[
-        "simulate",
-        "btbf",
-        "--timers",
-        "4096",
-        "--hashes",
-        "3",
-        "--bits-per-timer",
-        "5",
-        "--block-size",
-        "128",
-        "--window",
-        "2048",
-        "--prior",
-        "uniform:2048",
-        "--queries",
-        "20000",
-        "--epochs",
-        "2",
-    ]);
+    let btbf = "simulate btbf --timers 4096 --hashes 3 --bits-per-timer 5 --block-size 128 \
+                --window 2048 --prior uniform:2048";
+    let j: Value = json(&format!("{btbf} --queries 20000 --epochs 2"));
     let m = &j["metrics"];
     assert_eq!(m["agrees"].as_bool(), Some(true), "{m}");
     assert_eq!(m["false_negatives"].as_u64(), Some(0));
     assert!(m["penalty_ratio"].as_f64().unwrap() < 1.0);
-    bfopt()
-        .args([
-            "simulate",
-            "btbf",
-            "--timers",
-            "4096",
-            "--hashes",
-            "3",
-            "--bits-per-timer",
-            "5",
-            "--block-size",
-            "128",
-            "--window",
-            "2048",
-            "--prior",
-            "uniform:2048",
-            "--epochs",
-            "1",
-        ])
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("--epochs"));
+    assert_exit(&format!("{btbf} --epochs 1"), 2, &["--epochs"]);
 }
 
 /// The `timing` / `gbf` rows of `bfopt recommend --format json` for a requirement.
-fn recommend_rows(args: &[&str]) -> Vec<serde_json::Value> {
-    let mut all = vec!["recommend"];
-    all.extend_from_slice(args);
-    json(&all)
-        .as_array()
-        .unwrap()
-        .iter()
+fn recommend_rows(args: &str) -> Vec<Value> {
+    let rows: Vec<Value> = json(&format!("recommend {args}"));
+    rows.into_iter()
         .filter(|r| r["family"] == "timing" || r["family"] == "gbf")
-        .cloned()
         .collect()
 }
 
 /// `m=.. k=..` pairs of a row's `parameters`.
-fn field(row: &serde_json::Value, key: &str) -> u64 {
+fn field(row: &Value, key: &str) -> u64 {
     let p = row["params"]["parameters"].as_str().unwrap();
     p.split([' ', ';'])
         .find_map(|kv| kv.strip_prefix(&format!("{key}=")))
@@ -520,7 +247,7 @@ fn field(row: &serde_json::Value, key: &str) -> u64 {
 /// slack is the block granularity.
 #[test]
 fn recommend_window_lists_a_btbf_that_meets_the_target() {
-    let rows = recommend_rows(&["--fp", "0.01", "--window", "1e4"]);
+    let rows = recommend_rows("--fp 0.01 --window 1e4");
     let names: Vec<&str> = rows
         .iter()
         .map(|r| r["params"]["design"].as_str().unwrap())
@@ -557,7 +284,7 @@ fn recommend_window_lists_a_btbf_that_meets_the_target() {
 #[test]
 fn recommend_allow_fn_lists_a_gbf_within_both_rates() {
     use bfopt_models::gbf::GbfParams;
-    let rows = recommend_rows(&["--fp", "0.01", "--window", "1e4", "--allow-fn", "0.05"]);
+    let rows = recommend_rows("--fp 0.01 --window 1e4 --allow-fn 0.05");
     let g = rows.iter().find(|r| r["family"] == "gbf").unwrap();
     let (m, k0, k1) = (field(g, "m"), field(g, "k0") as u32, field(g, "k1") as u32);
     let x = GbfParams::new(m, k0, k1)
@@ -575,7 +302,7 @@ fn recommend_allow_fn_lists_a_gbf_within_both_rates() {
 /// penalty is below the standard filter's; malformed prices exit 2 naming the flag.
 #[test]
 fn recommend_penalties_adds_the_inferential_btbf() {
-    let rows = recommend_rows(&["--fp", "0.01", "--window", "1e4", "--penalties", "1:10"]);
+    let rows = recommend_rows("--fp 0.01 --window 1e4 --penalties 1:10");
     let inf = rows
         .iter()
         .find(|r| r["params"]["design"] == "btbf/inferential")
@@ -588,24 +315,13 @@ fn recommend_penalties_adds_the_inferential_btbf() {
     let (inferential, standard) = (num("per query "), num("(standard "));
     assert!(inferential < standard, "{text}");
     for bad in ["0:0", "1", "a:b", "-1:2", "1:inf"] {
-        bfopt()
-            .args([
-                "recommend",
-                "--fp",
-                "0.01",
-                "--window",
-                "1e4",
-                "--penalties",
-                bad,
-            ])
-            .assert()
-            .code(2)
-            .stderr(predicate::str::contains("--penalties"));
+        assert_exit(
+            &format!("recommend --fp 0.01 --window 1e4 --penalties {bad}"),
+            2,
+            &["--penalties"],
+        );
     }
     // Shapes where the timing designs do not fit list them as excluded.
-    bfopt()
-        .args(["recommend", "--fp", "0.01", "--capacity", "1e4"])
-        .assert()
-        .success()
+    run_ok("recommend --fp 0.01 --capacity 1e4")
         .stdout(predicate::str::contains("btbf: a sliding-window structure"));
 }

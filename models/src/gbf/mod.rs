@@ -208,10 +208,29 @@ impl GbfParams {
             pos_out += weight * self.positive_mass(px, w, None);
             inside += weight * (1.0 - prior_range(px, w, None));
         }
+        self.window_metrics(
+            pos_in,
+            pos_out,
+            inside,
+            age.map(|i| self.positive_at_age(i)),
+        )
+    }
+
+    /// The metrics from the sums over the stream's items: `pos_in` and `pos_out`, the
+    /// probability of a query that is Pos with `I_x < w` and with `I_x >= w`, and
+    /// `inside = P(I_x < w)`: `fp = pos_out/(1 − inside)`, `fn = 1 − pos_in/inside`
+    /// (0 where the condition has probability 0).
+    fn window_metrics(
+        &self,
+        pos_in: f64,
+        pos_out: f64,
+        inside: f64,
+        positive_at_age: Option<f64>,
+    ) -> GbfMetrics {
         let out = 1.0 - inside;
         GbfMetrics {
             positive_never: self.positive_never(),
-            positive_at_age: age.map(|i| self.positive_at_age(i)),
+            positive_at_age,
             fp: if out > 0.0 {
                 probability(pos_out / out)
             } else {
@@ -262,7 +281,6 @@ impl GbfParams {
             pos_out += weight * px * (den - num).max(0.0);
             inside += weight * (1.0 - prior_range(px, w, None));
         }
-        let out = 1.0 - inside;
         // Pos at one age, for an item of the stream's mean class (uniform: exact).
         let pos_at = |i: u64| {
             let px = prior.classes(1)[0].1;
@@ -270,24 +288,7 @@ impl GbfParams {
             let p0 = self.pi0();
             (p0 + (1.0 - p0) * t).powi(self.k0 as i32) * ((1.0 - p0) + p0 * t).powi(self.k1 as i32)
         };
-        GbfMetrics {
-            positive_never: self.positive_never(),
-            positive_at_age: age.map(pos_at),
-            fp: if out > 0.0 {
-                probability(pos_out / out)
-            } else {
-                0.0
-            },
-            fn_: if inside > 0.0 {
-                probability(1.0 - pos_in / inside)
-            } else {
-                0.0
-            },
-            in_window: inside,
-            q0: self.q0(),
-            q1: self.q1(),
-            q_eps: self.q_eps(),
-        }
+        self.window_metrics(pos_in, pos_out, inside, age.map(pos_at))
     }
 }
 

@@ -84,6 +84,15 @@ pub fn distinct_pairs(pairs: &[(u64, u64)]) -> u64 {
     v.len() as u64
 }
 
+/// A materialisable layout and a non-empty workload.
+fn check_workload(layout: &PbfLayout, queries: &[(u64, u64)]) -> Result<(), ModelError> {
+    layout.check_materialisable()?;
+    if queries.is_empty() {
+        return Err(ModelError::invalid("queries", 0, "at least one query"));
+    }
+    Ok(())
+}
+
 /// Expected probes per query of every filter over a workload of ranges `[s, e]`
 /// (`f_i` of Section 5.1 [PBF]: probes sent to filter `i`, divided by `|W|`).
 ///
@@ -93,10 +102,7 @@ pub fn probe_frequencies(
     layout: &PbfLayout,
     queries: &[(u64, u64)],
 ) -> Result<Vec<f64>, ModelError> {
-    layout.check_materialisable()?;
-    if queries.is_empty() {
-        return Err(ModelError::invalid("queries", 0, "at least one query"));
-    }
+    check_workload(layout, queries)?;
     let mut counts = vec![0.0; layout.filters() as usize];
     for &(s, e) in queries {
         layout.tree().check_range(s, e)?;
@@ -172,10 +178,7 @@ pub fn fine_probes_by_leaf(
     layout: &PbfLayout,
     queries: &[(u64, u64)],
 ) -> Result<Vec<f64>, ModelError> {
-    layout.check_materialisable()?;
-    if queries.is_empty() {
-        return Err(ModelError::invalid("queries", 0, "at least one query"));
-    }
+    check_workload(layout, queries)?;
     let mut out = vec![0.0; layout.filters() as usize];
     if layout.fine_filter().is_none() {
         return Ok(out);

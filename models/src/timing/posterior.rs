@@ -269,32 +269,24 @@ impl Calibration {
     /// A calibrated posterior scores about the mean distance of posteriors from their bin
     /// midpoint (at most 0.025).
     pub fn posterior_error(&self) -> f64 {
-        let n = self.queries();
-        if n == 0 {
-            return 0.0;
-        }
-        let s: f64 = self
-            .bins()
-            .iter()
-            .filter(|b| b.count > 0)
-            .map(|b| (b.in_window as f64 / b.count as f64 - b.midpoint).abs() * b.count as f64)
-            .sum();
-        s / n as f64
+        self.per_query(|b| {
+            (b.in_window as f64 / b.count as f64 - b.midpoint).abs() * b.count as f64
+        })
     }
 
     /// Eq. (35) with each bin's mean posterior in place of its midpoint: the calibration
     /// error without the binning floor of Section 6.1.4 [TBF].
     pub fn calibration_error(&self) -> f64 {
+        self.per_query(|b| (b.in_window as f64 - b.mean_posterior * b.count as f64).abs())
+    }
+
+    /// `Σ term(bin)` over the non-empty bins, divided by the queries (0 without queries).
+    fn per_query(&self, term: impl Fn(&CalibrationBin) -> f64) -> f64 {
         let n = self.queries();
         if n == 0 {
             return 0.0;
         }
-        let s: f64 = self
-            .bins()
-            .iter()
-            .filter(|b| b.count > 0)
-            .map(|b| (b.in_window as f64 - b.mean_posterior * b.count as f64).abs())
-            .sum();
+        let s: f64 = self.bins().iter().filter(|b| b.count > 0).map(term).sum();
         s / n as f64
     }
 }

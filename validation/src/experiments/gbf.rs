@@ -7,16 +7,15 @@ use crate::filters::gbf::GbfFilter;
 use crate::sim::run_epochs;
 use crate::stats::{wilson, Mean, Proportion};
 use crate::suite::Level;
-use crate::workload::{member, rng};
+use crate::workload::member;
+use crate::workload::stream::PriorStream;
 use bfopt_models::error::{check, ModelError};
 use bfopt_models::gbf::{
     posterior, posterior_distinct, GbfDistinctTable, GbfObservation, GbfParams,
 };
-use bfopt_models::timing::penalty::{Decision, Penalties, PenaltyDist};
+use bfopt_models::timing::penalty::{Decision, PenaltyDist};
 use bfopt_models::timing::posterior::Calibration;
 use bfopt_models::timing::prior::StreamPrior;
-use rand::Rng;
-use rand_distr::{Distribution, Zipf};
 use serde::Serialize;
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -79,14 +78,7 @@ pub fn simulate(cfg: &GbfSimConfig) -> Result<GbfSimResult, ModelError> {
     check::in_range("queries", cfg.queries, 1..=1 << 40)?;
     check::in_range("window", cfg.w, 1..=1 << 40)?;
     check::open_probability("confidence", cfg.confidence)?;
-    let universe = check::in_range("universe", cfg.prior.universe(), 2..=1 << 28)?;
-    let zipf = Zipf::new(universe as f64, 1.0)
-        .map_err(|e| ModelError::invalid("universe", universe, e))?;
-    let (lo, hi) = match cfg.penalties {
-        PenaltyDist::Uniform { lo, hi } => (lo, hi),
-        PenaltyDist::Fixed { fp, fn_ } => (fp, fn_),
-    };
-    let fixed = matches!(cfg.penalties, PenaltyDist::Fixed { .. });
+    let stream = PriorStream::new(cfg.prior, cfg.penalties)?;
     let p = cfg.params;
     // Uniform stream: one table of the distinct-aware factors serves every query.
     let table = match (&cfg.distinct, cfg.prior) {
@@ -109,29 +101,16 @@ pub fn simulate(cfg: &GbfSimConfig) -> Result<GbfSimResult, ModelError> {
         Some(t)
     };
     let per_epoch = run_epochs(cfg.epochs, cfg.seed, "gbf", |_, seed| {
-        let mut r = rng(seed);
+        let mut s = stream.epoch(seed);
         let mut f = GbfFilter::new(&p, seed);
-        let mut last = vec![u64::MAX; universe as usize + 1];
-        let draw = |r: &mut rand_chacha::ChaCha8Rng| -> u64 {
-            match cfg.prior {
-                StreamPrior::Uniform { .. } => r.random_range(1..=universe),
-                StreamPrior::Zipf { .. } => zipf.sample(r) as u64,
-            }
-        };
-        let mut n = 0u64;
-        for _ in 0..cfg.warmup {
-            let x = draw(&mut r);
-            f.insert_u64(member(seed, x));
-            last[x as usize] = n;
-            n += 1;
-        }
+        s.warm_up(cfg.warmup, |x| f.insert_u64(member(seed, x)));
         let (mut fp, mut out, mut fneg, mut inside) = (0u64, 0u64, 0u64, 0u64);
         let (mut std_cost, mut inf_cost) = (0.0, 0.0);
         let mut cal = Calibration::new();
         for _ in 0..cfg.queries {
-            let x = draw(&mut r);
+            let x = s.draw();
             let key = member(seed, x);
-            let in_window = last[x as usize] != u64::MAX && n - 1 - last[x as usize] < cfg.w;
+            let in_window = s.in_window(x, cfg.w);
             let q = f.query_u64(key);
             let (class, px) = match cfg.prior {
                 StreamPrior::Uniform { .. } => (0, cfg.prior.px(x)),
@@ -163,12 +142,7 @@ pub fn simulate(cfg: &GbfSimConfig) -> Result<GbfSimResult, ModelError> {
                 }
                 post
             });
-            let pen = if fixed {
-                Penalties::new(lo, hi)
-            } else {
-                Penalties::new(r.random_range(lo..hi), r.random_range(lo..hi))
-            }
-            .expect("penalties from a valid distribution");
+            let pen = s.penalties();
             let standard = if q.positive {
                 Decision::Positive
             } else {
@@ -185,8 +159,7 @@ pub fn simulate(cfg: &GbfSimConfig) -> Result<GbfSimResult, ModelError> {
                 fp += u64::from(q.positive);
             }
             f.insert_u64(key);
-            last[x as usize] = n;
-            n += 1;
+            s.inserted(x);
         }
         (fp, out, fneg, inside, std_cost, inf_cost, cal)
     });

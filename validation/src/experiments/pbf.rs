@@ -501,6 +501,42 @@ impl PbfRunConfig {
     }
 }
 
+/// A PBF of `variant` (leaf granularity `g`) with the allocation `bits`, `hashes` over
+/// `layout`, hashed from `seed`, holding every `(item, timestamp)` of `trace`.
+fn filled_pbf(
+    variant: Variant,
+    g: u64,
+    layout: &PbfLayout,
+    bits: Vec<u64>,
+    hashes: Vec<u32>,
+    seed: u64,
+    trace: &[(u64, u64)],
+) -> Result<PbfFilter, ModelError> {
+    let mut f = PbfFilter::new(
+        variant,
+        g,
+        PbfSizing::Allocated {
+            layout: layout.clone(),
+            bits,
+            hashes,
+        },
+        seed ^ 0x9BF,
+    )?;
+    for &(a, t) in trace {
+        f.insert(a, t)?;
+    }
+    Ok(f)
+}
+
+/// Member queries `(x, s, e)` the filter answers no to (false negatives).
+fn misses(f: &PbfFilter, members: &[(u64, u64, u64)]) -> Result<u64, ModelError> {
+    let mut n = 0;
+    for &(x, s, e) in members {
+        n += u64::from(!f.query(x, s, e)?);
+    }
+    Ok(n)
+}
+
 /// Builds the filter's allocation for a method.
 fn allocate(
     cfg: &PbfRunConfig,
@@ -627,29 +663,22 @@ pub fn run(cfg: &PbfRunConfig) -> Result<PbfRunResult, ModelError> {
                     })
                     .collect();
                 let predicted = mean_query_fp(&layout, &ranges, &fp)?;
-                let mut f = PbfFilter::new(
+                let f = filled_pbf(
                     v,
                     g,
-                    PbfSizing::Allocated {
-                        layout: layout.clone(),
-                        bits: alloc.bits_rounded.clone(),
-                        hashes: alloc.hashes.clone(),
-                    },
-                    cfg.seed ^ 0x9BF,
+                    &layout,
+                    alloc.bits_rounded.clone(),
+                    alloc.hashes.clone(),
+                    cfg.seed,
+                    &trace,
                 )?;
-                for &(a, t) in &trace {
-                    f.insert(a, t)?;
-                }
                 let (mut yes, mut probes) = (0, 0);
                 for &(x, s, e) in &queries {
                     let (hit, n) = f.query_counting(x, s, e)?;
                     yes += u64::from(hit);
                     probes += n;
                 }
-                let mut fneg = 0;
-                for &(x, s, e) in &members {
-                    fneg += u64::from(!f.query(x, s, e)?);
-                }
+                let fneg = misses(&f, &members)?;
                 let with_bits = alloc.bits_rounded.iter().filter(|&&b| b > 0).count() as u64;
                 (
                     predicted,
@@ -945,20 +974,7 @@ pub fn merge_run(cfg: &MergeRunConfig) -> Result<MergeRunResult, ModelError> {
         .map(|(&b, &d)| hashes_for(b, d as f64, cfg.k_max))
         .collect();
     let build = |bits: Vec<u64>, hashes: Vec<u32>, trace: &[(u64, u64)]| {
-        let mut f = PbfFilter::new(
-            cfg.variant,
-            g,
-            PbfSizing::Allocated {
-                layout: layout.clone(),
-                bits,
-                hashes,
-            },
-            cfg.seed ^ 0x9BF,
-        )?;
-        for &(a, t) in trace {
-            f.insert(a, t)?;
-        }
-        Ok::<_, ModelError>(f)
+        filled_pbf(cfg.variant, g, &layout, bits, hashes, cfg.seed, trace)
     };
     let mut merged = build(alloc.bits_rounded.clone(), alloc.hashes.clone(), &trace_a)?;
     let count_yes = |f: &PbfFilter| -> Result<u64, ModelError> {
@@ -994,10 +1010,7 @@ pub fn merge_run(cfg: &MergeRunConfig) -> Result<MergeRunResult, ModelError> {
         horizon,
         cfg.seed ^ 1,
     ));
-    let mut false_negatives = 0;
-    for &(x, s, e) in &members {
-        false_negatives += u64::from(!merged.query(x, s, e)?);
-    }
+    let false_negatives = misses(&merged, &members)?;
     Ok(MergeRunResult {
         before,
         predicted_fp,

@@ -13,16 +13,15 @@ use crate::filters::timing::{BtbfFilter, SimpleBuffer};
 use crate::sim::run_epochs;
 use crate::stats::{wilson, Mean, Proportion};
 use crate::suite::Level;
-use crate::workload::{member, rng};
+use crate::workload::member;
+use crate::workload::stream::{PriorStream, MAX_UNIVERSE};
 use bfopt_models::error::{check, ModelError};
 use bfopt_models::timing::btbf::{BtbfModel, BtbfParams, GForm};
 use bfopt_models::timing::buffer::SimpleBufferParams;
 use bfopt_models::timing::design::{expected_penalty, ExpectedPenalty, PenaltyResolution};
-use bfopt_models::timing::penalty::{Penalties, PenaltyDist};
+use bfopt_models::timing::penalty::PenaltyDist;
 use bfopt_models::timing::posterior::Calibration;
 use bfopt_models::timing::prior::{Distinct, StreamPrior};
-use rand::Rng;
-use rand_distr::{Distribution, Zipf};
 use serde::Serialize;
 
 /// A stream experiment.
@@ -58,7 +57,7 @@ impl TimingSimConfig {
         check::in_range("epochs", self.epochs, 2..=1_000_000)?;
         check::in_range("queries", self.queries, 1..=1 << 40)?;
         check::open_probability("confidence", self.confidence)?;
-        check::in_range("universe", self.prior.universe(), 2..=1 << 28)?;
+        check::in_range("universe", self.prior.universe(), 2..=MAX_UNIVERSE)?;
         Ok(())
     }
 }
@@ -107,6 +106,16 @@ struct Epoch {
     refined: Calibration,
 }
 
+/// The `D(j)` the inferential BTBF uses on a stream of `prior`: Eq. (16) [TBF] for a
+/// uniform stream; for Zipf, Eq. (15) [TBF] tabulated ([`Distinct::zipf_tabulated`])
+/// rather than the approximation Eq. (17).
+pub fn stream_distinct(prior: &StreamPrior) -> Distinct {
+    match *prior {
+        StreamPrior::Zipf { universe, .. } => Distinct::zipf_tabulated(universe),
+        _ => prior.distinct(),
+    }
+}
+
 /// Runs the experiment.
 ///
 /// # Errors
@@ -115,33 +124,13 @@ pub fn simulate(cfg: &TimingSimConfig) -> Result<TimingSimResult, ModelError> {
     cfg.validate()?;
     let p = cfg.params;
     let w = p.w();
-    let universe = cfg.prior.universe();
     let model = BtbfModel::new(p, cfg.distinct.clone());
     let refined_model = model.clone().with_g_form(GForm::Increment);
-    let (lo, hi) = match cfg.penalties {
-        PenaltyDist::Uniform { lo, hi } => (lo, hi),
-        PenaltyDist::Fixed { fp, fn_ } => (fp, fn_),
-    };
-    let fixed = matches!(cfg.penalties, PenaltyDist::Fixed { .. });
-    let zipf = Zipf::new(universe as f64, 1.0)
-        .map_err(|e| ModelError::invalid("universe", universe, e))?;
+    let stream = PriorStream::new(cfg.prior, cfg.penalties)?;
     let per_epoch = run_epochs(cfg.epochs, cfg.seed, "timing", |_, seed| {
-        let mut r = rng(seed);
+        let mut s = stream.epoch(seed);
         let mut filter = BtbfFilter::new(&p, seed);
-        let mut last = vec![u64::MAX; universe as usize + 1];
-        let draw = |r: &mut rand_chacha::ChaCha8Rng| -> u64 {
-            match cfg.prior {
-                StreamPrior::Uniform { .. } => r.random_range(1..=universe),
-                StreamPrior::Zipf { .. } => zipf.sample(r) as u64,
-            }
-        };
-        let mut n = 0u64;
-        for _ in 0..cfg.warmup {
-            let x = draw(&mut r);
-            filter.insert_u64(member(seed, x));
-            last[x as usize] = n;
-            n += 1;
-        }
+        s.warm_up(cfg.warmup, |x| filter.insert_u64(member(seed, x)));
         let mut e = Epoch {
             fp: 0,
             out: 0,
@@ -155,19 +144,14 @@ pub fn simulate(cfg: &TimingSimConfig) -> Result<TimingSimResult, ModelError> {
             refined: Calibration::new(),
         };
         for _ in 0..cfg.queries {
-            let x = draw(&mut r);
+            let x = s.draw();
             let key = member(seed, x);
             let px = cfg.prior.px(x);
-            let in_window = last[x as usize] != u64::MAX && n - 1 - last[x as usize] < w;
+            let in_window = s.in_window(x, w);
             let q = filter.query_u64(key);
             let post = model.posterior_unchecked(px, &q.observation);
             let refined = refined_model.posterior_unchecked(px, &q.observation);
-            let pen = if fixed {
-                Penalties::new(lo, hi)
-            } else {
-                Penalties::new(r.random_range(lo..hi), r.random_range(lo..hi))
-            }
-            .expect("penalties from a valid distribution");
+            let pen = s.penalties();
             let standard = if q.positive {
                 bfopt_models::timing::Decision::Positive
             } else {
@@ -188,8 +172,7 @@ pub fn simulate(cfg: &TimingSimConfig) -> Result<TimingSimResult, ModelError> {
                 e.fp += u64::from(q.positive);
             }
             filter.insert_u64(key);
-            last[x as usize] = n;
-            n += 1;
+            s.inserted(x);
         }
         e
     });
@@ -249,50 +232,24 @@ pub fn simulate_buffer(
 ) -> Result<BufferSimResult, ModelError> {
     cfg.validate()?;
     let w = buffer.w();
-    let universe = cfg.prior.universe();
-    let zipf = Zipf::new(universe as f64, 1.0)
-        .map_err(|e| ModelError::invalid("universe", universe, e))?;
-    let (lo, hi) = match cfg.penalties {
-        PenaltyDist::Uniform { lo, hi } => (lo, hi),
-        PenaltyDist::Fixed { fp, fn_ } => (fp, fn_),
-    };
-    let fixed = matches!(cfg.penalties, PenaltyDist::Fixed { .. });
+    let stream = PriorStream::new(cfg.prior, cfg.penalties)?;
     let per_epoch = run_epochs(cfg.epochs, cfg.seed, "buffer", |_, seed| {
-        let mut r = rng(seed);
+        let mut s = stream.epoch(seed);
         let mut buf = SimpleBuffer::new(buffer.delta(), buffer.bph(), seed);
-        let mut last = vec![u64::MAX; universe as usize + 1];
-        let draw = |r: &mut rand_chacha::ChaCha8Rng| -> u64 {
-            match cfg.prior {
-                StreamPrior::Uniform { .. } => r.random_range(1..=universe),
-                StreamPrior::Zipf { .. } => zipf.sample(r) as u64,
-            }
-        };
-        let mut n = 0u64;
-        for _ in 0..cfg.warmup {
-            let x = draw(&mut r);
-            buf.insert_u64(member(seed, x));
-            last[x as usize] = n;
-            n += 1;
-        }
+        s.warm_up(cfg.warmup, |x| buf.insert_u64(member(seed, x)));
         let (mut cost, mut cal) = (0.0, Calibration::new());
         for _ in 0..cfg.queries {
-            let x = draw(&mut r);
+            let x = s.draw();
             let key = member(seed, x);
-            let in_window = last[x as usize] != u64::MAX && n - 1 - last[x as usize] < w;
+            let in_window = s.in_window(x, w);
             let post = buffer
                 .posterior(cfg.prior.px(x), buf.contains_u64(key), &cfg.distinct)
                 .unwrap_or(0.0);
-            let pen = if fixed {
-                Penalties::new(lo, hi)
-            } else {
-                Penalties::new(r.random_range(lo..hi), r.random_range(lo..hi))
-            }
-            .expect("penalties from a valid distribution");
+            let pen = s.penalties();
             cost += pen.cost(pen.decide(post), in_window);
             cal.record(post, in_window);
             buf.insert_u64(key);
-            last[x as usize] = n;
-            n += 1;
+            s.inserted(x);
         }
         (cost / cfg.queries as f64, cal)
     });
@@ -383,10 +340,7 @@ pub fn checks(level: Level, seed: u64, confidence: f64) -> Vec<Check> {
         let cfg = TimingSimConfig {
             params,
             prior,
-            distinct: match prior {
-                StreamPrior::Zipf { universe, .. } => Distinct::zipf_tabulated(universe),
-                _ => prior.distinct(),
-            },
+            distinct: stream_distinct(&prior),
             warmup: if full {
                 1 << 20
             } else {

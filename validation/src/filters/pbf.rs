@@ -371,21 +371,19 @@ impl PbfFilter {
     }
 
     fn shape_fine(&self) -> (u64, u32) {
-        match &self.sizing {
-            PbfSizing::Uniform { bits, hashes } => (*bits, *hashes),
-            PbfSizing::Allocated {
-                layout,
-                bits,
-                hashes,
-            } => {
-                let i = layout.fine_filter().unwrap_or(0) as usize;
-                (bits[i], hashes[i])
-            }
-        }
+        self.shape_of(|layout| layout.fine_filter().unwrap_or(0) as usize)
     }
 
     /// Bits and hashes of the filter at `height` and `pos`.
     fn shape(&self, height: usize, pos: u64) -> (u64, u32) {
+        self.shape_of(|layout| {
+            let level = layout.levels() - 1 - height as u32;
+            layout.filter_of(bfopt_models::pbf::Node { level, pos }) as usize
+        })
+    }
+
+    /// Bits and hashes of every filter when uniform, else of the filter `index` picks.
+    fn shape_of(&self, index: impl FnOnce(&PbfLayout) -> usize) -> (u64, u32) {
         match &self.sizing {
             PbfSizing::Uniform { bits, hashes } => (*bits, *hashes),
             PbfSizing::Allocated {
@@ -393,9 +391,7 @@ impl PbfFilter {
                 bits,
                 hashes,
             } => {
-                let level = layout.levels() - 1 - height as u32;
-                let node = bfopt_models::pbf::Node { level, pos };
-                let i = layout.filter_of(node) as usize;
+                let i = index(layout);
                 (bits[i], hashes[i])
             }
         }

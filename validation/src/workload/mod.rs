@@ -3,6 +3,7 @@
 //! Every synthetic stream maps a counter through [`mix`], a bijection of `u64`: members
 //! use even counters and probes odd ones, so a probe is never a member.
 
+pub mod stream;
 mod trace;
 
 pub use trace::{read_trace, read_trace_file, TraceError, TraceRecord};
