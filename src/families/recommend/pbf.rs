@@ -1,8 +1,43 @@
 //! The temporal-membership rows of `bfopt recommend --horizon T --query-length Q
 //! --pairs n` ([PBF], issue 9).
 
-use super::{Candidate, Proposal, Requirement, Shape};
-use bfopt_models::pbf::{fp_sbf, BoundRequest};
+use super::{probes, validator, Candidate, Proposal, Requirement, Shape, Validator, EPOCHS};
+use bfopt_models::pbf::{fp_sbf, BoundRequest, Variant};
+use bfopt_validation::experiments::pbf::{even_checks, EvenDesign, EvenRunConfig};
+
+/// `--validate` for one temporal row: the design built as sized (see
+/// [`EvenDesign`]) on `pairs` distinct items at uniform timestamps, about
+/// [`probes`]`(fp)` non-member queries per epoch on the worst ranges and as many on
+/// random starts, and member queries ([`even_checks`]).
+fn temporal_validator(
+    design: EvenDesign,
+    printed: f64,
+    (horizon, query_length, pairs): (u64, u64, u64),
+    fp: f64,
+    name: String,
+) -> Result<Validator, String> {
+    let cfg = EvenRunConfig {
+        design,
+        horizon,
+        pairs,
+        query_length,
+        queries: probes(fp),
+        epochs: EPOCHS,
+        seed: 0,
+        confidence: 0.99,
+    };
+    validator(cfg.insertions(), move |seed, confidence| {
+        even_checks(
+            &name,
+            printed,
+            &EvenRunConfig {
+                seed,
+                confidence,
+                ..cfg
+            },
+        )
+    })
+}
 
 /// Temporal membership (Sections 3-5 [PBF]): PBF-2, PBF-1 at granularities 2..=16, and
 /// the single filter of (item, timestamp) pairs probed once per timestamp (Eq. 4 [PBF]),
@@ -26,6 +61,12 @@ pub(super) fn pbf(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
     while g <= 16 && g <= query_length {
         let r = BoundRequest::new(pairs, horizon, req.fp, query_length, g)?;
         let b = r.bound();
+        let design = EvenDesign::Tree {
+            variant: if g == 1 { Variant::Pbf2 } else { Variant::Pbf1 },
+            granularity: g,
+            per_probe: -((-req.fp).ln_1p() / b.max_probes as f64).exp_m1(),
+        };
+        let name = format!("pbf g={g} T={horizon} |q|={query_length} n={pairs}");
         out.push(Candidate {
             family: "pbf",
             design: if g == 1 {
@@ -43,12 +84,19 @@ pub(super) fn pbf(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
             fp_kind: "worst query of length |q| (even split)",
             note: "time-interval tree of filters: probes grow with log |q|",
             npws: None,
-            validator: Err("checked by `bfopt validate --family pbf`".into()),
+            validator: temporal_validator(
+                design,
+                req.fp,
+                (horizon, query_length, pairs),
+                req.fp,
+                name,
+            ),
         });
         g *= 2;
     }
     let per_probe = -((-req.fp).ln_1p() / query_length as f64).exp_m1();
     let bits = (pairs as f64 * -per_probe.ln() / (std::f64::consts::LN_2.powi(2))).ceil();
+    let fp = fp_sbf(per_probe, query_length);
     out.push(Candidate {
         family: "pbf",
         design: "single-filter (pairs)".into(),
@@ -58,11 +106,17 @@ pub(super) fn pbf(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
         accesses_query: query_length as f64,
         false_negatives: "none",
         slack: 0,
-        fp: fp_sbf(per_probe, query_length),
+        fp,
         fp_kind: "exact for a query of length |q| (Eq. 4)",
         note: "baseline: one filter of (item, time) pairs, one probe per timestamp",
         npws: None,
-        validator: Err("checked by `bfopt validate --family pbf`".into()),
+        validator: temporal_validator(
+            EvenDesign::Pairs { bits: bits as u64 },
+            fp,
+            (horizon, query_length, pairs),
+            req.fp,
+            format!("pairs m={bits} T={horizon} |q|={query_length} n={pairs}"),
+        ),
     });
     Ok(out)
 }

@@ -17,7 +17,7 @@ use super::{probes, validator, Candidate, Proposal, Requirement, Shape, EPOCHS};
 use bfopt_models::gbf::GbfParams;
 use bfopt_models::timing::design::{expected_penalty, PenaltyResolution};
 use bfopt_models::timing::{BtbfModel, BtbfParams, StreamPrior};
-use bfopt_validation::experiments::timing as timing_sim;
+use bfopt_validation::experiments::{gbf as gbf_sim, timing as timing_sim};
 
 /// Largest `k` and bits per timer tried for the BTBF row.
 const BTBF_K_MAX: u32 = 16;
@@ -215,13 +215,40 @@ pub(super) fn gbf(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
             "gbf: forgets window items gradually; needs --window and --allow-fn".into(),
         ));
     };
-    let (p, fp, _fn) = gbf_design(req.fp, w, rate).ok_or_else(|| {
+    let (p, fp, fn_) = gbf_design(req.fp, w, rate).ok_or_else(|| {
         Proposal::Excluded(format!(
             "gbf: no k0, k1 <= {GBF_K_MAX} meets fp {} with a window FN within {rate}",
             req.fp
         ))
     })?;
     let k = f64::from(p.k0() + p.k1());
+    // The design on a distinct stream: FP of never-inserted keys and FN at a uniform
+    // window age, about `probes(fp)` of each per epoch.
+    let cfg = gbf_sim::FlatRunConfig {
+        params: p,
+        w,
+        steps: probes(req.fp),
+        epochs: EPOCHS,
+        seed: 0,
+        confidence: 0.99,
+    };
+    let name = format!(
+        "gbf m={} k0={} k1={} w={w} (fn {fn_:.4})",
+        p.m(),
+        p.k0(),
+        p.k1()
+    );
+    let check = move |seed, confidence| {
+        gbf_sim::flat_checks(
+            &name,
+            rate,
+            &gbf_sim::FlatRunConfig {
+                seed,
+                confidence,
+                ..cfg
+            },
+        )
+    };
     Ok(vec![Candidate {
         family: "gbf",
         design: "gbf".into(),
@@ -235,6 +262,6 @@ pub(super) fn gbf(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
         fp,
         fp_kind: "never-inserted item (items just past the window: higher)",
         note: "one bit per cell, no bookkeeping; resets as it sets, so it forgets gradually",
-        validator: Err("checked by `bfopt validate --family gbf`".into()),
+        validator: validator(cfg.insertions(), check),
     }])
 }
