@@ -17,6 +17,7 @@ use super::{probes, validator, Candidate, Proposal, Requirement, Shape, EPOCHS};
 use bfopt_models::gbf::GbfParams;
 use bfopt_models::timing::design::{expected_penalty, PenaltyResolution};
 use bfopt_models::timing::{BtbfModel, BtbfParams, StreamPrior};
+use bfopt_validation::agree::{Check, Tolerance};
 use bfopt_validation::experiments::{gbf as gbf_sim, timing as timing_sim};
 
 /// Largest `k` and bits per timer tried for the BTBF row.
@@ -126,7 +127,7 @@ pub(super) fn btbf(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
             fp,
             fp_kind: "of the standard answer; the inferential answer minimises the expected penalty",
             note: "when errors have prices: posterior P(in window | timers) and the cheaper answer",
-            validator: Err("checked by `bfopt validate --family timing`".into()),
+            validator: inferential_validator(&p, prior, pen, e),
         });
     }
     Ok(rows)
@@ -171,6 +172,99 @@ fn standard_validator(p: &BtbfParams, worst: f64, fp: f64) -> Result<super::Vali
                 ..cfg
             },
         )
+    })
+}
+
+/// Epochs of the inferential row's simulation: its penalties are means over epochs
+/// (Student t), so more than [`EPOCHS`] for the degrees of freedom at the Bonferroni
+/// confidence of `--validate`.
+const PENALTY_EPOCHS: u64 = 8;
+
+/// The inferential row's simulation: the Section 6 stream experiment [TBF]
+/// ([`timing_sim::simulate`]) on the design with the row's stream (Uniform over `W`
+/// items) and fixed penalties. The standard and the inferential penalty per query are
+/// checked two-sided against the printed predictions `e` within
+/// [`timing_sim::MODEL_BAND`] (independent timers, `D(j)` of Eq. (21) [TBF]), and the
+/// standard filter has no false negative. Warm-up `4W + 2B` insertions, then
+/// `max(4W, 2^15)` queries per epoch.
+fn inferential_validator(
+    p: &BtbfParams,
+    prior: StreamPrior,
+    penalties: bfopt_models::timing::PenaltyDist,
+    e: bfopt_models::timing::design::ExpectedPenalty,
+) -> Result<super::Validator, String> {
+    let w = p.w();
+    let cfg = timing_sim::TimingSimConfig {
+        params: *p,
+        prior,
+        distinct: prior.distinct(),
+        warmup: 4 * w + 2 * p.block_size(),
+        queries: (4 * w).max(1 << 15),
+        penalties,
+        epochs: PENALTY_EPOCHS,
+        seed: 0,
+        confidence: 0.99,
+    };
+    let items = cfg.warmup + cfg.queries;
+    let name = format!(
+        "btbf/inferential m={} k={} bpt={} B={} P={} w={w} uniform over W",
+        p.m(),
+        p.k(),
+        p.bpt(),
+        p.block_size(),
+        p.padding()
+    );
+    validator(items, move |seed, confidence| {
+        let cfg = timing_sim::TimingSimConfig {
+            seed,
+            confidence,
+            ..cfg.clone()
+        };
+        let r = match timing_sim::simulate(&cfg) {
+            Ok(r) => r,
+            Err(err) => return vec![Check::error("timing", format!("{name}: {err}"), seed)],
+        };
+        let band = Tolerance::approx(
+            timing_sim::MODEL_BAND,
+            "independent timers, D(j) exponent (Eq. (21) [TBF])",
+        );
+        let mean = |what: &str, predicted: f64, m: &bfopt_validation::stats::Mean| {
+            Check::new(
+                "timing",
+                format!("{name}: {what}"),
+                predicted,
+                m.mean,
+                (m.interval.lo, m.interval.hi),
+                confidence,
+                band,
+                m.samples,
+                seed,
+            )
+        };
+        let fneg = bfopt_validation::stats::Proportion::new(
+            r.false_negatives,
+            r.in_window.successes,
+            confidence,
+        );
+        vec![
+            mean(
+                "inferential penalty/query",
+                e.inferential,
+                &r.inferential_penalty,
+            ),
+            mean("standard penalty/query", e.standard, &r.standard_penalty),
+            Check::new(
+                "timing",
+                format!("{name}: false negatives (standard answer)"),
+                0.0,
+                fneg.rate,
+                (fneg.interval.lo, fneg.interval.hi),
+                confidence,
+                Tolerance::EXACT,
+                fneg.trials,
+                seed,
+            ),
+        ]
     })
 }
 
