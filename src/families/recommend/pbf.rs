@@ -120,3 +120,70 @@ pub(super) fn pbf(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
     });
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn temporal_rows_pass_and_wrong_predictions_fail() {
+        let (horizon, query_length, pairs) = (1024, 32, 20_000);
+        let req = Requirement {
+            fp: 0.02,
+            shape: Shape::Temporal {
+                horizon,
+                query_length,
+                pairs,
+            },
+            max_npws: None,
+            allow_fn: None,
+            duplicates: None,
+            importance: None,
+            penalties: None,
+        };
+        let rows = pbf(&req).ok().unwrap();
+        assert_eq!(rows.len(), 6);
+        for c in &rows {
+            let checks = (c.validator.as_ref().unwrap().0)(5, 0.999);
+            checks.iter().for_each(|k| println!("{k}"));
+            assert!(checks.iter().all(|k| k.pass), "{}", c.design);
+        }
+        // A PBF-2 printed at a fifth of its bound: refuted (one-sided check only).
+        let b = BoundRequest::new(pairs, horizon, 0.02, query_length, 1)
+            .unwrap()
+            .bound();
+        let design = EvenDesign::Tree {
+            variant: Variant::Pbf2,
+            granularity: 1,
+            per_probe: -((-0.02f64).ln_1p() / b.max_probes as f64).exp_m1(),
+        };
+        let cfg = EvenRunConfig {
+            design,
+            horizon,
+            pairs,
+            query_length,
+            queries: 20_000,
+            epochs: 4,
+            seed: 5,
+            confidence: 0.999,
+        };
+        let failed: Vec<_> = even_checks("pbf-2", 0.004, &cfg)
+            .into_iter()
+            .filter(|k| !k.pass)
+            .collect();
+        assert_eq!(failed.len(), 1, "{failed:?}");
+        assert!(failed[0].name.contains("printed bound"));
+        // The pair filter's printed FP 20% off: the two-sided check fails.
+        let bits = rows.last().unwrap().bits;
+        let cfg = EvenRunConfig {
+            design: EvenDesign::Pairs { bits },
+            ..cfg
+        };
+        let failed: Vec<_> = even_checks("pairs", 0.024, &cfg)
+            .into_iter()
+            .filter(|k| !k.pass)
+            .collect();
+        assert_eq!(failed.len(), 1, "{failed:?}");
+        assert!(failed[0].name.contains("printed fp"));
+    }
+}

@@ -359,3 +359,73 @@ pub(super) fn gbf(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
         validator: validator(cfg.insertions(), check),
     }])
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn window(fp: f64, w: u64) -> Requirement {
+        Requirement {
+            fp,
+            shape: Shape::Window(w),
+            max_npws: None,
+            allow_fn: None,
+            duplicates: None,
+            importance: None,
+            penalties: None,
+        }
+    }
+
+    fn run(c: &Candidate) -> Vec<Check> {
+        let v = c.validator.as_ref().expect("simulated");
+        let checks = (v.0)(3, 0.999);
+        checks.iter().for_each(|k| println!("{k}"));
+        checks
+    }
+
+    #[test]
+    fn btbf_row_passes_and_a_wrong_worst_case_fails() {
+        let rows = btbf(&window(0.02, 2000)).ok().unwrap();
+        let checks = run(&rows[0]);
+        assert!(checks.len() == 4 && checks.iter().all(|k| k.pass));
+        // The printed worst case is the model at the worst offset: a third of it is
+        // refuted by the measurement, and only the one-sided check says so.
+        let (p, worst) = standard_btbf(0.02, 2000).unwrap();
+        let v = standard_validator(&p, worst / 3.0, 0.02).unwrap();
+        let failed: Vec<_> = (v.0)(3, 0.999).into_iter().filter(|k| !k.pass).collect();
+        assert_eq!(failed.len(), 1, "{failed:?}");
+        assert!(failed[0].name.contains("printed worst case"));
+    }
+
+    #[test]
+    fn inferential_row_passes() {
+        let mut req = window(0.02, 2000);
+        req.penalties = Some(bfopt_models::timing::PenaltyDist::Fixed { fp: 1.0, fn_: 10.0 });
+        let rows = btbf(&req).ok().unwrap();
+        let checks = run(&rows[1]);
+        assert!(checks.len() == 3 && checks.iter().all(|k| k.pass));
+    }
+
+    #[test]
+    fn gbf_row_passes_and_a_wrong_fn_bound_fails() {
+        let mut req = window(0.02, 1000);
+        req.allow_fn = Some(0.05);
+        let rows = gbf(&req).ok().unwrap();
+        let checks = run(&rows[0]);
+        assert!(checks.len() == 3 && checks.iter().all(|k| k.pass));
+        // The same design promised at a third of its FN: the one-sided check fails.
+        let (p, _, fn_) = gbf_design(0.02, 1000, 0.05).unwrap();
+        let cfg = gbf_sim::FlatRunConfig {
+            params: p,
+            w: 1000,
+            steps: 20_000,
+            epochs: 4,
+            seed: 3,
+            confidence: 0.999,
+        };
+        let checks = gbf_sim::flat_checks("gbf", fn_ / 3.0, &cfg);
+        let failed: Vec<_> = checks.iter().filter(|k| !k.pass).collect();
+        assert_eq!(failed.len(), 1, "{checks:?}");
+        assert!(failed[0].name.contains("within --allow-fn"));
+    }
+}
