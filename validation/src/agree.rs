@@ -92,6 +92,38 @@ impl Check {
         }
     }
 
+    /// A one-sided check of a printed **bound** (a worst case, an upper bound on the FP):
+    /// it passes unless the measurement shows the true value above `bound`, i.e. unless
+    /// the interval's lower end `lo` exceeds it. (`lo` of a two-sided interval at
+    /// `confidence` is a one-sided bound at `(1 + confidence)/2`, so this is the
+    /// stricter-confidence reading; no band.) `predicted` holds the bound. The exact value
+    /// behind a bound, when a model gives it, is checked two-sided by [`Check::new`].
+    #[allow(clippy::too_many_arguments)]
+    pub fn at_most(
+        family: &str,
+        name: String,
+        bound: f64,
+        measured: f64,
+        (lo, hi): (f64, f64),
+        confidence: f64,
+        n: u64,
+        seed: u64,
+    ) -> Self {
+        let mut c = Self::new(
+            family,
+            name,
+            bound,
+            measured,
+            (lo, hi),
+            confidence,
+            Tolerance::EXACT,
+            n,
+            seed,
+        );
+        c.pass = lo <= bound;
+        c
+    }
+
     /// A failed check for a simulation that could not run (the message says why).
     pub fn error(family: &str, name: String, seed: u64) -> Self {
         Self::new(
@@ -181,5 +213,16 @@ mod tests {
         assert!(c(0.1, 0.0)
             .to_string()
             .starts_with("PASS t: x: predicted 1.0"));
+    }
+
+    #[test]
+    fn at_most_fails_only_when_the_interval_lies_above_the_bound() {
+        let c = |bound| Check::at_most("t", "x".into(), bound, 0.1, (0.09, 0.11), 0.99, 1, 1);
+        // A bound well above the measurement, or inside its interval: not refuted.
+        assert!(c(0.5).pass);
+        assert!(c(0.095).pass);
+        // The whole interval above the bound: the bound is wrong.
+        assert!(!c(0.089).pass);
+        assert_eq!(c(0.089).predicted, 0.089);
     }
 }

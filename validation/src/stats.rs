@@ -103,9 +103,19 @@ pub fn wilson(successes: u64, trials: u64, confidence: f64) -> Interval {
     let denom = 1.0 + z2 / n;
     let centre = (p + z2 / (2.0 * n)) / denom;
     let half = z * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt() / denom;
+    // At 0 (or n) successes the bound is exactly 0 (or 1); computed, it can round to
+    // about 1e-20, which failed "no false negatives" checks whose prediction is 0.
     Interval {
-        lo: (centre - half).max(0.0),
-        hi: (centre + half).min(1.0),
+        lo: if successes == 0 {
+            0.0
+        } else {
+            (centre - half).max(0.0)
+        },
+        hi: if successes >= trials {
+            1.0
+        } else {
+            (centre + half).min(1.0)
+        },
     }
 }
 
@@ -155,6 +165,12 @@ mod tests {
         let zero = wilson(0, 100, 0.95);
         assert_eq!(zero.lo, 0.0);
         assert!(zero.hi > 0.03 && zero.hi < 0.04);
+        // Exactly 0 / 1 at the extremes, at any size and confidence (165766 trials at
+        // 1 − 4e-5 once gave lo = 6.8e-21).
+        for (n, c) in [(165_766u64, 1.0 - 4e-5), (10, 0.5), (1 << 30, 0.999_999)] {
+            assert_eq!(wilson(0, n, c).lo, 0.0);
+            assert_eq!(wilson(n, n, c).hi, 1.0);
+        }
     }
 
     #[test]

@@ -13,10 +13,12 @@
 //!   least memory whose window-averaged false-negative rate is within RATE and whose
 //!   never-inserted FP meets the target.
 
-use super::{Candidate, Proposal, Requirement, Shape};
+use super::{probes, validator, Candidate, Proposal, Requirement, Shape, EPOCHS};
 use bfopt_models::gbf::GbfParams;
 use bfopt_models::timing::design::{expected_penalty, PenaltyResolution};
 use bfopt_models::timing::{BtbfModel, BtbfParams, StreamPrior};
+use bfopt_validation::agree::{Check, Tolerance};
+use bfopt_validation::experiments::{gbf as gbf_sim, timing as timing_sim};
 
 /// Largest `k` and bits per timer tried for the BTBF row.
 const BTBF_K_MAX: u32 = 16;
@@ -101,7 +103,7 @@ pub(super) fn btbf(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
         fp,
         fp_kind: "worst case over the block offset (distinct stream)",
         note: "a timestamp per cell: no false negatives, and a hit's age can be inferred (--penalties)",
-        validator: Err("checked by `bfopt validate --family timing`".into()),
+        validator: standard_validator(&p, fp, req.fp),
     };
     let mut rows = vec![standard];
     if let Some(pen) = req.penalties {
@@ -125,10 +127,145 @@ pub(super) fn btbf(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
             fp,
             fp_kind: "of the standard answer; the inferential answer minimises the expected penalty",
             note: "when errors have prices: posterior P(in window | timers) and the cheaper answer",
-            validator: Err("checked by `bfopt validate --family timing`".into()),
+            validator: inferential_validator(&p, prior, pen, e),
         });
     }
     Ok(rows)
+}
+
+/// The standard row's simulation: the design on a distinct stream
+/// ([`timing_sim::distinct_checks`]): the FP at the worst block offset against the exact
+/// model (two-sided) and the printed worst case `worst` (one-sided), the FP averaged
+/// over offsets, and no false negative in the window. A window's worth of measured
+/// insertions (at least two blocks) per epoch, with about [`probes`]`(fp)` queries at
+/// the worst offset spread over its blocks. (The default `--window 1e6` design has
+/// `B = 2·10^5` and scans about 57 timers per insertion: 64 blocks cost 60 s of CPU.)
+fn standard_validator(p: &BtbfParams, worst: f64, fp: f64) -> Result<super::Validator, String> {
+    let big_b = p.block_size();
+    let blocks = p.w().div_ceil(big_b).max(2);
+    let cfg = timing_sim::DistinctRunConfig {
+        params: *p,
+        offset: timing_sim::worst_offset(p),
+        blocks,
+        probes_per_block: probes(fp).div_ceil(blocks),
+        epochs: EPOCHS,
+        seed: 0,
+        confidence: 0.99,
+    };
+    let name = format!(
+        "btbf m={} k={} bpt={} B={} P={} w={}",
+        p.m(),
+        p.k(),
+        p.bpt(),
+        big_b,
+        p.padding(),
+        p.w()
+    );
+    let items = p.w() + 2 * big_b + blocks * big_b;
+    validator(items, move |seed, confidence| {
+        timing_sim::distinct_checks(
+            &name,
+            worst,
+            &timing_sim::DistinctRunConfig {
+                seed,
+                confidence,
+                ..cfg
+            },
+        )
+    })
+}
+
+/// Epochs of the inferential row's simulation: its penalties are means over epochs
+/// (Student t), so more than [`EPOCHS`] for the degrees of freedom at the Bonferroni
+/// confidence of `--validate`.
+const PENALTY_EPOCHS: u64 = 8;
+
+/// The inferential row's simulation: the Section 6 stream experiment [TBF]
+/// ([`timing_sim::simulate`]) on the design with the row's stream (Uniform over `W`
+/// items) and fixed penalties. The standard and the inferential penalty per query are
+/// checked two-sided against the printed predictions `e` within
+/// [`timing_sim::MODEL_BAND`] (independent timers, `D(j)` of Eq. (21) [TBF]), and the
+/// standard filter has no false negative. Warm-up `4W + 2B` insertions, then
+/// `max(4W, 2^15)` queries per epoch.
+fn inferential_validator(
+    p: &BtbfParams,
+    prior: StreamPrior,
+    penalties: bfopt_models::timing::PenaltyDist,
+    e: bfopt_models::timing::design::ExpectedPenalty,
+) -> Result<super::Validator, String> {
+    let w = p.w();
+    let cfg = timing_sim::TimingSimConfig {
+        params: *p,
+        prior,
+        distinct: prior.distinct(),
+        warmup: 4 * w + 2 * p.block_size(),
+        queries: (4 * w).max(1 << 15),
+        penalties,
+        epochs: PENALTY_EPOCHS,
+        seed: 0,
+        confidence: 0.99,
+    };
+    let items = cfg.warmup + cfg.queries;
+    let name = format!(
+        "btbf/inferential m={} k={} bpt={} B={} P={} w={w} uniform over W",
+        p.m(),
+        p.k(),
+        p.bpt(),
+        p.block_size(),
+        p.padding()
+    );
+    validator(items, move |seed, confidence| {
+        let cfg = timing_sim::TimingSimConfig {
+            seed,
+            confidence,
+            ..cfg.clone()
+        };
+        let r = match timing_sim::simulate(&cfg) {
+            Ok(r) => r,
+            Err(err) => return vec![Check::error("timing", format!("{name}: {err}"), seed)],
+        };
+        let band = Tolerance::approx(
+            timing_sim::MODEL_BAND,
+            "independent timers, D(j) exponent (Eq. (21) [TBF])",
+        );
+        let mean = |what: &str, predicted: f64, m: &bfopt_validation::stats::Mean| {
+            Check::new(
+                "timing",
+                format!("{name}: {what}"),
+                predicted,
+                m.mean,
+                (m.interval.lo, m.interval.hi),
+                confidence,
+                band,
+                m.samples,
+                seed,
+            )
+        };
+        let fneg = bfopt_validation::stats::Proportion::new(
+            r.false_negatives,
+            r.in_window.successes,
+            confidence,
+        );
+        vec![
+            mean(
+                "inferential penalty/query",
+                e.inferential,
+                &r.inferential_penalty,
+            ),
+            mean("standard penalty/query", e.standard, &r.standard_penalty),
+            Check::new(
+                "timing",
+                format!("{name}: false negatives (standard answer)"),
+                0.0,
+                fneg.rate,
+                (fneg.interval.lo, fneg.interval.hi),
+                confidence,
+                Tolerance::EXACT,
+                fneg.trials,
+                seed,
+            ),
+        ]
+    })
 }
 
 /// The GBF of least memory for `(fp, w, rate)`: `(params, fp, fn)`.
@@ -172,13 +309,40 @@ pub(super) fn gbf(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
             "gbf: forgets window items gradually; needs --window and --allow-fn".into(),
         ));
     };
-    let (p, fp, _fn) = gbf_design(req.fp, w, rate).ok_or_else(|| {
+    let (p, fp, fn_) = gbf_design(req.fp, w, rate).ok_or_else(|| {
         Proposal::Excluded(format!(
             "gbf: no k0, k1 <= {GBF_K_MAX} meets fp {} with a window FN within {rate}",
             req.fp
         ))
     })?;
     let k = f64::from(p.k0() + p.k1());
+    // The design on a distinct stream: FP of never-inserted keys and FN at a uniform
+    // window age, about `probes(fp)` of each per epoch.
+    let cfg = gbf_sim::FlatRunConfig {
+        params: p,
+        w,
+        steps: probes(req.fp),
+        epochs: EPOCHS,
+        seed: 0,
+        confidence: 0.99,
+    };
+    let name = format!(
+        "gbf m={} k0={} k1={} w={w} (fn {fn_:.4})",
+        p.m(),
+        p.k0(),
+        p.k1()
+    );
+    let check = move |seed, confidence| {
+        gbf_sim::flat_checks(
+            &name,
+            rate,
+            &gbf_sim::FlatRunConfig {
+                seed,
+                confidence,
+                ..cfg
+            },
+        )
+    };
     Ok(vec![Candidate {
         family: "gbf",
         design: "gbf".into(),
@@ -192,6 +356,76 @@ pub(super) fn gbf(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
         fp,
         fp_kind: "never-inserted item (items just past the window: higher)",
         note: "one bit per cell, no bookkeeping; resets as it sets, so it forgets gradually",
-        validator: Err("checked by `bfopt validate --family gbf`".into()),
+        validator: validator(cfg.insertions(), check),
     }])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn window(fp: f64, w: u64) -> Requirement {
+        Requirement {
+            fp,
+            shape: Shape::Window(w),
+            max_npws: None,
+            allow_fn: None,
+            duplicates: None,
+            importance: None,
+            penalties: None,
+        }
+    }
+
+    fn run(c: &Candidate) -> Vec<Check> {
+        let v = c.validator.as_ref().expect("simulated");
+        let checks = (v.0)(3, 0.999);
+        checks.iter().for_each(|k| println!("{k}"));
+        checks
+    }
+
+    #[test]
+    fn btbf_row_passes_and_a_wrong_worst_case_fails() {
+        let rows = btbf(&window(0.02, 2000)).ok().unwrap();
+        let checks = run(&rows[0]);
+        assert!(checks.len() == 4 && checks.iter().all(|k| k.pass));
+        // The printed worst case is the model at the worst offset: a third of it is
+        // refuted by the measurement, and only the one-sided check says so.
+        let (p, worst) = standard_btbf(0.02, 2000).unwrap();
+        let v = standard_validator(&p, worst / 3.0, 0.02).unwrap();
+        let failed: Vec<_> = (v.0)(3, 0.999).into_iter().filter(|k| !k.pass).collect();
+        assert_eq!(failed.len(), 1, "{failed:?}");
+        assert!(failed[0].name.contains("printed worst case"));
+    }
+
+    #[test]
+    fn inferential_row_passes() {
+        let mut req = window(0.02, 2000);
+        req.penalties = Some(bfopt_models::timing::PenaltyDist::Fixed { fp: 1.0, fn_: 10.0 });
+        let rows = btbf(&req).ok().unwrap();
+        let checks = run(&rows[1]);
+        assert!(checks.len() == 3 && checks.iter().all(|k| k.pass));
+    }
+
+    #[test]
+    fn gbf_row_passes_and_a_wrong_fn_bound_fails() {
+        let mut req = window(0.02, 1000);
+        req.allow_fn = Some(0.05);
+        let rows = gbf(&req).ok().unwrap();
+        let checks = run(&rows[0]);
+        assert!(checks.len() == 3 && checks.iter().all(|k| k.pass));
+        // The same design promised at a third of its FN: the one-sided check fails.
+        let (p, _, fn_) = gbf_design(0.02, 1000, 0.05).unwrap();
+        let cfg = gbf_sim::FlatRunConfig {
+            params: p,
+            w: 1000,
+            steps: 20_000,
+            epochs: 4,
+            seed: 3,
+            confidence: 0.999,
+        };
+        let checks = gbf_sim::flat_checks("gbf", fn_ / 3.0, &cfg);
+        let failed: Vec<_> = checks.iter().filter(|k| !k.pass).collect();
+        assert_eq!(failed.len(), 1, "{checks:?}");
+        assert!(failed[0].name.contains("within --allow-fn"));
+    }
 }

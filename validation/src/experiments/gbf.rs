@@ -7,8 +7,9 @@ use crate::filters::gbf::GbfFilter;
 use crate::sim::run_epochs;
 use crate::stats::{wilson, Mean, Proportion};
 use crate::suite::Level;
-use crate::workload::member;
+
 use crate::workload::stream::PriorStream;
+use crate::workload::{member, mix, probe, rng};
 use bfopt_models::error::{check, ModelError};
 use bfopt_models::gbf::{
     posterior, posterior_distinct, GbfDistinctTable, GbfObservation, GbfParams,
@@ -16,6 +17,7 @@ use bfopt_models::gbf::{
 use bfopt_models::timing::penalty::{Decision, PenaltyDist};
 use bfopt_models::timing::posterior::Calibration;
 use bfopt_models::timing::prior::StreamPrior;
+use rand::Rng;
 use serde::Serialize;
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -178,6 +180,124 @@ pub fn simulate(cfg: &GbfSimConfig) -> Result<GbfSimResult, ModelError> {
         posterior_error: calibration.posterior_error(),
         calibration,
     })
+}
+
+/// A GBF on a stream of distinct items, as `bfopt recommend --window W --allow-fn RATE`
+/// sizes it ([`GbfParams::metrics_flat`]): the filter starts all zero and is warmed up
+/// by `w + ⌈10·m/(k0 + k1)⌉` insertions (a cell's distance from its stationary law
+/// shrinks by `q_ε` per insertion, Eq. (30) [TBF]: `q_ε^{10m/(k0+k1)} ≈ e^{−10}`). Then,
+/// after each of `steps` measured insertions, one never-inserted key (FP) and one window
+/// item of age uniform in `[0, w)` (FN: every window age equally likely) are queried.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct FlatRunConfig {
+    /// The filter.
+    pub params: GbfParams,
+    /// The window.
+    pub w: u64,
+    /// Measured insertions per epoch.
+    pub steps: u64,
+    /// Independent epochs.
+    pub epochs: u64,
+    /// Base seed.
+    pub seed: u64,
+    /// Two-sided confidence of the intervals.
+    pub confidence: f64,
+}
+
+impl FlatRunConfig {
+    /// Insertions per epoch: warm-up and measured.
+    pub fn insertions(&self) -> u64 {
+        let k = u64::from(self.params.k0() + self.params.k1());
+        self.w + (10 * self.params.m()).div_ceil(k) + self.steps
+    }
+}
+
+/// What [`simulate_flat`] measured.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FlatRunResult {
+    /// Pos among never-inserted keys.
+    pub fp: Proportion,
+    /// Neg among window items of uniform age.
+    pub fn_: Proportion,
+}
+
+/// Runs [`FlatRunConfig`].
+///
+/// # Errors
+/// `w` or `steps` 0, `epochs` outside `2..=10^6`, `confidence` outside (0, 1).
+pub fn simulate_flat(cfg: &FlatRunConfig) -> Result<FlatRunResult, ModelError> {
+    check::in_range("window", cfg.w, 1..=1 << 40)?;
+    check::in_range("steps", cfg.steps, 1..=1 << 40)?;
+    check::in_range("epochs", cfg.epochs, 2..=1_000_000)?;
+    check::open_probability("confidence", cfg.confidence)?;
+    let p = cfg.params;
+    let warmup = cfg.insertions() - cfg.steps;
+    let per_epoch = run_epochs(cfg.epochs, cfg.seed, "gbf", |_, seed| {
+        let mut r = rng(mix(seed ^ 0x6BF));
+        let mut f = GbfFilter::new(&p, seed);
+        let mut n = 0u64;
+        for _ in 0..warmup {
+            f.insert_u64(member(seed, n));
+            n += 1;
+        }
+        let (mut fp, mut fneg) = (0u64, 0u64);
+        for j in 0..cfg.steps {
+            f.insert_u64(member(seed, n));
+            n += 1;
+            fp += u64::from(f.query_u64(probe(seed, j)).positive);
+            let age = r.random_range(0..cfg.w);
+            fneg += u64::from(!f.query_u64(member(seed, n - 1 - age)).positive);
+        }
+        (fp, fneg)
+    });
+    let trials = cfg.steps * cfg.epochs;
+    Ok(FlatRunResult {
+        fp: Proportion::new(per_epoch.iter().map(|e| e.0).sum(), trials, cfg.confidence),
+        fn_: Proportion::new(per_epoch.iter().map(|e| e.1).sum(), trials, cfg.confidence),
+    })
+}
+
+/// Checks of one GBF design on a distinct stream ([`simulate_flat`]): the never-inserted
+/// FP and the window-averaged FN of [`GbfParams::metrics_flat`] two-sided within
+/// [`MODEL_BAND`] (cells treated as independent), and the FN one-sided against
+/// `fn_bound`, the `--allow-fn` rate the design promises ([`Check::at_most`]).
+pub fn flat_checks(name: &str, fn_bound: f64, cfg: &FlatRunConfig) -> Vec<Check> {
+    let seed = cfg.seed;
+    let r = match simulate_flat(cfg) {
+        Ok(r) => r,
+        Err(e) => return vec![Check::error("gbf", format!("{name}: {e}"), seed)],
+    };
+    let model = cfg.params.metrics_flat(cfg.w, None);
+    let band = Tolerance::approx(MODEL_BAND, "independent cells (Eq. (31) [TBF])");
+    let c = cfg.confidence;
+    let prop = |what: &str, predicted: f64, m: &Proportion| {
+        Check::new(
+            "gbf",
+            format!("{name}: {what}"),
+            predicted,
+            m.rate,
+            (m.interval.lo, m.interval.hi),
+            c,
+            band,
+            m.trials,
+            seed,
+        )
+    };
+    let f = &r.fn_;
+    vec![
+        prop("never-inserted probe fp", model.fp, &r.fp),
+        prop("window-averaged fn", model.fn_, f),
+        Check::at_most(
+            "gbf",
+            format!("{name}: window-averaged fn within --allow-fn"),
+            fn_bound,
+            f.rate,
+            (f.interval.lo, f.interval.hi),
+            c,
+            f.trials,
+            seed,
+        ),
+    ]
 }
 
 /// The item class of rank `x` of a Zipf stream and its `p_x` for the inferential

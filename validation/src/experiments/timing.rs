@@ -13,8 +13,9 @@ use crate::filters::timing::{BtbfFilter, SimpleBuffer};
 use crate::sim::run_epochs;
 use crate::stats::{wilson, Mean, Proportion};
 use crate::suite::Level;
-use crate::workload::member;
+
 use crate::workload::stream::{PriorStream, MAX_UNIVERSE};
+use crate::workload::{member, probe};
 use bfopt_models::error::{check, ModelError};
 use bfopt_models::timing::btbf::{BtbfModel, BtbfParams, GForm};
 use bfopt_models::timing::buffer::SimpleBufferParams;
@@ -472,6 +473,169 @@ pub fn checks(level: Level, seed: u64, confidence: f64) -> Vec<Check> {
         out.push(c);
     }
     out
+}
+
+/// A standard BTBF on a stream of distinct items, as `bfopt recommend --window W` sizes
+/// it (one design, given): after a warm-up of `w + 2B` insertions (every timer then
+/// holds the state of the stationary stream), `blocks` blocks of measured insertions.
+/// After each insertion the filter is asked one never-inserted key (FP averaged over
+/// the block offsets) and the item inserted `w − 1` insertions earlier (the oldest of
+/// the window: a false negative if Neg); at block offset `offset`, `probes_per_block`
+/// more never-inserted keys (the FP at that offset).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct DistinctRunConfig {
+    /// The filter.
+    pub params: BtbfParams,
+    /// The block offset `b` whose FP is measured on its own.
+    pub offset: u64,
+    /// Measured blocks per epoch.
+    pub blocks: u64,
+    /// Non-member queries at `offset` per block.
+    pub probes_per_block: u64,
+    /// Independent epochs.
+    pub epochs: u64,
+    /// Base seed.
+    pub seed: u64,
+    /// Two-sided confidence of the intervals.
+    pub confidence: f64,
+}
+
+/// What [`simulate_distinct`] measured.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DistinctRunResult {
+    /// Pos among never-inserted keys asked at block offset `offset`.
+    pub fp_at_offset: Proportion,
+    /// Pos among never-inserted keys asked after every insertion (all offsets equally).
+    pub fp_all_offsets: Proportion,
+    /// Neg among the oldest window items (must be 0).
+    pub false_negatives: Proportion,
+}
+
+/// Runs [`DistinctRunConfig`].
+///
+/// # Errors
+/// `offset >= B`, `blocks` or `probes_per_block` 0, `epochs` outside `2..=10^6`,
+/// `confidence` outside (0, 1).
+pub fn simulate_distinct(cfg: &DistinctRunConfig) -> Result<DistinctRunResult, ModelError> {
+    let p = cfg.params;
+    let big_b = p.block_size();
+    check::in_range("offset", cfg.offset, 0..=big_b - 1)?;
+    check::in_range("blocks", cfg.blocks, 1..=1 << 40)?;
+    check::in_range("probes_per_block", cfg.probes_per_block, 1..=1 << 40)?;
+    check::in_range("epochs", cfg.epochs, 2..=1_000_000)?;
+    check::open_probability("confidence", cfg.confidence)?;
+    let w = p.w();
+    let warmup = w + 2 * big_b;
+    let per_epoch = run_epochs(cfg.epochs, cfg.seed, "btbf", |_, seed| {
+        let mut f = BtbfFilter::new(&p, seed);
+        let mut n = 0u64;
+        for _ in 0..warmup {
+            f.insert_u64(member(seed, n));
+            n += 1;
+        }
+        let (mut at, mut at_trials, mut all, mut fneg) = (0u64, 0u64, 0u64, 0u64);
+        let mut next_probe = 0u64;
+        let mut ask = |f: &BtbfFilter| {
+            next_probe += 1;
+            u64::from(f.query_u64(probe(seed, next_probe)).positive)
+        };
+        for _ in 0..cfg.blocks * big_b {
+            f.insert_u64(member(seed, n));
+            n += 1;
+            all += ask(&f);
+            fneg += u64::from(!f.query_u64(member(seed, n - w)).positive);
+            if f.offset() == cfg.offset {
+                for _ in 0..cfg.probes_per_block {
+                    at += ask(&f);
+                }
+                at_trials += cfg.probes_per_block;
+            }
+        }
+        (at, at_trials, all, fneg)
+    });
+    let steps = cfg.blocks * big_b * cfg.epochs;
+    let sum = |g: fn(&(u64, u64, u64, u64)) -> u64| per_epoch.iter().map(g).sum::<u64>();
+    Ok(DistinctRunResult {
+        fp_at_offset: Proportion::new(sum(|e| e.0), sum(|e| e.1), cfg.confidence),
+        fp_all_offsets: Proportion::new(sum(|e| e.2), steps, cfg.confidence),
+        false_negatives: Proportion::new(sum(|e| e.3), steps, cfg.confidence),
+    })
+}
+
+/// The block offset with the longest refresh horizon `L(b)·B + b` (the worst FP of a
+/// never-inserted item on a distinct stream, [`BtbfModel::fp_at_age`]): `w + B − 1`
+/// is reached at `b = (w − 1) mod B`.
+pub fn worst_offset(params: &BtbfParams) -> u64 {
+    (params.w() - 1) % params.block_size()
+}
+
+/// Checks of one BTBF design on a distinct stream ([`simulate_distinct`]) against
+/// `worst`, the FP printed as the worst case over block offsets:
+/// * at the worst offset ([`worst_offset`]) the model's exact FP
+///   ([`BtbfModel::fp_at_age`] with `D(j) = j`) two-sided, within [`MODEL_BAND`]
+///   (timers treated as independent, Eq. (21) [TBF]), and `worst` one-sided
+///   ([`Check::at_most`]);
+/// * the FP averaged over the offsets ([`BtbfModel::metrics`]) two-sided;
+/// * no false negative for the oldest window item.
+pub fn distinct_checks(name: &str, worst: f64, cfg: &DistinctRunConfig) -> Vec<Check> {
+    let seed = cfg.seed;
+    let r = match simulate_distinct(cfg) {
+        Ok(r) => r,
+        Err(e) => return vec![Check::error("timing", format!("{name}: {e}"), seed)],
+    };
+    let model = BtbfModel::new(cfg.params, Distinct::Identity);
+    let band = Tolerance::approx(
+        MODEL_BAND,
+        "independent timers (Eq. (21) [TBF]) on a distinct stream",
+    );
+    let c = cfg.confidence;
+    let prop = |what: String, predicted: f64, m: &Proportion, tol| {
+        Check::new(
+            "timing",
+            format!("{name}: {what}"),
+            predicted,
+            m.rate,
+            (m.interval.lo, m.interval.hi),
+            c,
+            tol,
+            m.trials,
+            seed,
+        )
+    };
+    let at = &r.fp_at_offset;
+    vec![
+        prop(
+            format!("offset b={}: probe fp", cfg.offset),
+            model.fp_at_age(u64::MAX, cfg.offset),
+            at,
+            band,
+        ),
+        Check::at_most(
+            "timing",
+            format!(
+                "{name}: offset b={}: fp within the printed worst case",
+                cfg.offset
+            ),
+            worst,
+            at.rate,
+            (at.interval.lo, at.interval.hi),
+            c,
+            at.trials,
+            seed,
+        ),
+        prop(
+            "fp averaged over offsets".into(),
+            model.metrics(None).fp,
+            &r.fp_all_offsets,
+            band,
+        ),
+        prop(
+            "false negatives at age w-1".into(),
+            0.0,
+            &r.false_negatives,
+            Tolerance::EXACT,
+        ),
+    ]
 }
 
 #[cfg(test)]
