@@ -40,6 +40,8 @@ fn inferential_btbf_row_is_simulated_with_its_penalties() {
     let rows = validated(&["--fp", "0.02", "--window", "2e3", "--penalties", "1:10"]);
     passed(&rows, "btbf");
     let row = passed(&rows, "btbf/inferential");
+    // Its measured column is the inferential penalty per query (printed in its
+    // parameters), not an FP.
     assert!(
         row["metrics"]["measured_fp"].as_f64().unwrap() > 0.0,
         "{row}"
