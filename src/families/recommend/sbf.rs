@@ -1,10 +1,9 @@
 //! The Stable Bloom filter row of `bfopt recommend --window W --allow-fn RATE`
 //! (Section 2.2 [SBF]).
 
-use super::{validator, Candidate, Proposal, EPOCHS};
+use super::{Candidate, Proposal};
 use crate::families::recommend::{Requirement, Shape};
 use bfopt_models::stable::{design_decrements, IbfParams, ImportanceDist, Policy, SbfRequirement};
-use bfopt_validation::experiments::stable::{self as stable_sim, StableSimConfig};
 
 /// Stable Bloom filter (`--window W --allow-fn RATE`, Section 2.2 [SBF]): cells of
 /// `⌈log2(Max+1)⌉` bits, `P` random decrements per insertion chosen for the FP target at
@@ -50,15 +49,6 @@ pub(super) fn sbf(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
         p.p(),
         ImportanceDist::linear(1, 1)?,
     )?;
-    let cfg = StableSimConfig::new(sim_params, 2 * w, w, EPOCHS, 0);
-    let items = cfg.warmup + cfg.steps;
-    let check = move |seed, confidence| {
-        stable_sim::config_checks(&StableSimConfig {
-            seed,
-            confidence,
-            ..cfg.clone()
-        })
-    };
     Ok(vec![Candidate {
         family: "stable",
         design: "sbf".into(),
@@ -72,6 +62,6 @@ pub(super) fn sbf(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
         fp_kind: "stable point",
         note: "no window bookkeeping: decays on its own; forgets gradually",
         npws: None,
-        validator: validator(items, check),
+        validator: super::stable::stable_validator(sim_params, w),
     }])
 }
