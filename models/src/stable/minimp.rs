@@ -49,7 +49,9 @@
 //! Saturating counters: the threshold model at every `m` (it is the rank fixed point,
 //! found in ~0.1 ms instead of 1-50 ms). Neutral counters: the rank map up to
 //! [`RANK_M_MAX`] `= 2^15` (its damped iteration stops converging above ~4096 and fails
-//! from 2^18), the threshold limit above it or wherever the rank iteration fails.
+//! from 2^18), the threshold limit above it, wherever the rank iteration fails, and where
+//! the rank solve would take more than about half a second ([`RANK_WORK_MAX`]: long
+//! counters, large `P`).
 //!
 //! Measured (reference filters, `validation::experiments::stable`; K = 4, Max = 4, P = 7,
 //! importance uniform on 1..50; 99% Student intervals over epochs):
@@ -125,7 +127,7 @@ pub(crate) fn solve(params: &IbfParams) -> Result<(CellChain, Vec<f64>, StableMe
             },
         ))
     };
-    if saturates(params) || params.m() > RANK_M_MAX {
+    if saturates(params) || params.m() > RANK_M_MAX || rank_work(params) > RANK_WORK_MAX {
         return limit(params);
     }
     match rank_refine(params) {
@@ -143,6 +145,20 @@ pub(crate) fn solve(params: &IbfParams) -> Result<(CellChain, Vec<f64>, StableMe
         Err(ModelError::NoConvergence { .. }) => limit(params),
         Err(e) => Err(e),
     }
+}
+
+/// Largest [`rank_work`] solved by the rank map (about half a second); larger chains or
+/// `P` use the threshold limit.
+pub(crate) const RANK_WORK_MAX: f64 = 1e8;
+
+/// Work units of the rank solve: `(states + C·|support| + C·P)` per rank-map evaluation
+/// (level-wise stationary solve, then the Poisson ranks), times the largest number of
+/// evaluations.
+pub(crate) fn rank_work(params: &IbfParams) -> f64 {
+    let cap = f64::from(params.counter_cap());
+    let states = 1.0 + f64::from(params.max()) * cap;
+    let support = params.importance().iter().filter(|&(_, w)| w > 0.0).count() as f64;
+    (states + cap * support + cap * params.p() as f64) * (DAMPED_ITERS + MAX_ITERS) as f64
 }
 
 /// Whether some insertion saturates an empty cell's counter (an importance of positive
@@ -222,7 +238,47 @@ pub(crate) fn threshold_limit(params: &IbfParams) -> Result<Limit, ModelError> {
             iterations: 0,
         });
     }
-    if saturates(params) {
+    let neutral = !saturates(params);
+    let mut neutral_pi = None;
+    if neutral {
+        // Neutral: the level-C cells are never decremented; the unsaturated levels keep
+        // their shape relative to the zero state (`pi_all`, where level C is out of reach
+        // but for re-sets of live cells), scaled so that their decrements are P per
+        // insertion. If those levels cannot take P decrements (small m, where re-sets do
+        // carry cells to C), level C is served at a fractional rate as below.
+        let chain = at(0.0);
+        let unsat = |s: usize| s > 0 && chain.decode(s).1 < cap;
+        let fresh: f64 = (0..chain.states())
+            .filter(|&s| unsat(s))
+            .map(|s| pi_all[s])
+            .sum();
+        let scale = p / m / fresh;
+        let saturated_mass = 1.0 - scale * (pi_all[0] + fresh);
+        if saturated_mass > 0.0 && scale.is_finite() {
+            let mut pi: Vec<f64> = (0..chain.states())
+                .map(|s| {
+                    if s == 0 || unsat(s) {
+                        scale * pi_all[s]
+                    } else {
+                        0.0
+                    }
+                })
+                .collect();
+            for &(v, _, w) in &chain.sets {
+                pi[chain.encode(v, cap)] += saturated_mass * w;
+            }
+            neutral_pi = Some((chain, pi));
+        }
+    }
+    if let Some((chain, pi)) = neutral_pi {
+        return Ok(Limit {
+            chain,
+            pi,
+            saturated: 0.0,
+            iterations: 0,
+        });
+    }
+    {
         let gap = |x: f64| {
             let chain = at(x.exp());
             match chain.stationary() {
@@ -230,46 +286,38 @@ pub(crate) fn threshold_limit(params: &IbfParams) -> Result<Limit, ModelError> {
                 Err(_) => f64::NAN,
             }
         };
-        let (x, iterations) = brent("MinImp threshold limit", LN_DC_MIN, 0.0, 1e-12, gap)?;
+        // Bracket: the gap is ≥ 0 at ln d_C = 0 (not under-loaded); step down to the first
+        // finite negative gap (very small rates can leave the saturated level out of
+        // reach in floating point: NaN, skipped).
+        let mut hi = 0.0;
+        let mut lo = None;
+        for x in [-1.0, -2.0, -4.0, -8.0, -16.0, -24.0, LN_DC_MIN] {
+            let g = gap(x);
+            if g < 0.0 {
+                lo = Some(x);
+                break;
+            }
+            if g >= 0.0 {
+                hi = x;
+            }
+        }
+        let Some(lo) = lo else {
+            return Err(ModelError::NoConvergence {
+                solver: "MinImp threshold limit",
+                iterations: 0,
+                residual: gap(LN_DC_MIN).abs(),
+            });
+        };
+        let (x, iterations) = brent("MinImp threshold limit", lo, hi, 1e-12, gap)?;
         let chain = at(x.exp());
         let pi = chain.stationary()?;
-        return Ok(Limit {
+        Ok(Limit {
             chain,
             pi,
             saturated: x.exp(),
             iterations,
-        });
-    }
-    // Neutral: the level-C cells are never decremented; the unsaturated levels keep their
-    // shape relative to the zero state (`pi_all`, where level C is out of reach), scaled
-    // so that their decrements are P per insertion.
-    let chain = at(0.0);
-    let unsat = |s: usize| s > 0 && chain.decode(s).1 < cap;
-    let fresh: f64 = (0..chain.states())
-        .filter(|&s| unsat(s))
-        .map(|s| pi_all[s])
-        .sum();
-    let zero = p / m * pi_all[0] / fresh;
-    let scale = zero / pi_all[0];
-    let saturated_mass = 1.0 - scale * (pi_all[0] + fresh);
-    let mut pi: Vec<f64> = (0..chain.states())
-        .map(|s| {
-            if s == 0 || unsat(s) {
-                scale * pi_all[s]
-            } else {
-                0.0
-            }
         })
-        .collect();
-    for &(v, _, w) in &chain.sets {
-        pi[chain.encode(v, cap)] += saturated_mass * w;
     }
-    Ok(Limit {
-        chain,
-        pi,
-        saturated: 0.0,
-        iterations: 0,
-    })
 }
 
 /// Smallest `ln d_C` Brent searches for the saturated level's decrement probability.
@@ -441,9 +489,21 @@ pub(crate) fn rank_of(params: &IbfParams, chain: &CellChain, pi: &[f64]) -> Vec<
             break;
         }
         poisson_head(eq, &mut eq_pmf);
+        // Prefix sums H(s) = Σ_{n<s} Pr(N = n), G(s) = Σ_{n<s} Pr(N = n)/(n + 1), so each
+        // share of slots (`slots_from_head`) is O(1): O(C·P) per evaluation.
+        let mean_inv = mean_inverse(eq);
+        let (mut h, mut gs) = (vec![0.0; p + 1], vec![0.0; p + 1]);
+        for n in 0..p {
+            h[n + 1] = h[n] + eq_pmf[n];
+            gs[n + 1] = gs[n] + eq_pmf[n] / (n + 1) as f64;
+        }
         let d: f64 = (0..p)
             .filter(|&j| lt_pmf[j] >= 1e-300)
-            .map(|j| lt_pmf[j] * slots_from_head(p - j, eq, &eq_pmf))
+            .map(|j| {
+                let s = p - j;
+                let sf = s as f64;
+                lt_pmf[j] * (sf * mean_inv + h[s] - sf * gs[s]).clamp(0.0, 1.0)
+            })
             .sum();
         out[c - 1] = probability(d);
     }
@@ -478,18 +538,24 @@ fn poisson_head(lambda: f64, out: &mut [f64]) {
     }
 }
 
+/// `E[1/(N + 1)] = (1 − e^(−λ))/λ` for `N ~ Poisson(λ)`.
+fn mean_inverse(lambda: f64) -> f64 {
+    if lambda > 1e-12 {
+        -(-lambda).exp_m1() / lambda
+    } else {
+        1.0
+    }
+}
+
 /// `E[min(1, s/(N + 1))]` for `N ~ Poisson(λ)`, given `Pr(N = n)` for `n < s`:
 ///
 /// ```text
 /// E = s·E[1/(N+1)] + Σ_{n<s} Pois(n; λ)·(1 − s/(n+1)),   E[1/(N+1)] = (1 − e^(−λ))/λ
 /// ```
+#[cfg(test)]
 fn slots_from_head(s: usize, lambda: f64, head: &[f64]) -> f64 {
     let sf = s as f64;
-    let mean_inv = if lambda > 1e-12 {
-        -(-lambda).exp_m1() / lambda
-    } else {
-        1.0
-    };
+    let mean_inv = mean_inverse(lambda);
     let correction: f64 = (0..s).map(|n| head[n] * (1.0 - sf / (n + 1) as f64)).sum();
     (sf * mean_inv + correction).clamp(0.0, 1.0)
 }
@@ -647,6 +713,59 @@ mod tests {
                 "m={}",
                 params.m()
             );
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(40))]
+
+        /// Over the valid space (m up to 2^24, any K, Max, P, counter width, importance
+        /// range) the MinImp solve returns a distribution whose decrements are at most P
+        /// (exactly P when Brent set them) or a `ModelError`: never a panic or a hang.
+        #[test]
+        fn solve_returns_a_stable_point_or_an_error(
+            m_exp in 1u32..=24,
+            k in 1u32..=64,
+            max in proptest::prop_oneof![1u32..=8, proptest::strategy::Just(255u32)],
+            pf in 0.0f64..1.0,
+            bits in 1u32..=12,
+            lo in 1u32..=40,
+            width in 0u32..=40,
+            imp4 in proptest::bool::ANY,
+        ) {
+            let m = 1u64 << m_exp;
+            proptest::prop_assume!(u64::from(k) < m);
+            let p = 1 + ((m - 2) as f64 * pf) as u64;
+            let policy = if imp4 { Policy::Ibf4 } else { Policy::Ibf2 };
+            let dist = ImportanceDist::linear(lo, lo + width).unwrap();
+            let params = IbfParams::new(policy, m, k, max, p, dist)
+                .unwrap()
+                .with_counter_bits(bits)
+                .unwrap();
+            match solve(&params) {
+                Ok((chain, pi, method)) => {
+                    proptest::prop_assert!(pi.iter().all(|&x| (0.0..=1.0).contains(&x)));
+                    proptest::prop_assert!((pi.iter().sum::<f64>() - 1.0).abs() < 1e-9);
+                    let dec = m as f64 * pi.iter().zip(&chain.dec).map(|(x, d)| x * d).sum::<f64>();
+                    match method {
+                        StableMethod::MeanFieldRank { residual, .. } => {
+                            proptest::prop_assert!(residual < 0.05, "{residual}");
+                        }
+                        StableMethod::ThresholdLimit { saturated_rate, .. } => {
+                            proptest::prop_assert!((0.0..=1.0).contains(&saturated_rate));
+                            proptest::prop_assert!(dec <= p as f64 * (1.0 + 1e-6), "{dec} > {p}");
+                            if saturated_rate > 0.0 && saturated_rate < 1.0 {
+                                proptest::prop_assert!((dec - p as f64).abs() <= 1e-6 * p as f64, "{dec} vs {p}");
+                            }
+                        }
+                        other => proptest::prop_assert!(false, "{other:?}"),
+                    }
+                }
+                Err(e) => proptest::prop_assert!(
+                    matches!(e, ModelError::NoConvergence { .. } | ModelError::InvalidParam { .. }),
+                    "{e}"
+                ),
+            }
         }
     }
 }
