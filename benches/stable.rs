@@ -39,6 +39,29 @@ fn models(c: &mut Criterion) {
             b.iter(|| solve(black_box(&p)).unwrap().zero_fraction())
         });
     }
+    // MinImp at large m: the threshold limit (8-bit counters: neutral; 4-bit: Brent on
+    // the saturated rate), and the rank map at m = 2^14.
+    for (name, m, bits) in [
+        ("ibf4_2^14", 1u64 << 14, 8),
+        ("ibf4_2^16", 1 << 16, 8),
+        ("ibf4_2^20", 1 << 20, 8),
+        ("ibf4_2^24", 1 << 24, 8),
+        ("ibf2_2^20", 1 << 20, 8),
+        ("ibf4_2^20_counter4", 1 << 20, 4),
+    ] {
+        let policy = if name.starts_with("ibf2") {
+            Policy::Ibf2
+        } else {
+            Policy::Ibf4
+        };
+        let p = IbfParams::new(policy, m, 4, 4, 7, imp.clone())
+            .unwrap()
+            .with_counter_bits(bits)
+            .unwrap();
+        g.bench_function(BenchmarkId::new("minimp_stable_point", name), |b| {
+            b.iter(|| solve(black_box(&p)).unwrap().zero_fraction())
+        });
+    }
     let req = IbfRequirement {
         bits: 1 << 16,
         importance: ImportanceDist::linear(1, 10).unwrap(),

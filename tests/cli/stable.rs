@@ -231,8 +231,8 @@ fn model_ibf_scale_mapping_is_reported() {
     assert!(f[11].as_f64().unwrap() > f[12].as_f64().unwrap());
 }
 
-/// Issue 9: `recommend --importance SPEC` adds importance-aware rows (IBF1, IBF3, IBF5,
-/// IBF6), each meeting the FP target at its stable point.
+/// Issue 9: `recommend --importance SPEC` adds importance-aware rows (IBF1-IBF6; issue 8:
+/// the MinImp IBF2 and IBF4 too), each meeting the FP target at its stable point.
 #[test]
 fn issue_9_recommend_importance_adds_ibf_rows() {
     let v: Vec<serde_json::Value> =
@@ -245,8 +245,8 @@ fn issue_9_recommend_importance_adds_ibf_rows() {
         .iter()
         .map(|r| r["params"]["design"].as_str().unwrap())
         .collect();
-    assert_eq!(designs.len(), 4, "{designs:?} in {v:?}");
-    for d in ["ibf1", "ibf3", "ibf5", "ibf6"] {
+    assert_eq!(designs.len(), 6, "{designs:?} in {v:?}");
+    for d in ["ibf1", "ibf2", "ibf3", "ibf4", "ibf5", "ibf6"] {
         assert!(designs.contains(&d), "{d} missing from {designs:?}");
     }
     for r in &ibf {

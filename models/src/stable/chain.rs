@@ -191,33 +191,52 @@ impl CellChain {
                 acc[self.encode(v, (c + imp).min(cap))] += mass * a * w;
             }
         }
-        // Saturated level: x = acc + x·T_CC, solved as (I − T_CC)ᵀ x = acc.
+        // Saturated level: x = acc + x·T_CC. Solved without subtractions (the chance of
+        // leaving the level can be far below rounding, e.g. Max decrements in a row at a
+        // small MinImp rate): GTH on the chain {out, (1, C) .. (Max, C)} that leaves the
+        // level to `out` (a decrement to zero) and re-enters it ∝ acc; then
+        // x_C = π_C · Σacc / π_out.
         let k = max as usize;
-        let mut m = DMatrix::<f64>::identity(k, k);
-        let mut rhs = DVector::zeros(k);
-        for u in 1..=max {
-            let su = self.encode(u, cap);
-            rhs[(u - 1) as usize] = acc[su];
-            for (ps, pr) in self.post(su) {
-                if pr == 0.0 || ps == 0 {
-                    continue;
-                }
-                let pv = self.decode(ps).0;
-                m[((pv - 1) as usize, (u - 1) as usize)] -= pr * (1.0 - a);
-                for &(v, _, w) in &self.sets {
-                    m[((v - 1) as usize, (u - 1) as usize)] -= pr * a * w;
+        let inflow: f64 = (1..=max).map(|v| acc[self.encode(v, cap)]).sum();
+        if inflow > 0.0 {
+            let mut q = DMatrix::<f64>::zeros(k + 1, k + 1);
+            for v in 1..=max {
+                q[(0, v as usize)] = acc[self.encode(v, cap)] / inflow;
+            }
+            for u in 1..=max {
+                let su = self.encode(u, cap);
+                for (ps, pr) in self.post(su) {
+                    if pr == 0.0 {
+                        continue;
+                    }
+                    if ps == 0 {
+                        q[(u as usize, 0)] += pr;
+                        continue;
+                    }
+                    let pv = self.decode(ps).0 as usize;
+                    q[(u as usize, pv)] += pr * (1.0 - a);
+                    for &(v, _, w) in &self.sets {
+                        q[(u as usize, v as usize)] += pr * a * w;
+                    }
                 }
             }
-        }
-        let sol = m.lu().solve(&rhs).ok_or_else(|| {
-            ModelError::invalid(
-                "cell chain",
-                "singular saturated level",
-                "an irreducible chain",
-            )
-        })?;
-        for v in 1..=max {
-            x[self.encode(v, cap)] = sol[(v - 1) as usize].max(0.0);
+            let pi = markov::stationary_gth(&q).map_err(|_| {
+                ModelError::invalid(
+                    "cell chain",
+                    "saturated level never left",
+                    "an irreducible chain",
+                )
+            })?;
+            if !(pi[0] > 0.0) {
+                return Err(ModelError::invalid(
+                    "cell chain",
+                    "saturated level never left",
+                    "an irreducible chain",
+                ));
+            }
+            for v in 1..=max {
+                x[self.encode(v, cap)] = pi[v as usize] * inflow / pi[0];
+            }
         }
         let total: f64 = x.iter().sum();
         Ok(x.into_iter().map(|p| p / total).collect())

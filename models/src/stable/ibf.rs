@@ -226,15 +226,29 @@ pub enum StableMethod {
     /// MinImp deletion: a cell at counter `c` is decremented with the probability that
     /// it ranks among the `P` least counters of the non-zero cells, the numbers of cells
     /// below and at `c` taken as Poisson; the fixed point of this rank map is found by a
-    /// damped iteration and polished by Anderson acceleration (module `minimp`).
+    /// damped iteration and polished by Anderson acceleration (module `minimp`). Used
+    /// when no insertion saturates an empty cell's counter and `m ≤ 2^15`.
     MeanFieldRank {
         /// Rank-map evaluations.
         iterations: u64,
         /// `max_c |F(d)(c) − d(c)|` of the returned decrement law `d` under the rank map
         /// `F`: below 1e-10 when the iteration converged (m up to about 4096); where it
-        /// circles the equilibrium instead (IBF4 at m = 65536: 2.4e-3), the residual of
-        /// the average of its later iterates, accepted up to 0.05.
+        /// circles the equilibrium instead (IBF4 at m = 2^14: 4e-5), the residual of the
+        /// average of its later iterates, accepted up to 0.05.
         residual: f64,
+    },
+    /// MinImp deletion, the `m → ∞` limit (module `minimp`): every cell whose counter is
+    /// below the cap `C` is decremented at every step, a saturated cell with probability
+    /// `saturated_rate` per insertion, chosen so that the expected decrements are `P`.
+    /// Used when insertions saturate counters (where it is the rank map's fixed point),
+    /// and otherwise for `m > 2^15` (error on the zero fraction 0.2% at 2^16, 0.04% at
+    /// 2^20, measured).
+    ThresholdLimit {
+        /// Decrement probability per insertion of a cell at the counter cap (0 when no
+        /// single insertion saturates a counter: those cells are then never reached).
+        saturated_rate: f64,
+        /// Brent iterations.
+        iterations: u64,
     },
 }
 
@@ -302,15 +316,13 @@ pub fn solve(params: &IbfParams) -> Result<IbfSolution, ModelError> {
             )
         }
         Delete::MinImp => {
-            // From uniform decrements to the rank model's fixed point (Anderson).
-            let (chain, iterations, residual) = super::minimp::rank_refine(params)?;
-            finish(
+            let (chain, pi, method) = super::minimp::solve(params)?;
+            Ok(IbfSolution {
+                params: params.clone(),
                 chain,
-                StableMethod::MeanFieldRank {
-                    iterations,
-                    residual,
-                },
-            )
+                pi,
+                method,
+            })
         }
     }
 }

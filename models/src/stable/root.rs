@@ -36,7 +36,7 @@ pub(crate) fn brent(
     if fhi == 0.0 {
         return Ok((hi, 0));
     }
-    if !(flo.signum() != fhi.signum()) {
+    if !(flo.is_finite() && fhi.is_finite() && flo.signum() != fhi.signum()) {
         return Err(ModelError::NoConvergence {
             solver,
             iterations: 0,

@@ -218,6 +218,9 @@ fn global_policies_solve_and_deliver_p_decrements() {
             } => {
                 assert!(iterations > 0 && residual < 0.05)
             }
+            StableMethod::ThresholdLimit { saturated_rate, .. } => {
+                assert!((0.0..=1.0).contains(&saturated_rate))
+            }
         }
     }
 }

@@ -3,11 +3,15 @@
 //! meets `--fp` and whose importance-weighted FN (Eq. (6) [SBF] per unit of queried
 //! importance) at age `W` (`--window W`) is at most `--allow-fn RATE`.
 //!
-//! The MinImp policies (IBF2, IBF4) are not sized here: their mean field depends on `m`
-//! itself (the Poisson rank of a cell among `m` cells), so the scaling below does not
-//! hold, and each of the many solves the search needs takes up to a second at the sizes
-//! a window of 10^5 asks for (15-30 s per `(Max, K)` measured). `bfopt model ibf
-//! --policy ibf2` evaluates one of them.
+//! The MinImp policies (IBF2, IBF4) are sized the same way: with the [`COUNTER_BITS`]-bit
+//! counters used here an importance of 15 or more saturates an empty cell's counter, and
+//! their stable point is then the threshold model of `bfopt_models::stable` (a Brent
+//! root, ~0.1 ms; it is the `m → ∞` limit, so the scaling below holds for them too, and
+//! it matches the reference filters at every `m` measured). Where every importance is
+//! below 15 no counter saturates in one insertion: a large MinImp filter then deletes
+//! each item whose cells were empty within `Max` insertions, so its weighted FN stays
+//! near `1 − (1 − π0)^K` ≥ 1 − FP at every age, and its small-`m` model (the rank map)
+//! takes seconds per solve; IBF2 and IBF4 are not offered for such importance laws.
 //!
 //! # Search
 //! Per insertion a cell is set with probability `K/m` and decremented with probability
@@ -30,7 +34,7 @@
 //! probe FP and weighted FN at age `W` with the policy's stated band.
 
 use super::{validator, Candidate, Proposal, Requirement, Shape, Validator, EPOCHS};
-use bfopt_models::stable::{solve, IbfParams, IbfSolution, ImportanceDist, Policy};
+use bfopt_models::stable::{solve, Delete, IbfParams, IbfSolution, ImportanceDist, Policy};
 use bfopt_validation::experiments::stable::{config_checks, StableSimConfig};
 use rayon::prelude::*;
 
@@ -53,7 +57,14 @@ pub(super) fn ibf(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
             "ibf: forgets by decrements; needs --window W and --allow-fn RATE".into(),
         ));
     };
-    let policies = [Policy::Ibf1, Policy::Ibf3, Policy::Ibf5, Policy::Ibf6];
+    let policies = [
+        Policy::Ibf1,
+        Policy::Ibf2,
+        Policy::Ibf3,
+        Policy::Ibf4,
+        Policy::Ibf5,
+        Policy::Ibf6,
+    ];
     let rows: Vec<Option<Candidate>> = policies
         .par_iter()
         .map(|&policy| best(policy, dist, req.fp, w, rate).map(|(p, s)| row(&p, &s, w)))
@@ -76,6 +87,10 @@ fn best(
     w: u64,
     rate: f64,
 ) -> Option<(IbfParams, IbfSolution)> {
+    if policy.delete() == Delete::MinImp && dist.hi() < (1 << COUNTER_BITS) - 1 {
+        // No counter saturates in one insertion (module doc): not offered.
+        return None;
+    }
     let maxima: &[u32] = if policy.tracks_cumulative() {
         &[1, 3]
     } else {
@@ -177,6 +192,7 @@ fn row(p: &IbfParams, s: &IbfSolution, w: u64) -> Candidate {
     let note = match p.policy() {
         Policy::Ibf1 => "importance sets the cell value: important items live longer",
         Policy::Ibf3 | Policy::Ibf5 => "decrements with probability ∝ 1/cumulative importance",
+        Policy::Ibf2 | Policy::Ibf4 => "decrements the cells of least cumulative importance",
         _ => "decrements with probability ∝ 1/cell value",
     };
     Candidate {
@@ -210,7 +226,13 @@ mod tests {
     fn sized_design_meets_fp_and_weighted_fn_and_is_tight() {
         let dist = ImportanceDist::linear(1, 50).unwrap();
         let (fp, w, rate) = (0.05, 20_000, 0.1);
-        for policy in [Policy::Ibf1, Policy::Ibf6, Policy::Ibf3] {
+        for policy in [
+            Policy::Ibf1,
+            Policy::Ibf6,
+            Policy::Ibf3,
+            Policy::Ibf2,
+            Policy::Ibf4,
+        ] {
             let (p, s) = sized(policy, &dist, 3, 4, fp, w, rate).unwrap();
             assert!(s.fp() <= fp, "{policy}: fp {}", s.fp());
             let age = s.weighted_fn_age(rate);

@@ -219,6 +219,35 @@ pub fn checks(level: Level, seed: u64, confidence: f64) -> Vec<Check> {
             out.push(sbf_convergence_check(seed + 50, confidence, epochs));
         }
     }
+    if level == Level::Full {
+        out.extend(minimp_large_checks(seed + 60, confidence));
+    }
+    out
+}
+
+/// MinImp (IBF2, IBF4) at large `m`, where the model is the threshold limit (module
+/// `minimp` of the models crate): the thesis's K = 4, Max = 4, P = 7, importance 1..50,
+/// 8-bit counters (no insertion saturates one) at m = 2^16 (both policies) and 2^18
+/// (IBF4), and 4-bit counters (most insertions saturate one, as in `recommend`) at 2^16.
+/// 4 epochs of `8·m` warm-up and `m` measured insertions, FN at age `m/2`.
+pub fn minimp_large_checks(seed: u64, confidence: f64) -> Vec<Check> {
+    let dist = ImportanceDist::linear(1, 50).expect("valid");
+    let cases: [(Policy, u64, u32); 4] = [
+        (Policy::Ibf4, 1 << 16, 8),
+        (Policy::Ibf2, 1 << 16, 8),
+        (Policy::Ibf4, 1 << 18, 8),
+        (Policy::Ibf4, 1 << 16, 4),
+    ];
+    let mut out = Vec::new();
+    for (i, (policy, m, bits)) in cases.into_iter().enumerate() {
+        let params = IbfParams::new(policy, m, 4, 4, 7, dist.clone())
+            .and_then(|p| p.with_counter_bits(bits))
+            .expect("valid");
+        let mut cfg = StableSimConfig::new(params, m, m / 2, 4, seed + i as u64);
+        cfg.warmup = 8 * m;
+        cfg.confidence = confidence;
+        out.extend(config_checks(&cfg));
+    }
     out
 }
 
@@ -228,9 +257,15 @@ pub fn checks(level: Level, seed: u64, confidence: f64) -> Vec<Check> {
 pub fn config_checks(cfg: &StableSimConfig) -> Vec<Check> {
     let par = &cfg.params;
     let (policy, seed, confidence) = (par.policy(), cfg.seed, cfg.confidence);
+    let counter =
+        if policy.tracks_cumulative() && par.counter_bits() != IbfParams::COUNTER_BITS_DEFAULT {
+            format!(" counter={}b", par.counter_bits())
+        } else {
+            String::new()
+        };
     let name = |what: &str| {
         format!(
-            "{policy} m={} K={} Max={} P={}: {what}",
+            "{policy} m={} K={} Max={} P={}{counter}: {what}",
             par.m(),
             par.k(),
             par.max(),
