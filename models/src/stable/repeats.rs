@@ -50,7 +50,7 @@
 //!   (Probabilistic-delete-p) or 10-11% (MinImp); at the thesis's items per cell (n =
 //!   262144, or 1/32 of it) wFP is within 2-15% for Probabilistic-delete-p and 40-70% high
 //!   for MinImp (was 30-100 times too high), while wFN stays high: 15-30% for
-//!   Probabilistic-delete-p, about 2 times for MinImp.
+//!   Probabilistic-delete-p (up to 60% at n = 262144, k = 8), 1.1-3.7 times for MinImp.
 //! * **Independent sets** ([`StreamMethod::IndependentSets`]: cells holding more than 150
 //!   items on average, whose repeat rates barely vary): `z_t` and `FN_i(a)` of the
 //!   formulas above, every arrival setting `K` fresh random cells. It ignores that
