@@ -2,8 +2,8 @@
 //! reference filter throughput.
 
 use bfopt_models::stable::{
-    design, design_decrements, solve, Cost, IbfParams, IbfRequirement, ImportanceDist, Policy,
-    SbfParams, SbfRequirement,
+    design, design_decrements, solve, stream_metrics, Cost, IbfParams, IbfRequirement,
+    ImportanceDist, Policy, RepeatStream, SbfParams, SbfRequirement,
 };
 use bfopt_validation::filters::stable::StableFilter;
 use bfopt_validation::workload::{member, probe};
@@ -74,6 +74,15 @@ fn models(c: &mut Criterion) {
     g.bench_function("ibf_design/sbf,ibf1,ibf6", |b| {
         b.iter(|| design(black_box(&req)).unwrap())
     });
+    // The thesis stream at 1/32 of Tables 3-4 (n = 8192, 3125 arrivals: the thesis's
+    // items per cell at n = 262144): per-cell items (SBF) and items-and-counter models.
+    let stream = RepeatStream::new(3125, 0.7).unwrap();
+    for policy in [Policy::Sbf, Policy::Ibf2, Policy::Ibf3] {
+        let p = IbfParams::new(policy, 8192, 4, 4, 7, imp.clone()).unwrap();
+        g.bench_function(BenchmarkId::new("thesis_stream_1_32", policy.name()), |b| {
+            b.iter(|| stream_metrics(black_box(&p), &stream).unwrap().weighted_fn)
+        });
+    }
     g.finish();
 }
 

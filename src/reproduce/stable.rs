@@ -90,13 +90,19 @@ fn figure_7(o: &Options) -> Result<Reproduced, CliError> {
 /// Table 3 [SBF]: weighted false positives of the aggregate experiments.
 ///
 /// At the thesis's size (`--scale 32`, seed 1, 4 epochs; 13 min with Table 4 on a loaded
-/// 2-core machine) the per-cell-items model of the SBF and IBF1 lies in the measured 99%
-/// interval in 11 of 12 settings for wFP (largest gap 7%) and 12 of 12 for wFN (3%). The
-/// independent-sets model of IBF2-IBF5 is far off (wFP up to 100 times the measured
-/// value at n = 262144, wFN of MinImp 86-90% against 9-63% measured), and MinImp has no
-/// stable point at n = 262144 (residual 0.19-0.32). Measured SBF wFP / wFN at k = 4:
-/// 32.0 / 34.8 (n = 16384), 11.1 / 14.1 (65536), 0.40 / 1.03 (262144), thesis 23.10 /
-/// 20.04, 13.49 / 13.56, 1.45 / 2.24. The trend of Section 6.3 holds in all 24 pairs.
+/// 2-core machine before the counter model, which adds about 30 s per IBF2-IBF5 cell) the
+/// per-cell-items model of the SBF and IBF1 lies in the measured 99% interval in 11 of
+/// 12 settings for wFP (largest gap 7%) and 12 of 12 for wFN (3%). IBF2-IBF5 use the
+/// per-cell items-and-counter model: wFP of IBF3/IBF5 within 2-15% of the measured value
+/// (n = 65536 and 262144: 0.0274 / 0.0272, 0.00097 / 0.00098 for IBF3), of MinImp
+/// (IBF2/IBF4) 40-70% high (the independent-sets model it replaces was up to 100 times
+/// high); wFN high by 4-60% (IBF3/IBF5) and 1.1-3.7 times (MinImp), most at n = 262144
+/// where cells hold 0.5-1 items. At the default 1/32 size (same items per cell, 4
+/// epochs) the model's wFP lies in the measured interval in 6, 6, 5 of 6 settings for
+/// IBF3, IBF4, IBF5 and 3 of 6 for IBF2; its wFN in 1 and 2 of 6 for IBF3 and IBF5, 0
+/// for MinImp. Measured SBF wFP / wFN at k = 4: 32.0 / 34.8 (n =
+/// 16384), 11.1 / 14.1 (65536), 0.40 / 1.03 (262144), thesis 23.10 / 20.04, 13.49 /
+/// 13.56, 1.45 / 2.24. The trend of Section 6.3 holds in all 24 pairs.
 pub const TABLE_3: Reproduction = Reproduction {
     id: "sbf-table3",
     source: "Table 3 [SBF]",
@@ -295,16 +301,29 @@ fn table(o: &Options, fp: bool) -> Result<Reproduced, CliError> {
             if (lo..=hi).contains(&mv) {
                 s.0 += 1;
             }
-            s.2 = s.2.max((mv - mean).abs() / mean.max(1e-9));
+            if lo > 0.0 {
+                s.2 = s.2.max((mv - mean).abs() / mean);
+            }
             model_pts.push((x as f64, mv));
         }
         sim_pts.push((x as f64, mean, lo, hi));
         printed_pts.push((x as f64, printed_pct, printed_pct, printed_pct));
     }
     for (pi, &(ok, of, gap)) in inside.iter().enumerate() {
+        let policy = TABLE_POLICIES[pi];
+        let (kind, stated) = match (policy.tracks_cumulative(), fp) {
+            (false, _) => ("per-cell items", "exact per cell up to the mean pool size"),
+            (true, true) => (
+                "per-cell items and counter",
+                "stated: within a few % for IBF3/IBF5, 40-70% high for MinImp (IBF2/IBF4) at few items per cell",
+            ),
+            (true, false) => (
+                "per-cell items and counter",
+                "stated: high by 4-60% for IBF3/IBF5 and 1.1-3.7 times for MinImp (IBF2/IBF4), most at few items per cell",
+            ),
+        };
         out.differences.push(format!(
-            "{}: the stream model's {what} lies in the measured 99% interval in {ok} of {of} settings; largest gap {:.0}% of the measured value (model errors: see `stream_metrics`)",
-            TABLE_POLICIES[pi],
+            "{policy}: the {kind} stream model's {what} lies in the measured 99% interval in {ok} of {of} settings; largest gap {:.0}% of the measured value where its interval excludes 0 ({stated}; see `stream_metrics`)",
             100.0 * gap
         ));
     }

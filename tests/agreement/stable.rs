@@ -107,69 +107,99 @@ fn tables_3_4_and_figures_3_6_trends() {
     }
 }
 
+/// The small agreement setting of the thesis stream: m = 1024, K = 4, Max = 3, P = 6,
+/// 12 000 arrivals, 70% repeats, 8 epochs.
+const SMALL: (u64, u32, u32, u64, u64) = (1024, 4, 3, 6, 12_000);
+
+/// Model and measurement of one policy on the small thesis stream; returns the message.
+fn stream_agreement(policy: Policy, seed: u64, fp_band: f64, fn_band: f64) -> String {
+    use bfopt_models::stable::{stream_metrics, RepeatStream, StreamMethod};
+    let (m, k, max, p, n) = SMALL;
+    let imp = ImportanceDist::linear(1, 50).unwrap();
+    let params = IbfParams::new(policy, m, k, max, p, imp).unwrap();
+    let pred = stream_metrics(&params, &RepeatStream::new(n, 0.7).unwrap()).unwrap();
+    if policy.tracks_cumulative() {
+        assert!(
+            matches!(pred.method, StreamMethod::CellItemsCounter { .. }),
+            "{policy}: {:?}",
+            pred.method
+        );
+    } else {
+        assert!(
+            matches!(pred.method, StreamMethod::CellItems { .. }),
+            "{policy}"
+        );
+    }
+    let r = thesis_stream(&ThesisStreamConfig {
+        params,
+        arrivals: n,
+        duplicate_rate: 0.7,
+        checkpoints: 10,
+        epochs: 8,
+        seed,
+        confidence: 0.99,
+    })
+    .unwrap();
+    let (fp, fnr) = (&r.weighted_fp, &r.weighted_fn);
+    let msg = format!(
+        "{policy}: wFP model {:.4} sim {:.4} [{:.4}, {:.4}]; wFN model {:.4} sim {:.4} [{:.4}, {:.4}]",
+        pred.weighted_fp, fp.mean, fp.interval.lo, fp.interval.hi,
+        pred.weighted_fn, fnr.mean, fnr.interval.lo, fnr.interval.hi,
+    );
+    println!("{msg}");
+    let inside =
+        |x: f64, lo: f64, hi: f64, band: f64| x >= lo * (1.0 - band) && x <= hi * (1.0 + band);
+    assert!(
+        inside(pred.weighted_fp, fp.interval.lo, fp.interval.hi, fp_band),
+        "{msg}"
+    );
+    assert!(
+        inside(pred.weighted_fn, fnr.interval.lo, fnr.interval.hi, fn_band),
+        "{msg}"
+    );
+    msg
+}
+
 /// Issue 8: the FN / FP model for a stream with repeats against the reference filters
 /// on the thesis's stream (70% repeats drawn uniformly from the earlier distinct items;
-/// m = 1024, K = 4, Max = 3, P = 6, 12 000 arrivals, 8 epochs, seed 21).
+/// [`SMALL`]).
 ///
 /// Policies without a counter (SBF, IBF1, IBF6) use the per-cell-items model, whose
 /// cells remember how many distinct items they hold; measured (model / simulation): SBF
 /// wFN 0.509 / 0.509, wFP 0.299 / 0.300; IBF1 wFN 0.524 / 0.523, wFP 0.283 / 0.287: inside
-/// the 99% intervals, so they are checked against the interval with a 2% band. Policies
-/// with a counter (IBF2-IBF5) use the independent-sets model (every arrival sets fresh
-/// random cells): IBF3 wFN 0.677 / 0.737, wFP 0.155 / 0.091; IBF2 wFN 0.929 / 0.800, wFP
-/// 0.058 / 0.035. Its stated errors: FN within 20%, FP above the simulation by at most a
-/// factor 1.8. Cause: a repeat re-sets the cells of an earlier item, so sets are bursty
-/// per cell, which that model ignores: it sees the filter fuller (FP high).
+/// the 99% intervals, so they are checked against the interval with a 2% band.
 #[test]
 fn issue_8_stream_with_repeats_model_matches_simulation() {
-    use bfopt_models::stable::{stream_metrics, RepeatStream, StreamMethod};
-    let cases = [
-        (Policy::Sbf, 0.02, 1.02),
-        (Policy::Ibf1, 0.02, 1.02),
-        (Policy::Ibf6, 0.02, 1.02),
-        (Policy::Ibf3, 0.20, 1.80),
-        (Policy::Ibf2, 0.20, 1.80),
-    ];
-    let (m, k, max, p, n) = (1024u64, 4u32, 3u32, 6u64, 12_000u64);
-    for (seed, (policy, fn_band, fp_ratio)) in cases.into_iter().enumerate() {
-        let imp = ImportanceDist::linear(1, 50).unwrap();
-        let params = IbfParams::new(policy, m, k, max, p, imp).unwrap();
-        let pred = stream_metrics(&params, &RepeatStream::new(n, 0.7).unwrap()).unwrap();
-        let cell_items = matches!(pred.method, StreamMethod::CellItems { .. });
-        assert_eq!(cell_items, !policy.tracks_cumulative(), "{policy}");
-        let r = thesis_stream(&ThesisStreamConfig {
-            params,
-            arrivals: n,
-            duplicate_rate: 0.7,
-            checkpoints: 10,
-            epochs: 8,
-            seed: 21 + seed as u64,
-            confidence: 0.99,
-        })
-        .unwrap();
-        let (fp, fnr) = (&r.weighted_fp, &r.weighted_fn);
-        let msg = format!(
-            "{policy}: wFP model {:.4} sim {:.4} [{:.4}, {:.4}]; wFN model {:.4} sim {:.4} [{:.4}, {:.4}]",
-            pred.weighted_fp, fp.mean, fp.interval.lo, fp.interval.hi,
-            pred.weighted_fn, fnr.mean, fnr.interval.lo, fnr.interval.hi,
-        );
-        println!("{msg}");
-        assert!(
-            pred.weighted_fn >= fnr.interval.lo * (1.0 - fn_band)
-                && pred.weighted_fn <= fnr.interval.hi * (1.0 + fn_band),
-            "{msg}"
-        );
-        if cell_items {
-            assert!(
-                pred.weighted_fp >= fp.interval.lo * (1.0 - fn_band)
-                    && pred.weighted_fp <= fp.interval.hi * fp_ratio,
-                "{msg}"
-            );
-        } else {
-            assert!(
-                pred.weighted_fp > fp.interval.lo && pred.weighted_fp < fp.interval.hi * fp_ratio,
-                "{msg}"
-            );
-        }
+    for (seed, policy) in [Policy::Sbf, Policy::Ibf1, Policy::Ibf6]
+        .into_iter()
+        .enumerate()
+    {
+        stream_agreement(policy, 21 + seed as u64, 0.02, 0.02);
     }
 }
+
+/// Issue 8, policies with a cumulative-importance counter (IBF2-IBF5): the per-cell
+/// items-and-counter model (`StreamMethod::CellItemsCounter`). Its stated errors at this
+/// setting: wFP within the interval widened by [`STREAM_FP_BAND`]; wFN within
+/// [`STREAM_FN_BAND_PROB`] (Probabilistic-delete-p) or [`STREAM_FN_BAND_MINIMP`] (MinImp,
+/// model high: its FN falls with importance later than measured). Measured values: the
+/// table in `bfopt_models::stable`'s module doc.
+#[test]
+fn issue_8_stream_with_repeats_counter_policies_ibf2_ibf4() {
+    stream_agreement(Policy::Ibf2, 25, STREAM_FP_BAND, STREAM_FN_BAND_MINIMP);
+    stream_agreement(Policy::Ibf4, 27, STREAM_FP_BAND, STREAM_FN_BAND_MINIMP);
+}
+
+/// As [`issue_8_stream_with_repeats_counter_policies_ibf2_ibf4`], Probabilistic-delete-p.
+#[test]
+fn issue_8_stream_with_repeats_counter_policies_ibf3_ibf5() {
+    stream_agreement(Policy::Ibf3, 24, STREAM_FP_BAND, STREAM_FN_BAND_PROB);
+    stream_agreement(Policy::Ibf5, 28, STREAM_FP_BAND, STREAM_FN_BAND_PROB);
+}
+
+/// Stated wFP error of the items-and-counter stream model at [`SMALL`].
+const STREAM_FP_BAND: f64 = 0.05;
+/// Stated wFN error, Probabilistic-delete-p (IBF3, IBF5).
+const STREAM_FN_BAND_PROB: f64 = 0.05;
+/// Stated wFN error, MinImp (IBF2, IBF4).
+const STREAM_FN_BAND_MINIMP: f64 = 0.15;

@@ -20,7 +20,7 @@
 //! | SBF FP | `(1 − π0)^K` | [`SbfParams::fp`] |
 //! | convergence | `(e_0·T^N)[0]` | [`SbfParams::zero_fraction_after`] |
 //! | FN by age, half-life | `1 − (1 − (e_Max·T^a)[0])^K` | [`SbfParams::fn_at_age`], [`SbfParams::fn_half_life`] |
-//! | FN and FP on a stream with repeats (Tables 3-4) | age law of the last insertion × FN by age; transient FP | [`stream_metrics`], [`RepeatStream`] |
+//! | FN and FP on a stream with repeats (Tables 3-4) | age law of the last insertion; per-cell items (SBF, IBF1, IBF6), per-cell items and binned counter (IBF2-IBF5) | [`stream_metrics`], [`RepeatStream`] |
 //! | zero fraction from an empty filter, every policy | forward chain (time-stepped mean field) | [`zero_fraction_transient`] |
 //! | `P` for an FP target | smallest integer `P` with FP ≤ target | [`design_decrements`] |
 //! | IBF stable point | exact cell chain (SBF, IBF1); mean-field fixed point (IBF2-6) | [`solve`] |
@@ -133,6 +133,7 @@
 //! * R. Boraskar, IIT Bombay 2010 (`003_4e4c7c64af2667ba.txt`).
 
 mod chain;
+mod counter_stream;
 mod design;
 mod ibf;
 mod importance;
