@@ -216,7 +216,9 @@ pub(crate) struct Limit {
 /// Solves the threshold limit of the module doc: under-loaded (every non-zero cell
 /// decremented at every step), saturating (Brent on `ln d_C` so that the expected
 /// decrements per insertion are `P`), or neutral (no insertion saturates a counter:
-/// `π0 = P/(m·F)`, the saturated cells never decremented).
+/// `π0 = P/(m·F)`, the saturated cells never decremented; Brent as for saturating
+/// counters when the unsaturated levels cannot take `P` decrements, which happens at
+/// small `m`, where re-sets carry live cells up to `C`).
 ///
 /// # Errors
 /// A singular level solve, or Brent failing (`ModelError::NoConvergence`).
@@ -238,9 +240,7 @@ pub(crate) fn threshold_limit(params: &IbfParams) -> Result<Limit, ModelError> {
             iterations: 0,
         });
     }
-    let neutral = !saturates(params);
-    let mut neutral_pi = None;
-    if neutral {
+    if !saturates(params) {
         // Neutral: the level-C cells are never decremented; the unsaturated levels keep
         // their shape relative to the zero state (`pi_all`, where level C is out of reach
         // but for re-sets of live cells), scaled so that their decrements are P per
@@ -267,57 +267,52 @@ pub(crate) fn threshold_limit(params: &IbfParams) -> Result<Limit, ModelError> {
             for &(v, _, w) in &chain.sets {
                 pi[chain.encode(v, cap)] += saturated_mass * w;
             }
-            neutral_pi = Some((chain, pi));
-        }
-    }
-    if let Some((chain, pi)) = neutral_pi {
-        return Ok(Limit {
-            chain,
-            pi,
-            saturated: 0.0,
-            iterations: 0,
-        });
-    }
-    {
-        let gap = |x: f64| {
-            let chain = at(x.exp());
-            match chain.stationary() {
-                Ok(pi) => decrements(&chain, &pi) / p - 1.0,
-                Err(_) => f64::NAN,
-            }
-        };
-        // Bracket: the gap is ≥ 0 at ln d_C = 0 (not under-loaded); step down to the first
-        // finite negative gap (very small rates can leave the saturated level out of
-        // reach in floating point: NaN, skipped).
-        let mut hi = 0.0;
-        let mut lo = None;
-        for x in [-1.0, -2.0, -4.0, -8.0, -16.0, -24.0, LN_DC_MIN] {
-            let g = gap(x);
-            if g < 0.0 {
-                lo = Some(x);
-                break;
-            }
-            if g >= 0.0 {
-                hi = x;
-            }
-        }
-        let Some(lo) = lo else {
-            return Err(ModelError::NoConvergence {
-                solver: "MinImp threshold limit",
+            return Ok(Limit {
+                chain,
+                pi,
+                saturated: 0.0,
                 iterations: 0,
-                residual: gap(LN_DC_MIN).abs(),
             });
-        };
-        let (x, iterations) = brent("MinImp threshold limit", lo, hi, 1e-12, gap)?;
-        let chain = at(x.exp());
-        let pi = chain.stationary()?;
-        Ok(Limit {
-            chain,
-            pi,
-            saturated: x.exp(),
-            iterations,
-        })
+        }
     }
+    let gap = |x: f64| {
+        let chain = at(x.exp());
+        match chain.stationary() {
+            Ok(pi) => decrements(&chain, &pi) / p - 1.0,
+            Err(_) => f64::NAN,
+        }
+    };
+    // Bracket: the gap is ≥ 0 at ln d_C = 0 (not under-loaded); step down to the first
+    // finite negative gap (very small rates can leave the saturated level out of
+    // reach in floating point: NaN, skipped).
+    let mut hi = 0.0;
+    let mut lo = None;
+    for x in [-1.0, -2.0, -4.0, -8.0, -16.0, -24.0, LN_DC_MIN] {
+        let g = gap(x);
+        if g < 0.0 {
+            lo = Some(x);
+            break;
+        }
+        if g >= 0.0 {
+            hi = x;
+        }
+    }
+    let Some(lo) = lo else {
+        return Err(ModelError::NoConvergence {
+            solver: "MinImp threshold limit",
+            iterations: 0,
+            residual: gap(LN_DC_MIN).abs(),
+        });
+    };
+    let (x, iterations) = brent("MinImp threshold limit", lo, hi, 1e-12, gap)?;
+    let chain = at(x.exp());
+    let pi = chain.stationary()?;
+    Ok(Limit {
+        chain,
+        pi,
+        saturated: x.exp(),
+        iterations,
+    })
 }
 
 /// Smallest `ln d_C` Brent searches for the saturated level's decrement probability.
