@@ -507,34 +507,39 @@ pub fn thesis_stream(cfg: &ThesisStreamConfig) -> Result<ThesisStreamResult, Mod
     })
 }
 
-/// `(policy, m, K, Max, P, arrivals, wFP band, wFN band)`.
-pub type ThesisStreamCase = (Policy, u64, u32, u32, u64, u64, f64, f64);
+/// `(policy, m, K, Max, P, arrivals)`.
+pub type ThesisStreamCase = (Policy, u64, u32, u32, u64, u64);
 
-/// The thesis-stream settings of the full level: `(policy, m, K, Max, P, arrivals, wFP
-/// band, wFN band)`, the bands being the stated relative errors of the stream model
-/// ([`bfopt_models::stable::stream_metrics`], per-cell items and counter) at the
-/// thesis's largest n (about 0.46 items per cell). Measured (seed 61, 4 epochs; 126 s for
-/// both on a loaded 2-core machine): IBF3 wFP 0.00097 / 0.00079 [0.00051, 0.00106], wFN
-/// 0.400 / 0.317 [0.308, 0.325] (23% above the interval); IBF4 wFP 0.00041 / 0.00057
-/// [0.00017, 0.00098], wFN 0.528 / 0.241 [0.234, 0.247]: MinImp's wFN is 2.1 times the
-/// measurement here (1.1-3.7 times over Tables 3-4; its rank mean field, see
-/// `bfopt_models::stable`), which the band states; the independent-sets model it
-/// replaced (about 0.9) fails it.
+/// The thesis-stream settings of the full level (the thesis's largest n, about 0.46
+/// items per cell).
+///
+/// Only the weighted FP is checked, with the stream model's stated 5% band
+/// ([`THESIS_STREAM_FP_BAND`]). Measured (seed 61, 4 epochs): IBF3 wFP 0.00097 / 0.00079
+/// [0.00051, 0.00106], IBF4 0.00041 / 0.00057 [0.00017, 0.00098] (model / simulation
+/// [99%]). The weighted FN is **not** claimed at this size and is not checked: the model
+/// is 23% above the interval for IBF3 (0.400 / 0.317 [0.308, 0.325]; an item's K cells
+/// are correlated through its own repeats, which the model captures only in part) and
+/// 2.1 times the measurement for IBF4 (0.528 / 0.241; MinImp's rank mean field sets the
+/// deletion threshold at higher counters than the filter). `bfopt reproduce sbf-table3`
+/// prints these gaps. The independent-sets model this replaced was about 0.9 on both.
 pub const THESIS_STREAM_FULL: [ThesisStreamCase; 2] = [
-    (Policy::Ibf3, 262_144, 4, 4, 7, 100_000, 0.05, 0.30),
-    (Policy::Ibf4, 262_144, 4, 4, 7, 100_000, 0.60, 1.25),
+    (Policy::Ibf3, 262_144, 4, 4, 7, 100_000),
+    (Policy::Ibf4, 262_144, 4, 4, 7, 100_000),
 ];
 
+/// Stated wFP error of the items-and-counter stream model (the band of
+/// [`thesis_stream_checks`]).
+pub const THESIS_STREAM_FP_BAND: f64 = 0.05;
+
 /// The thesis stream at the thesis's size (Section 6.1.2 [SBF], n = 262144, 100 000
-/// arrivals, 70% repeats; 4 epochs): the stream model's wFP and wFN for IBF2-IBF5 against
-/// [`thesis_stream`], with the bands of [`THESIS_STREAM_FULL`] (see
-/// `tests/agreement/stable.rs` and the module doc of `bfopt_models::stable` for the
-/// measured errors).
+/// arrivals, 70% repeats; 4 epochs): the stream model's wFP for [`THESIS_STREAM_FULL`]
+/// against [`thesis_stream`] (see `tests/agreement/stable.rs` and the module doc of
+/// `bfopt_models::stable` for the measured errors).
 pub fn thesis_stream_checks(seed: u64, confidence: f64) -> Vec<Check> {
     use bfopt_models::stable::{stream_metrics, RepeatStream};
     let dist = ImportanceDist::linear(1, 50).expect("valid");
     let mut out = Vec::new();
-    for (i, &(policy, m, k, max, p, n, fp_band, fn_band)) in THESIS_STREAM_FULL.iter().enumerate() {
+    for (i, &(policy, m, k, max, p, n)) in THESIS_STREAM_FULL.iter().enumerate() {
         let case_seed = seed + i as u64;
         let name = |what: &str| {
             format!("{policy} m={m} K={k} Max={max} P={p}: thesis stream of {n} arrivals, {what}")
@@ -557,34 +562,21 @@ pub fn thesis_stream_checks(seed: u64, confidence: f64) -> Vec<Check> {
                 continue;
             }
         };
-        for (what, predicted, m, band, reason) in [
-            (
-                "weighted fp",
-                pred.weighted_fp,
-                &r.weighted_fp,
-                fp_band,
+        let m = &r.weighted_fp;
+        out.push(Check::new(
+            "stable",
+            name("weighted fp"),
+            pred.weighted_fp,
+            m.mean,
+            (m.interval.lo, m.interval.hi),
+            confidence,
+            Tolerance::approx(
+                THESIS_STREAM_FP_BAND,
                 "items-per-cell and counter stream model (stated wFP error)",
             ),
-            (
-                "weighted fn",
-                pred.weighted_fn,
-                &r.weighted_fn,
-                fn_band,
-                "items-per-cell and counter stream model (stated wFN error)",
-            ),
-        ] {
-            out.push(Check::new(
-                "stable",
-                name(what),
-                predicted,
-                m.mean,
-                (m.interval.lo, m.interval.hi),
-                confidence,
-                Tolerance::approx(band, reason),
-                m.samples,
-                case_seed,
-            ));
-        }
+            m.samples,
+            case_seed,
+        ));
     }
     out
 }
