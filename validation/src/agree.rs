@@ -1,6 +1,49 @@
 //! The model-vs-simulation verdict.
 
+use crate::stats::{Mean, Proportion};
 use serde::Serialize;
+
+/// A measured estimate with its interval: what a [`Check`] compares a prediction with.
+pub trait Estimate {
+    /// The point estimate.
+    fn value(&self) -> f64;
+    /// Its confidence interval.
+    fn bounds(&self) -> (f64, f64);
+    /// The interval's two-sided confidence.
+    fn confidence(&self) -> f64;
+    /// Trials or epochs behind it.
+    fn size(&self) -> u64;
+}
+
+impl Estimate for Proportion {
+    fn value(&self) -> f64 {
+        self.rate
+    }
+    fn bounds(&self) -> (f64, f64) {
+        (self.interval.lo, self.interval.hi)
+    }
+    fn confidence(&self) -> f64 {
+        self.confidence
+    }
+    fn size(&self) -> u64 {
+        self.trials
+    }
+}
+
+impl Estimate for Mean {
+    fn value(&self) -> f64 {
+        self.mean
+    }
+    fn bounds(&self) -> (f64, f64) {
+        (self.interval.lo, self.interval.hi)
+    }
+    fn confidence(&self) -> f64 {
+        self.confidence
+    }
+    fn size(&self) -> u64 {
+        self.samples
+    }
+}
 
 /// How far a prediction may sit outside the measured interval and still agree.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -122,6 +165,28 @@ impl Check {
         );
         c.pass = lo <= bound;
         c
+    }
+
+    /// [`Check::new`] against an estimate (its value, interval, confidence and size).
+    pub fn of(
+        family: &str,
+        name: String,
+        predicted: f64,
+        measured: &impl Estimate,
+        tolerance: Tolerance,
+        seed: u64,
+    ) -> Self {
+        Self::new(
+            family,
+            name,
+            predicted,
+            measured.value(),
+            measured.bounds(),
+            measured.confidence(),
+            tolerance,
+            measured.size(),
+            seed,
+        )
     }
 
     /// A failed check for a simulation that could not run (the message says why).

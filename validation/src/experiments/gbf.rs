@@ -271,17 +271,7 @@ pub fn flat_checks(name: &str, fn_bound: f64, cfg: &FlatRunConfig) -> Vec<Check>
     let band = Tolerance::approx(MODEL_BAND, "independent cells (Eq. (31) [TBF])");
     let c = cfg.confidence;
     let prop = |what: &str, predicted: f64, m: &Proportion| {
-        Check::new(
-            "gbf",
-            format!("{name}: {what}"),
-            predicted,
-            m.rate,
-            (m.interval.lo, m.interval.hi),
-            c,
-            band,
-            m.trials,
-            seed,
-        )
+        Check::of("gbf", format!("{name}: {what}"), predicted, m, band, seed)
     };
     let f = &r.fn_;
     vec![

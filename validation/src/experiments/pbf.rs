@@ -1037,17 +1037,7 @@ pub fn even_checks(name: &str, printed: f64, cfg: &EvenRunConfig) -> Vec<Check> 
     };
     let c = cfg.confidence;
     let prop = |what: String, predicted: f64, m: &Proportion, tol| {
-        Check::new(
-            "pbf",
-            format!("{name}: {what}"),
-            predicted,
-            m.rate,
-            (m.interval.lo, m.interval.hi),
-            c,
-            tol,
-            m.trials,
-            seed,
-        )
+        Check::of("pbf", format!("{name}: {what}"), predicted, m, tol, seed)
     };
     let fneg = prop(
         "false negatives".into(),

@@ -562,19 +562,15 @@ pub fn thesis_stream_checks(seed: u64, confidence: f64) -> Vec<Check> {
                 continue;
             }
         };
-        let m = &r.weighted_fp;
-        out.push(Check::new(
+        out.push(Check::of(
             "stable",
             name("weighted fp"),
             pred.weighted_fp,
-            m.mean,
-            (m.interval.lo, m.interval.hi),
-            confidence,
+            &r.weighted_fp,
             Tolerance::approx(
                 THESIS_STREAM_FP_BAND,
                 "items-per-cell and counter stream model (stated wFP error)",
             ),
-            m.samples,
             case_seed,
         ));
     }

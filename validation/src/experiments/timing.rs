@@ -590,17 +590,7 @@ pub fn distinct_checks(name: &str, worst: f64, cfg: &DistinctRunConfig) -> Vec<C
     );
     let c = cfg.confidence;
     let prop = |what: String, predicted: f64, m: &Proportion, tol| {
-        Check::new(
-            "timing",
-            format!("{name}: {what}"),
-            predicted,
-            m.rate,
-            (m.interval.lo, m.interval.hi),
-            c,
-            tol,
-            m.trials,
-            seed,
-        )
+        Check::of("timing", format!("{name}: {what}"), predicted, m, tol, seed)
     };
     let at = &r.fp_at_offset;
     vec![
