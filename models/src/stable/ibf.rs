@@ -271,6 +271,20 @@ pub struct IbfSolution {
 /// # Errors
 /// [`ModelError::NoConvergence`] if the fixed point cannot be bracketed.
 pub fn solve(params: &IbfParams) -> Result<IbfSolution, ModelError> {
+    solve_with(params, false)
+}
+
+/// [`solve`], with MinImp (IBF2, IBF4) by its threshold limit at every `m` when
+/// `screen` is set ([`super::minimp`]); other policies as [`solve`]. The optimizer ranks
+/// MinImp designs by it and re-solves the best exactly.
+///
+/// # Errors
+/// As [`solve`].
+pub(crate) fn solve_screen(params: &IbfParams) -> Result<IbfSolution, ModelError> {
+    solve_with(params, true)
+}
+
+fn solve_with(params: &IbfParams, screen: bool) -> Result<IbfSolution, ModelError> {
     let (m, p) = (params.m as f64, params.p as f64);
     let finish = |chain: CellChain, method| -> Result<IbfSolution, ModelError> {
         let pi = chain.stationary()?;
@@ -316,7 +330,7 @@ pub fn solve(params: &IbfParams) -> Result<IbfSolution, ModelError> {
             )
         }
         Delete::MinImp => {
-            let (chain, pi, method) = super::minimp::solve(params)?;
+            let (chain, pi, method) = super::minimp::solve_with(params, screen)?;
             Ok(IbfSolution {
                 params: params.clone(),
                 chain,

@@ -294,6 +294,47 @@ fn optimizer_picks_the_cheapest_grid_point() {
     assert!(Cost::parse("c", "-1").is_err());
 }
 
+/// MinImp designs are screened by the threshold limit and the best re-solved exactly:
+/// the reported cost is the exact model's, and at this small budget (where the rank map
+/// is fast) the screened search finds the exhaustive optimum.
+#[test]
+fn minimp_screening_reports_exact_costs_and_finds_the_optimum() {
+    let req = IbfRequirement {
+        bits: 384,
+        importance: ImportanceDist::linear(1, 8).unwrap(),
+        cost_fp: Cost::parse("cost_fp", "3").unwrap(),
+        cost_fn: Cost::parse("cost_fn", "0.5*imp").unwrap(),
+        age: 100,
+        member_share: 0.5,
+        policies: vec![Policy::Ibf4],
+    };
+    let d = design(&req).unwrap();
+    assert_eq!(d.params.policy(), Policy::Ibf4);
+    let exact = solve(&d.params).unwrap();
+    assert!(!matches!(
+        exact.method(),
+        StableMethod::ThresholdLimit { .. }
+    ));
+    assert_relative_eq!(d.cost, req.cost(&d.metrics), max_relative = 1e-12);
+    // Exhaustive over the grid with the exact model.
+    let mut best = f64::INFINITY;
+    for max in IbfRequirement::MAX_GRID {
+        let probe = IbfParams::new(Policy::Ibf4, 2, 1, max, 1, req.importance.clone()).unwrap();
+        let m = req.bits / u64::from(probe.bits_per_cell());
+        for k in IbfRequirement::K_GRID {
+            for p in IbfRequirement::P_GRID {
+                let Ok(params) = IbfParams::new(Policy::Ibf4, m, k, max, p, req.importance.clone())
+                else {
+                    continue;
+                };
+                let Ok(sol) = solve(&params) else { continue };
+                best = best.min(req.cost_of(sol.fp(), &sol.fn_by_importance(req.age)));
+            }
+        }
+    }
+    assert_relative_eq!(d.cost, best, max_relative = 1e-12);
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(48))]
 
