@@ -487,14 +487,8 @@ pub(crate) fn run(
     check::in_range("arrivals", stream.arrivals(), 2..=WORK / work.max(1))?;
     let nl = md.nl;
     let b = md.block();
-    let d_before = |u: usize| {
-        if u == 0 {
-            0.0
-        } else {
-            1.0 + (1.0 - r) * (u - 1) as f64
-        }
-    };
-    let p_new = |u: usize| if u == 0 { 1.0 } else { 1.0 - r };
+    let d_before = |u: usize| stream.distinct_before(u);
+    let p_new = |u: usize| stream.p_new(u);
     let rho = |u: usize| {
         let d = d_before(u);
         if d > 0.0 {

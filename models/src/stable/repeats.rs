@@ -114,6 +114,25 @@ impl RepeatStream {
         self.duplicate_rate
     }
 
+    /// `D(u)`, the mean number of distinct items before arrival `u` (0 before the first,
+    /// then `1 + (1 − r)(u − 1)`; module doc).
+    pub(crate) fn distinct_before(&self, u: usize) -> f64 {
+        if u == 0 {
+            0.0
+        } else {
+            1.0 + (1.0 - self.duplicate_rate) * (u - 1) as f64
+        }
+    }
+
+    /// Probability that arrival `u` is a new item (the first always is).
+    pub(crate) fn p_new(&self, u: usize) -> f64 {
+        if u == 0 {
+            1.0
+        } else {
+            1.0 - self.duplicate_rate
+        }
+    }
+
     /// `ln w(L)` for `L = 0..N−1` (see the module doc).
     pub(crate) fn log_weights(&self) -> Vec<f64> {
         let r = self.duplicate_rate;
@@ -247,7 +266,6 @@ fn per_cell_items(
     cap: usize,
 ) -> Result<(f64, Vec<f64>, f64), ModelError> {
     let big_n = stream.arrivals as usize;
-    let r = stream.duplicate_rate;
     let (m, k, max, p) = (
         params.m() as f64,
         params.k(),
@@ -267,14 +285,8 @@ fn per_cell_items(
     for (i, w) in dist.iter() {
         q[params.insert_value(i) as usize] += w;
     }
-    let d_before = |u: usize| {
-        if u == 0 {
-            0.0
-        } else {
-            1.0 + (1.0 - r) * (u - 1) as f64
-        }
-    };
-    let p_new = |u: usize| if u == 0 { 1.0 } else { 1.0 - r };
+    let d_before = |u: usize| stream.distinct_before(u);
+    let p_new = |u: usize| stream.p_new(u);
     let prob_value = params.policy().delete() == Delete::ProbValue;
     let idx = |v: usize, n: usize| v * (cap + 1) + n;
     // Forward pass: the law of (v, n), and the decrement probability per value per step.
