@@ -65,14 +65,8 @@ pub(super) fn ibf(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
             "ibf: forgets by decrements; needs --window W and --allow-fn RATE".into(),
         ));
     };
-    let policies = [
-        Policy::Ibf1,
-        Policy::Ibf2,
-        Policy::Ibf3,
-        Policy::Ibf4,
-        Policy::Ibf5,
-        Policy::Ibf6,
-    ];
+    // Every importance-aware policy (the SBF has its own row).
+    let policies = &Policy::ALL[1..];
     let rows: Vec<Option<Candidate>> = policies
         .par_iter()
         .map(|&policy| best(policy, dist, req.fp, w, rate).map(|(p, s)| row(&p, &s, w)))
