@@ -10,6 +10,7 @@
 //! * [`stats`]: Wilson and Student t intervals;
 //! * [`agree`]: the PASS/FAIL verdict with its tolerance;
 //! * [`experiments`]: per-family simulations and checks;
+//! * [`level`]: quick or full simulation sizes;
 //! * [`suite`]: the checks of `bfopt validate`.
 //!
 //! # Quick start
@@ -40,6 +41,7 @@ pub mod agree;
 pub mod experiments;
 pub mod filters;
 pub mod hash;
+pub mod level;
 pub mod sim;
 pub mod stats;
 pub mod suite;

@@ -1,20 +1,11 @@
 //! The model-vs-simulation suite behind `bfopt validate`.
 
 use crate::agree::Check;
-use serde::Serialize;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
-/// How large the simulations are.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Level {
-    /// Seconds: the sizes `cargo test` runs.
-    Quick,
-    /// Minutes: larger filters, more epochs and probes.
-    Full,
-}
+pub use crate::level::Level;
 
 /// Family-wise error rate of a suite run: each check's interval has confidence
 /// `1 − FAMILY_ALPHA / checks` (Bonferroni), so a correct model fails a whole run with

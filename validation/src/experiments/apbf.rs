@@ -11,7 +11,7 @@ use crate::agree::{Check, Tolerance};
 use crate::filters::apbf::ApbfFilter;
 use crate::sim::run_epochs;
 use crate::stats::{Mean, Proportion};
-use crate::suite::Level;
+use crate::level::Level;
 use crate::workload::{probe, Workload};
 use bfopt_models::apbf::{
     consecutive_match, query_accesses, window_accesses, ApbbfParams, ApbfParams, WindowDuplicates,

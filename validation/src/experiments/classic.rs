@@ -4,7 +4,7 @@ use crate::agree::{Check, Tolerance};
 use crate::filters::classic::ClassicFilter;
 use crate::sim::run_epochs;
 use crate::stats::{Mean, Proportion};
-use crate::suite::Level;
+use crate::level::Level;
 use crate::workload::{probe, Workload};
 use bfopt_models::classic::{ClassicParams, Layout};
 use bfopt_models::error::{check, ModelError};

@@ -6,7 +6,7 @@ use crate::agree::{Check, Tolerance};
 use crate::filters::gbf::GbfFilter;
 use crate::sim::run_epochs;
 use crate::stats::{wilson, Mean, Proportion};
-use crate::suite::Level;
+use crate::level::Level;
 
 use crate::workload::stream::PriorStream;
 use crate::workload::{member, mix, probe, rng};

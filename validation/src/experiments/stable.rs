@@ -5,7 +5,7 @@ use crate::agree::{Check, Tolerance};
 use crate::filters::stable::StableFilter;
 use crate::sim::run_epochs;
 use crate::stats::{Mean, Proportion};
-use crate::suite::Level;
+use crate::level::Level;
 use crate::workload::{member, mix, probe, rng};
 use bfopt_models::error::{check, ModelError};
 use bfopt_models::stable::{solve, weighted, IbfParams, ImportanceDist, Policy, SbfParams};

@@ -12,7 +12,7 @@ use crate::agree::{Check, Tolerance};
 use crate::filters::timing::{BtbfFilter, SimpleBuffer};
 use crate::sim::run_epochs;
 use crate::stats::{wilson, Mean, Proportion};
-use crate::suite::Level;
+use crate::level::Level;
 
 use crate::workload::stream::{PriorStream, MAX_UNIVERSE};
 use crate::workload::{member, probe};
