@@ -324,10 +324,11 @@ fn pick(req: &Requirement, ranked: &[Candidate]) -> Pick {
         let more = 100.0 * (c.bits as f64 / best.bits as f64 - 1.0);
         if c.worst_accesses() <= 0.5 * best.worst_accesses() {
             reason.push_str(&format!(
-                "; {} needs {:.0}% more memory for {} accesses per insertion and {} per query (pick: {} and {})",
+                "; {} needs {:.0}% more memory for {} {} per insertion and {} per query (pick: {} and {})",
                 c.design,
                 more,
                 num(c.accesses_insert),
+                if c.accesses_insert == 1.0 { "access" } else { "accesses" },
                 num(c.accesses_query),
                 num(best.accesses_insert),
                 num(best.accesses_query)

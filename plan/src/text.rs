@@ -13,9 +13,13 @@ pub fn prob(x: f64) -> String {
     }
 }
 
-/// A ratio or measure to 3 significant digits (`15.9`, `1.05`, `0.143`).
+/// A ratio or measure to 3 significant digits (`15.9`, `1.05`, `0.143`); whole
+/// numbers below 10^6 as they are (`10`, `7`).
 pub fn num(x: f64) -> String {
     if x == 0.0 || !x.is_finite() {
+        return format!("{x}");
+    }
+    if x.fract() == 0.0 && x.abs() < 1e6 {
         return format!("{x}");
     }
     if x.abs() >= 1e6 || x.abs() < 1e-3 {
@@ -38,6 +42,8 @@ mod tests {
         assert_eq!(num(15.94), "15.9");
         assert_eq!(num(2.049), "2.05");
         assert_eq!(num(0.1431), "0.143");
+        assert_eq!(num(10.0), "10");
+        assert_eq!(num(16.32), "16.3");
         assert!(prob(1e-300).len() < 12);
     }
 }

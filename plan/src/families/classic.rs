@@ -46,11 +46,12 @@ pub(crate) fn access_unit(layout: Layout) -> AccessUnit {
 /// The least-memory standard, partitioned and blocked Bloom filters for a static set.
 fn classic(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
     let Shape::Capacity { items: n } = *req.shape() else {
-        return Err(wrong_shape(
-            "classic",
-            "a static set (it never forgets; the rotating rows are rings of classic filters)",
-            req,
-        ));
+        return Err(match req.shape() {
+            Shape::Window { .. } => Proposal::Excluded(
+                "classic: serves a static set, not a sliding window (it never forgets; the rotating rows are rings of classic filters)".into(),
+            ),
+            _ => wrong_shape("classic", "a static set", req),
+        });
     };
     let fp = req.fp();
     LAYOUTS
