@@ -390,8 +390,8 @@ pub struct Candidate {
     pub fp_kind: FpKind,
     /// When to prefer this design, and what its figures assume.
     pub notes: Vec<String>,
-    /// Why `Plan::validate` skips this design (too large to simulate in seconds).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// Why `Plan::validate` skips this design (too large to simulate in seconds); null
+    /// when it simulates it.
     pub not_simulated: Option<String>,
     #[serde(skip)]
     pub(crate) validator: Option<Validator>,

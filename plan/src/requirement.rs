@@ -176,12 +176,12 @@ impl Requirement {
         pairs: u64,
     ) -> Result<Self, ModelError> {
         let horizon = count("horizon", horizon)?;
-        let query_length = count("query_length", query_length)?;
-        if query_length > horizon {
+        if !(2..=horizon).contains(&query_length) {
+            // A query of one timestamp is a membership query of one (item, time) pair.
             return Err(ModelError::invalid(
                 "query_length",
                 query_length,
-                format!("1 <= query_length <= horizon = {horizon}"),
+                format!("2 <= query_length <= horizon = {horizon}"),
             ));
         }
         Ok(Self {
@@ -260,11 +260,11 @@ impl Requirement {
                 ..
             }
         );
-        if matches!(self.shape, Shape::Window { .. }) && !has_fn {
+        if !has_fn {
             return Err(ModelError::invalid(
                 "importance",
                 dist.spec(),
-                "only with allow_fn (--allow-fn RATE): importance-aware filters forget",
+                "only with a window and allow_fn (--window W --allow-fn RATE): importance-aware filters forget",
             ));
         }
         let spec = dist.spec().to_string();

@@ -249,8 +249,11 @@ fn rows(plan: &Plan, validation: Option<&Validation>) -> Vec<Row> {
         .iter()
         .enumerate()
         .map(|(i, c)| {
-            let mut row = Row::new(c.family, &c.params, ())
-                .param("design", &c.design)
+            let mut row = Row::new(c.family, (), ()).param("design", &c.design);
+            if let Ok(serde_json::Value::Object(params)) = serde_json::to_value(&c.params) {
+                row.params.extend(params);
+            }
+            let mut row = row
                 .metric("pick", i == plan.pick.index)
                 .metric("bits", c.bits)
                 .metric("bits_per_item", c.bits_per_item)

@@ -50,6 +50,62 @@ fn json<T: DeserializeOwned>(line: &str) -> T {
     serde_json::from_slice(&json_out(&words(line))).unwrap()
 }
 
+/// The candidates of a `recommend` plan (JSON) as rows `{family, params: {design, ...},
+/// metrics: {...}}`: the parameters under `params` beside the design, every other
+/// candidate key under `metrics`, with the simulation's `validated` and `measured_fp*`
+/// when the plan carries a validation.
+fn plan_rows_of(plan: &serde_json::Value) -> Vec<serde_json::Value> {
+    let candidates = plan["candidates"].as_array().expect("a plan object");
+    candidates
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let mut params = c["params"].as_object().unwrap().clone();
+            params.insert("design".into(), c["design"].clone());
+            let mut metrics = c.as_object().unwrap().clone();
+            for k in ["family", "design", "params"] {
+                metrics.remove(k);
+            }
+            if let Some(d) = plan.get("validation").map(|v| &v["designs"][i]) {
+                let status = match d["status"].as_str().unwrap() {
+                    "pass" => "PASS",
+                    "fail" => "FAIL",
+                    _ => "skipped",
+                };
+                metrics.insert("validated".into(), status.into());
+                if let Some(m) = d.get("measured_fp") {
+                    metrics.insert("measured_fp".into(), m["value"].clone());
+                    metrics.insert("measured_fp_lo".into(), m["lo"].clone());
+                    metrics.insert("measured_fp_hi".into(), m["hi"].clone());
+                }
+            }
+            serde_json::json!({"family": c["family"], "params": params, "metrics": metrics})
+        })
+        .collect()
+}
+
+/// `bfopt LINE --format json` (a `recommend` line) exits 0; its candidates as rows
+/// ([`plan_rows_of`]).
+fn plan_rows(line: &str) -> Vec<serde_json::Value> {
+    plan_rows_of(&json_value(&words(line)))
+}
+
+/// The `excluded` entries of a `recommend` plan (JSON) as `"name: reason"`.
+fn plan_excluded(line: &str) -> Vec<String> {
+    json_value(&words(line))["excluded"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            format!(
+                "{}: {}",
+                e["name"].as_str().unwrap(),
+                e["reason"].as_str().unwrap()
+            )
+        })
+        .collect()
+}
+
 /// `bfopt LINE` exits 0; the assertion, for checks on stdout.
 fn run_ok(line: &str) -> Assert {
     bfopt().args(words(line)).assert().success()
@@ -176,7 +232,7 @@ fn optimize_classic_best_k_and_capacity() {
 
 #[test]
 fn recommend_ranks_by_memory_in_every_format() {
-    let rows: Vec<serde_json::Value> = json("recommend --fp 0.01 --capacity 1e6");
+    let rows = plan_rows("recommend --fp 0.01 --capacity 1e6");
     assert_eq!(rows.len(), 3);
     let bits: Vec<u64> = rows
         .iter()
@@ -186,56 +242,75 @@ fn recommend_ranks_by_memory_in_every_format() {
     assert!(rows
         .iter()
         .all(|r| r["metrics"]["fp"].as_f64().unwrap() <= 0.01));
+    // CSV: the design, then each parameter in its own column, then the metrics; the
+    // pick marked.
+    let m = rows[0]["params"]["m"].as_u64().unwrap();
     run_ok("recommend --fp 0.01 --capacity 1e6 --format csv")
         .stdout(predicate::str::starts_with(
-            "family,design,parameters,bits,bytes,bits_per_item,accesses_insert",
+            "family,design,m,k,block_bits,pick,bits,bits_per_item,accesses_insert",
         ))
-        .stdout(predicate::str::contains(
-            "classic,classic/standard,m=9592956 k=7,9592956,",
-        ));
+        .stdout(predicate::str::contains(format!(
+            "classic,{},{m},{},,true,{m},",
+            rows[0]["params"]["design"].as_str().unwrap(),
+            rows[0]["params"]["k"]
+        )));
     run_ok("recommend --fp 0.01 --capacity 1e6").stdout(predicate::str::contains("blocked"));
 }
 
-/// Issue 9 (JSON stability): every `recommend` row of every family has the same keys,
-/// exactly these, and the same request gives byte-identical output.
+/// Issue 9 and issue 16 (JSON stability): the plan has exactly these keys, every
+/// candidate of every family has the same keys, parameters are numbers under named
+/// keys, and the same request gives byte-identical output.
 #[test]
 fn recommend_json_keys_are_the_same_for_every_family_and_stable() {
     let args = words("recommend --fp 0.01 --window 1e5 --allow-fn 0.05");
     let out = json_out(&args);
     assert_eq!(out, json_out(&args), "same request, different bytes");
-    let rows: Vec<serde_json::Value> = serde_json::from_slice(&out).unwrap();
+    let plan: serde_json::Value = serde_json::from_slice(&out).unwrap();
     let keys = |v: &serde_json::Value| -> Vec<String> {
         let mut k: Vec<String> = v.as_object().unwrap().keys().cloned().collect();
         k.sort();
         k
     };
-    let metrics = [
+    assert_eq!(
+        keys(&plan),
+        ["candidates", "excluded", "notes", "pick", "requirement"]
+    );
+    assert_eq!(keys(&plan["pick"]), ["design", "index", "reason"]);
+    assert_eq!(plan["requirement"]["shape"], "window");
+    assert_eq!(plan["requirement"]["allow_fn"], 0.05);
+    let candidate = [
+        "access_unit",
         "accesses_insert",
         "accesses_query",
         "bits",
         "bits_per_item",
-        "bytes",
+        "design",
         "false_negatives",
+        "family",
         "fp",
         "fp_kind",
+        "not_simulated",
         "notes",
         "npws",
+        "params",
         "slack",
     ];
+    let rows = plan["candidates"].as_array().unwrap();
     let mut families: Vec<&str> = rows.iter().map(|r| r["family"].as_str().unwrap()).collect();
     families.sort_unstable();
     families.dedup();
     assert!(families.len() >= 5, "{families:?}");
-    for row in &rows {
-        assert_eq!(keys(row), ["family", "metrics", "params"], "{row}");
-        assert_eq!(keys(&row["params"]), ["design", "parameters"], "{row}");
-        assert_eq!(keys(&row["metrics"]), metrics, "{row}");
+    for row in rows {
+        assert_eq!(keys(row), candidate, "{row}");
+        for (k, v) in row["params"].as_object().unwrap() {
+            assert!(v.is_number(), "{k} = {v} in {row}");
+        }
     }
 }
 
 #[test]
 fn recommend_for_a_window_sizes_the_hand_built_baselines() {
-    let rows: Vec<serde_json::Value> = json("recommend --fp 0.01 --window 1e5");
+    let rows = plan_rows("recommend --fp 0.01 --window 1e5");
     let designs: Vec<&str> = rows
         .iter()
         .map(|r| r["params"]["design"].as_str().unwrap())
@@ -253,18 +328,18 @@ fn recommend_for_a_window_sizes_the_hand_built_baselines() {
         let m = &r["metrics"];
         assert!(m["fp"].as_f64().unwrap() <= 0.01, "{r}");
         assert!(m["bits"].as_u64().unwrap() > 0);
-        assert_eq!(m["false_negatives"], "none in the window");
+        assert_eq!(m["false_negatives"]["kind"], "none_in_window");
     }
     // A static-set family says why it cannot serve a window.
-    run_ok("recommend --fp 0.01 --window 1e5")
-        .stdout(predicate::str::contains("excluded classic:"));
+    run_ok("recommend --fp 0.01 --window 1e5").stdout(predicate::str::contains(
+        "classic: serves a static set, not a sliding window",
+    ));
 }
 
 #[test]
 fn recommend_bounds_the_npws_of_window_designs() {
     let npws = |extra: &str| -> f64 {
-        let rows: Vec<serde_json::Value> =
-            json(&format!("recommend --fp 0.01 --window 1e5 {extra}"));
+        let rows = plan_rows(&format!("recommend --fp 0.01 --window 1e5 {extra}"));
         let apbf = rows
             .iter()
             .find(|r| r["params"]["design"] == "apbf")
@@ -277,9 +352,8 @@ fn recommend_bounds_the_npws_of_window_designs() {
     let bounded = npws("--max-npws 0.01");
     assert!(bounded <= 0.01, "{bounded}");
     // Rings report their whole oldest generation: NPWS r·g/W − 1, excluded here.
-    run_ok("recommend --fp 0.01 --window 1e5 --max-npws 0.01").stdout(predicate::str::contains(
-        "excluded rotating/standard: peak NPWS",
-    ));
+    run_ok("recommend --fp 0.01 --window 1e5 --max-npws 0.01")
+        .stdout(predicate::str::contains("rotating/standard: peak NPWS"));
     assert_exit(
         "recommend --fp 0.01 --window 1e5 --max-npws -1",
         2,
@@ -503,12 +577,8 @@ fn every_verb_help_shows_an_example() {
 /// FP and the FN of the item W insertions old, against the model).
 #[test]
 fn recommend_validate_simulates_the_sbf_row() {
-    let rows = json_value(&words(
-        "recommend --fp 0.02 --window 2e3 --allow-fn 0.05 --validate",
-    ));
+    let rows = plan_rows("recommend --fp 0.02 --window 2e3 --allow-fn 0.05 --validate");
     let sbf = rows
-        .as_array()
-        .unwrap()
         .iter()
         .find(|r| r["params"]["design"] == "sbf")
         .expect("an sbf row");
@@ -520,7 +590,7 @@ fn recommend_validate_simulates_the_sbf_row() {
 #[test]
 fn recommend_validate_simulates_every_design() {
     for shape in ["--window 2e4", "--capacity 2e4"] {
-        let rows: Vec<serde_json::Value> = json(&format!("recommend --fp 0.02 --validate {shape}"));
+        let rows = plan_rows(&format!("recommend --fp 0.02 --validate {shape}"));
         assert!(rows.len() >= 3);
         for r in rows
             .iter()
@@ -538,20 +608,19 @@ fn recommend_validate_simulates_every_design() {
 
 #[test]
 fn recommend_for_temporal_membership_ranks_pbf_and_the_pair_filter() {
-    let rows: Vec<serde_json::Value> =
-        json("recommend --fp 0.01 --horizon 4096 --query-length 64 --pairs 1e5");
+    let rows = plan_rows("recommend --fp 0.01 --horizon 4096 --query-length 64 --pairs 1e5");
     let designs: Vec<&str> = rows
         .iter()
         .map(|r| r["params"]["design"].as_str().unwrap())
         .collect();
-    assert!(designs.contains(&"pbf-2") && designs.contains(&"single-filter (pairs)"));
+    assert!(designs.contains(&"pbf-2") && designs.contains(&"pair-filter"));
     // The pair filter probes once per timestamp; the PBF-2 tree O(log |q|) times.
     let probes = |d: &str| {
         rows.iter().find(|r| r["params"]["design"] == d).unwrap()["metrics"]["accesses_query"]
             .as_f64()
             .unwrap()
     };
-    assert_eq!(probes("single-filter (pairs)"), 64.0);
+    assert_eq!(probes("pair-filter"), 64.0);
     assert!(probes("pbf-2") <= 12.0);
     for r in &rows {
         assert!(r["metrics"]["fp"].as_f64().unwrap() <= 0.01 + 1e-12, "{r}");

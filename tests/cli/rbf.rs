@@ -1,6 +1,6 @@
 //! `bfopt model|optimize|simulate|validate rbf` (issue 4).
 
-use super::{assert_exit, bfopt, json, run_ok};
+use super::{assert_exit, bfopt, json, plan_excluded, plan_rows, run_ok};
 use predicates::prelude::*;
 use serde::Deserialize;
 
@@ -217,16 +217,20 @@ fn validate_rbf_passes() {
 
 #[test]
 fn recommend_window_lists_the_two_phase_rbf() {
-    let rows: Vec<serde_json::Value> = json("recommend --fp 0.01 --window 1000");
+    let rows = plan_rows("recommend --fp 0.01 --window 1000");
     let rbf = rows
         .iter()
         .find(|r| r["params"]["design"] == "rbf/two-phase")
         .expect("an rbf row");
     assert_eq!(rbf["family"], "rbf");
     assert!(rbf["metrics"]["fp"].as_f64().unwrap() <= 0.01);
-    assert_eq!(rbf["metrics"]["false_negatives"], "none in the window");
-    // A static set: the RBF is excluded (it recycles), with the reason in the notes.
-    run_ok("recommend --fp 0.01 --capacity 1000").stdout(predicate::str::contains("rbf: recycles"));
+    assert_eq!(rbf["metrics"]["false_negatives"]["kind"], "none_in_window");
+    // A static set: the RBF is excluded, with the reason.
+    let excluded = plan_excluded("recommend --fp 0.01 --capacity 1000");
+    assert!(
+        excluded.contains(&"rbf/two-phase: serves a sliding window, not a static set".into()),
+        "{excluded:?}"
+    );
 }
 
 #[test]
