@@ -57,11 +57,7 @@ pub struct Exclusion {
 
 impl fmt::Display for Exclusion {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.reason.starts_with(&format!("{}:", self.name)) {
-            f.write_str(&self.reason)
-        } else {
-            write!(f, "{}: {}", self.name, self.reason)
-        }
+        write!(f, "{}: {}", self.name, self.reason)
     }
 }
 
@@ -171,7 +167,9 @@ pub fn plan(req: &Requirement) -> Result<Plan, PlanError> {
             Ok(list) => proposed.extend(list),
             Err(Proposal::Excluded(reason)) => excluded.push(Exclusion {
                 name: name.into(),
-                reason,
+                reason: reason
+                    .strip_prefix(&format!("{name}: "))
+                    .map_or(reason.clone(), str::to_string),
                 budget: None,
             }),
             // A model that cannot serve this requirement (a target beyond its range, an
