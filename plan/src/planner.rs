@@ -108,18 +108,18 @@ pub struct Infeasible {
 }
 
 impl fmt::Display for Infeasible {
+    /// The binding constraint and what is achievable; when no budget binds, every
+    /// exclusion (they are the reasons).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{}; achievable: {}; excluded: {}",
-            self.binding,
-            self.achievable,
-            self.excluded
-                .iter()
-                .map(ToString::to_string)
-                .collect::<Vec<_>>()
-                .join("; ")
-        )
+        if self.excluded.iter().any(|e| e.budget.is_some()) {
+            write!(f, "{} binds; achievable: {}", self.binding, self.achievable)?;
+        } else {
+            f.write_str(&self.binding)?;
+            for e in &self.excluded {
+                write!(f, "; {e}")?;
+            }
+        }
+        Ok(())
     }
 }
 
@@ -182,19 +182,37 @@ pub fn plan(req: &Requirement) -> Result<Plan, PlanError> {
         }
     }
     let mut candidates = Vec::new();
+    let mut over = Vec::new();
     for mut c in proposed {
         c.bits_per_item = c.bits as f64 / req.items() as f64;
-        match over_budget(&c, req) {
-            Some((budget, reason)) => excluded.push(Exclusion {
+        if !(c.fp > 0.0) {
+            // A predicted FP of 0 is an underflow, never a real design's rate.
+            excluded.push(Exclusion {
                 name: c.design.clone(),
-                reason,
-                budget: Some(budget),
-            }),
+                reason: format!(
+                    "its FP underflows to 0 in double precision at fp {}: not computed to full precision",
+                    prob(req.fp())
+                ),
+                budget: None,
+            });
+            continue;
+        }
+        match over_budget(&c, req) {
+            Some((budget, reason)) => {
+                excluded.push(Exclusion {
+                    name: c.design.clone(),
+                    reason,
+                    budget: Some(budget),
+                });
+                over.push((budget, c));
+            }
             None => candidates.push(c),
         }
     }
     if candidates.is_empty() {
-        return Err(PlanError::Infeasible(Box::new(infeasible(req, excluded))));
+        return Err(PlanError::Infeasible(Box::new(infeasible(
+            req, &over, excluded,
+        ))));
     }
     candidates.sort_by(|a, b| a.bits.cmp(&b.bits).then(a.design.cmp(&b.design)));
     let mut notes = Vec::new();
@@ -258,18 +276,18 @@ fn over_budget(c: &Candidate, req: &Requirement) -> Option<(Budget, String)> {
     }
 }
 
-/// Why nothing fits: the budget whose relaxation alone would admit a design, and the
-/// best value of it among those designs.
-fn infeasible(req: &Requirement, excluded: Vec<Exclusion>) -> Infeasible {
-    let by_budget = |budget: Budget| -> Vec<&Exclusion> {
-        excluded
-            .iter()
-            .filter(|e| e.budget == Some(budget))
-            .collect()
-    };
-    let budgets = [Budget::MemoryBits, Budget::MaxAccesses, Budget::MaxNpws];
-    let binding = budgets.iter().find(|&&b| !by_budget(b).is_empty());
-    let (binding, achievable) = match binding {
+/// Why nothing fits: the first budget (memory, accesses, NPWS) that excluded a design
+/// meeting every earlier one, and the best value of it among those designs.
+fn infeasible(
+    req: &Requirement,
+    over: &[(Budget, Candidate)],
+    excluded: Vec<Exclusion>,
+) -> Infeasible {
+    let budgets = req.budgets();
+    let first = [Budget::MemoryBits, Budget::MaxAccesses, Budget::MaxNpws]
+        .into_iter()
+        .find(|&b| over.iter().any(|(x, _)| *x == b));
+    let (binding, achievable) = match first {
         None => (
             format!(
                 "no family serves {} with these options",
@@ -277,17 +295,41 @@ fn infeasible(req: &Requirement, excluded: Vec<Exclusion>) -> Infeasible {
             ),
             "-".to_string(),
         ),
-        Some(&budget) => {
-            let designs: Vec<&str> = by_budget(budget).iter().map(|e| e.name.as_str()).collect();
-            let best = designs.join(", ");
+        Some(budget) => {
+            let designs = over.iter().filter(|(b, _)| *b == budget).map(|(_, c)| c);
+            let (limit, best) = match budget {
+                Budget::MemoryBits => (
+                    format!("{} bits", budgets.memory_bits.unwrap_or(0)),
+                    designs
+                        .min_by_key(|c| c.bits)
+                        .map(|c| format!("{} bits with {} ({})", c.bits, c.design, c.params)),
+                ),
+                Budget::MaxAccesses => (
+                    num(budgets.max_accesses.unwrap_or(0.0)),
+                    designs
+                        .min_by(|a, b| a.worst_accesses().total_cmp(&b.worst_accesses()))
+                        .map(|c| {
+                            format!(
+                                "{} accesses per operation with {} ({})",
+                                num(c.worst_accesses()),
+                                c.design,
+                                c.params
+                            )
+                        }),
+                ),
+                Budget::MaxNpws => (
+                    num(budgets.max_npws.unwrap_or(0.0)),
+                    designs
+                        .filter_map(|c| c.npws.map(|n| (n, c)))
+                        .min_by(|a, b| a.0.total_cmp(&b.0))
+                        .map(|(n, c)| {
+                            format!("peak NPWS {} with {} ({})", num(n), c.design, c.params)
+                        }),
+                ),
+            };
             (
-                format!("{budget}: it excludes {best}"),
-                // The reasons carry each design's own figure.
-                by_budget(budget)
-                    .iter()
-                    .map(|e| e.to_string())
-                    .collect::<Vec<_>>()
-                    .join("; "),
+                format!("{budget} = {limit}"),
+                best.unwrap_or_else(|| "no design with a modelled NPWS".into()),
             )
         }
     };

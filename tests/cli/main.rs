@@ -13,6 +13,7 @@ mod fuzz_smoke;
 mod gbf;
 mod pbf;
 mod rbf;
+mod plan;
 mod recommend_validate;
 mod reliability;
 mod stable;

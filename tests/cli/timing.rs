@@ -1,9 +1,8 @@
 //! `bfopt model|posterior|optimize|simulate btbf` (issue 5).
 
-use super::{assert_exit, json, plan_rows, run_ok};
+use super::{assert_exit, json, plan_rows};
 use bfopt_models::timing::btbf::{BtbfModel, BtbfObservation, BtbfParams, TimerAge};
 use bfopt_models::timing::prior::{Distinct, StreamPrior};
-use predicates::prelude::*;
 use serde::Deserialize;
 use serde_json::Value;
 
