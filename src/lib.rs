@@ -5,6 +5,8 @@
 //! format. Models live in `bfopt-models`, reference filters and the validation suite in
 //! `bfopt-validation`.
 
+#![warn(missing_docs)]
+
 pub mod cli;
 pub mod exit;
 pub mod families;

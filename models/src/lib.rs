@@ -53,6 +53,8 @@
 //! Where a paper is wrong or ambiguous, the module doc of its family says so under
 //! "Known errata" (see also `shared/SPEC-NOTES.md`).
 
+#![warn(missing_docs)]
+
 pub mod apbf;
 pub mod baseline;
 pub mod classic;

@@ -27,6 +27,8 @@
 //! [`families::FAMILIES`]: a name and a function that proposes its best designs for a
 //! requirement (each with its simulation) or says why it proposes none.
 
+#![warn(missing_docs)]
+
 pub mod candidate;
 pub mod families;
 pub mod planner;
