@@ -319,8 +319,13 @@ pub(crate) fn least_memory_fpp(
 }
 
 /// Formats a value typed into a system: the shortest text that parses back to it.
+/// Below 1e-4 in exponent form (`1e-9`), which Java, strtod and Rust all parse.
 pub(crate) fn typed(x: f64) -> String {
-    format!("{x}")
+    if x < 1e-4 {
+        format!("{x:e}")
+    } else {
+        format!("{x}")
+    }
 }
 
 #[cfg(test)]
