@@ -83,7 +83,9 @@ pub fn target(args: &TargetArgs) -> Result<Report, CliError> {
         notes.push(format!("{}: {}", system.name(), system.version()));
         notes.extend(note(system).iter().map(|line| format!("  {line}")));
     }
-    notes.push("fp: the built filter's FP by bfopt's model of its layout; bits: its bit array".into());
+    notes.push(
+        "fp: the built filter's FP by bfopt's model of its layout; bits: its bit array".into(),
+    );
     let mut report = Report::list(rows);
     report.notes = notes;
     Ok(report)

@@ -99,7 +99,12 @@ impl FastbloomConfig {
     /// # Errors
     /// More than 64 hashes (outside the model's range).
     pub fn build(&self) -> Result<BuiltFilter, ModelError> {
-        BuiltFilter::new(self.bits(), self.hashes(), SystemLayout::Standard, self.items())
+        BuiltFilter::new(
+            self.bits(),
+            self.hashes(),
+            SystemLayout::Standard,
+            self.items(),
+        )
     }
 
     /// The call as typed, and what it builds.

@@ -70,11 +70,18 @@ impl GuavaConfig {
             return Err(ModelError::invalid(
                 "fpp",
                 self.fpp,
-                format!("Guava builds 1 to 2^31-1 words; n·ln(1/fpp)/(ln 2)^2 = {} bits", self.num_bits()),
+                format!(
+                    "Guava builds 1 to 2^31-1 words; n·ln(1/fpp)/(ln 2)^2 = {} bits",
+                    self.num_bits()
+                ),
             ));
         }
         if k > MAX_HASHES {
-            return Err(ModelError::invalid("fpp", self.fpp, "fpp >= 2^-255.5 (Guava: at most 255 hashes)"));
+            return Err(ModelError::invalid(
+                "fpp",
+                self.fpp,
+                "fpp >= 2^-255.5 (Guava: at most 255 hashes)",
+            ));
         }
         BuiltFilter::new(bits, k, SystemLayout::Standard, self.n.max(1))
     }

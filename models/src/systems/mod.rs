@@ -139,7 +139,9 @@ impl BuiltFilter {
     ) -> Result<Self, ModelError> {
         use crate::classic::{ClassicParams, Layout};
         let fp = match layout {
-            SystemLayout::Standard => ClassicParams::new(bits, hashes, items, Layout::Standard)?.fp(),
+            SystemLayout::Standard => {
+                ClassicParams::new(bits, hashes, items, Layout::Standard)?.fp()
+            }
             SystemLayout::CacheLine => ClassicParams::new(
                 bits,
                 hashes,
@@ -246,7 +248,11 @@ pub(crate) fn shortest_decimal(lo: f64, hi: f64, accept: impl Fn(f64) -> bool) -
     for digits in 1..=17i32 {
         let scale = 10f64.powi(exp - digits + 1);
         // Truncate to `digits` significant digits, then print and parse to clean the float.
-        let text = format!("{:.*e}", (digits - 1) as usize, (hi / scale).floor() * scale);
+        let text = format!(
+            "{:.*e}",
+            (digits - 1) as usize,
+            (hi / scale).floor() * scale
+        );
         let Ok(c) = text.parse::<f64>() else { continue };
         if c > lo && c <= hi && accept(c) {
             return Some(c);
@@ -306,7 +312,8 @@ pub(crate) fn least_memory_fpp(
                 }
                 a
             };
-            let accept = |p: f64| build(p) == Some((bits, k)) && fp_of(p).is_ok_and(|x| x <= target);
+            let accept =
+                |p: f64| build(p) == Some((bits, k)) && fp_of(p).is_ok_and(|x| x <= target);
             if let Some(p) = shortest_decimal(p_lo * (1.0 - 1e-12), top, accept) {
                 return Ok(p);
             }

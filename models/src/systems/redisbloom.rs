@@ -89,7 +89,12 @@ impl RedisBloomConfig {
     /// # Errors
     /// None for valid configurations (the hash count stays below 64 for any `f64` error).
     pub fn build(&self) -> Result<BuiltFilter, ModelError> {
-        BuiltFilter::new(self.bits(), self.hashes(), SystemLayout::Standard, self.capacity)
+        BuiltFilter::new(
+            self.bits(),
+            self.hashes(),
+            SystemLayout::Standard,
+            self.capacity,
+        )
     }
 
     /// The command as typed, and what it builds.
@@ -98,7 +103,11 @@ impl RedisBloomConfig {
     /// As [`Self::build`].
     pub fn configured(&self) -> Result<Configured, ModelError> {
         Ok(Configured {
-            config: format!("BF.RESERVE k {} {} NONSCALING", typed(self.error), self.capacity),
+            config: format!(
+                "BF.RESERVE k {} {} NONSCALING",
+                typed(self.error),
+                self.capacity
+            ),
             filter: self.build()?,
         })
     }
@@ -111,9 +120,15 @@ impl RedisBloomConfig {
 /// `target` outside (0, 1), `n` outside [`CAPACITY`]; [`ModelError::Infeasible`].
 pub fn suggest(target: f64, n: u64) -> Result<Configured, ModelError> {
     check::in_range("capacity", n, CAPACITY)?;
-    let build = |p: f64| RedisBloomConfig::new(n, p).ok().map(|c| (c.bits(), c.hashes()));
+    let build = |p: f64| {
+        RedisBloomConfig::new(n, p)
+            .ok()
+            .map(|c| (c.bits(), c.hashes()))
+    };
     let p = super::least_memory_fpp(target, n, build, |p| {
-        RedisBloomConfig::new(n, p).and_then(|c| c.build()).map(|f| f.fp)
+        RedisBloomConfig::new(n, p)
+            .and_then(|c| c.build())
+            .map(|f| f.fp)
     })?;
     RedisBloomConfig::new(n, p)?.configured()
 }

@@ -116,7 +116,9 @@ impl RocksDbConfig {
 
     /// Bytes of the bit array (`CalculateSpace` without the metadata).
     pub fn len_bytes(&self) -> u64 {
-        let raw = (self.n * u64::from(self.millibits)).div_ceil(8000).min(MAX_LEN);
+        let raw = (self.n * u64::from(self.millibits))
+            .div_ceil(8000)
+            .min(MAX_LEN);
         raw.div_ceil(64) * 64
     }
 
@@ -130,7 +132,12 @@ impl RocksDbConfig {
     /// # Errors
     /// None for valid configurations.
     pub fn build(&self) -> Result<BuiltFilter, ModelError> {
-        BuiltFilter::new(self.len_bytes() * 8, self.hashes(), SystemLayout::CacheLine, self.n)
+        BuiltFilter::new(
+            self.len_bytes() * 8,
+            self.hashes(),
+            SystemLayout::CacheLine,
+            self.n,
+        )
     }
 
     /// The policy as typed, and what it builds.
@@ -139,7 +146,10 @@ impl RocksDbConfig {
     /// As [`Self::build`].
     pub fn configured(&self) -> Result<Configured, ModelError> {
         Ok(Configured {
-            config: format!("NewBloomFilterPolicy({})", f64::from(self.millibits) / 1000.0),
+            config: format!(
+                "NewBloomFilterPolicy({})",
+                f64::from(self.millibits) / 1000.0
+            ),
             filter: self.build()?,
         })
     }

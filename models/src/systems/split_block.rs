@@ -193,7 +193,9 @@ pub fn suggest(target: f64, n: u64) -> Result<Configured, ModelError> {
     while fp(bytes * 8, n)? > target {
         if bytes >= UPPER_BOUND_BYTES {
             return Err(ModelError::infeasible(
-                format!("a split-block filter of at most 128 MiB has FP > {target} with {n} values"),
+                format!(
+                    "a split-block filter of at most 128 MiB has FP > {target} with {n} values"
+                ),
                 format!("FP {:.4e} at 128 MiB", fp(UPPER_BOUND_BYTES * 8, n)?),
             ));
         }
@@ -225,7 +227,11 @@ pub fn suggest(target: f64, n: u64) -> Result<Configured, ModelError> {
     let p = super::shortest_decimal(0.0, lo, sizes).ok_or_else(|| {
         ModelError::infeasible(
             format!("no fpp sizes the split-block filter at {bytes} bytes for {n} values"),
-            format!("fpp {} sizes {} bytes", typed(lo), with(lo).map_or(0, |c| c.bytes())),
+            format!(
+                "fpp {} sizes {} bytes",
+                typed(lo),
+                with(lo).map_or(0, |c| c.bytes())
+            ),
         )
     })?;
     with(p)?.configured()

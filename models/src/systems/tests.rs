@@ -25,7 +25,11 @@ fn guava_sizing_matches_its_published_formulas() {
         let m = (-(n as f64) * p.ln() / (LN_2 * LN_2)).floor() as u64;
         assert_eq!(c.num_bits(), m, "n={n} p={p}");
         assert_eq!(c.bits(), m.div_ceil(64) * 64);
-        assert_eq!(c.hashes(), ((-p.ln() / LN_2).round() as u32).max(1), "n={n} p={p}");
+        assert_eq!(
+            c.hashes(),
+            ((-p.ln() / LN_2).round() as u32).max(1),
+            "n={n} p={p}"
+        );
     }
 }
 
@@ -58,7 +62,11 @@ fn redisbloom_sizing_matches_its_published_formulas() {
 fn redisbloom_printed_values() {
     // BF.RESERVE page: 1% takes 7 hashes and 9.585 bits per item, 0.1% 10 and 14.378,
     // 0.01% 14 and 19.170.
-    for (p, k, bpe) in [(0.01, 7, "9.585"), (0.001, 10, "14.378"), (0.0001, 14, "19.170")] {
+    for (p, k, bpe) in [
+        (0.01, 7, "9.585"),
+        (0.001, 10, "14.378"),
+        (0.0001, 14, "19.170"),
+    ] {
         let c = RedisBloomConfig::new(1000, p).unwrap();
         assert_eq!(c.hashes(), k);
         assert_eq!(format!("{:.3}", c.bpe()), bpe);
@@ -67,20 +75,29 @@ fn redisbloom_printed_values() {
     // redis-bloom-performance): links at 5e-5, 2.5e-5, 1.25e-5 with capacities
     // 10^6, 2·10^6, 4·10^6.
     let first = RedisBloomConfig::first_link(1_000_000, 0.0001).unwrap();
-    assert_eq!((first.bits(), first.bits() / 8, first.hashes()), (20_612_864, 2_576_608, 15));
+    assert_eq!(
+        (first.bits(), first.bits() / 8, first.hashes()),
+        (20_612_864, 2_576_608, 15)
+    );
     let second = RedisBloomConfig::new(2_000_000, 2.5e-5).unwrap();
     assert_eq!((second.bits(), second.hashes()), (44_111_040, 16));
     let third = RedisBloomConfig::new(4_000_000, 1.25e-5).unwrap();
     assert_eq!((third.bits(), third.hashes()), (93_992_832, 17));
     // Error rates above 0.25 are capped.
-    assert_eq!(RedisBloomConfig::new(10, 0.5).unwrap(), RedisBloomConfig::new(10, 0.25).unwrap());
+    assert_eq!(
+        RedisBloomConfig::new(10, 0.5).unwrap(),
+        RedisBloomConfig::new(10, 0.25).unwrap()
+    );
     assert!(RedisBloomConfig::new((1 << 30) + 1, 0.01).is_err());
 }
 
 #[test]
 fn split_block_fp_is_the_partitioned_block_mixture() {
     // One block: eight 32-bit slices.
-    assert_eq!(split_block::fp(256, 10).unwrap(), fp_partitioned(32.0, 8.0, 10.0));
+    assert_eq!(
+        split_block::fp(256, 10).unwrap(),
+        fp_partitioned(32.0, 8.0, 10.0)
+    );
     // Many blocks: close to the Poisson mixture; below the in-block FP at the mean load
     // (Jensen: the in-block FP is convex in the load at these loads) — no, above it.
     let (bits, n) = (1u64 << 20, 100_000u64);
@@ -106,20 +123,39 @@ fn parquet_sizing_follows_parquet_java() {
     // Always a power of two at or below the cap, at every grid point.
     for (n, p) in grid() {
         let b = ParquetConfig::new(n, p).unwrap().bytes();
-        assert!(b.is_power_of_two() && (32..=1 << 20).contains(&b), "n={n} p={p}: {b}");
+        assert!(
+            b.is_power_of_two() && (32..=1 << 20).contains(&b),
+            "n={n} p={p}: {b}"
+        );
     }
 }
 
 #[test]
 fn rocksdb_probes_and_sizes() {
     // The comments of ChooseNumProbes: 28000 -> 12, 28001 -> 13, 50000 -> 23, 50001 -> 24.
-    for (mb, k) in [(2080, 1), (2081, 2), (10_000, 6), (10_070, 6), (10_071, 7), (28_000, 12), (28_001, 13), (50_000, 23), (50_001, 24)] {
+    for (mb, k) in [
+        (2080, 1),
+        (2081, 2),
+        (10_000, 6),
+        (10_070, 6),
+        (10_071, 7),
+        (28_000, 12),
+        (28_001, 13),
+        (50_000, 23),
+        (50_001, 24),
+    ] {
         assert_eq!(choose_num_probes(mb), k, "{mb}");
     }
     let c = RocksDbConfig::new(10.0, 1_000_000).unwrap();
-    assert_eq!((c.millibits(), c.len_bytes(), c.hashes()), (10_000, 1_250_048, 6));
+    assert_eq!(
+        (c.millibits(), c.len_bytes(), c.hashes()),
+        (10_000, 1_250_048, 6)
+    );
     // 9.9999999 is read as 10 bits (the +0.500001 nudge); < 1 as 1; 0.4 is no filter.
-    assert_eq!(RocksDbConfig::new(9.9999999, 10).unwrap().millibits(), 10_000);
+    assert_eq!(
+        RocksDbConfig::new(9.9999999, 10).unwrap().millibits(),
+        10_000
+    );
     assert_eq!(RocksDbConfig::new(0.7, 10).unwrap().millibits(), 1000);
     assert!(RocksDbConfig::new(0.4, 10).is_err());
     assert!(RocksDbConfig::new(f64::NAN, 10).is_err());
@@ -133,19 +169,30 @@ fn fastbloom_sizing() {
     assert_eq!(c.hashes(), 7);
     let b = FastbloomConfig::with_num_bits(1000, 0, 10).unwrap_err();
     assert!(b.to_string().contains("k"));
-    assert_eq!(FastbloomConfig::with_num_bits(1000, 3, 10).unwrap().bits(), 1024);
+    assert_eq!(
+        FastbloomConfig::with_num_bits(1000, 3, 10).unwrap().bits(),
+        1024
+    );
 }
 
 #[test]
 fn every_suggestion_meets_its_target_with_no_less_memory_possible() {
     for system in System::ALL {
-        for (n, fp) in [(1_000_000u64, 0.01), (1_000_000, 0.001), (5000, 0.02), (1, 0.1)] {
+        for (n, fp) in [
+            (1_000_000u64, 0.01),
+            (1_000_000, 0.001),
+            (5000, 0.02),
+            (1, 0.1),
+        ] {
             let t = target(system, fp, n).unwrap();
             let s = &t.suggested.filter;
             assert!(s.fp <= fp, "{system:?} n={n} fp={fp}: {s:?}");
             // The typed requests that meet the target use no less memory.
             if t.requested.filter.fp <= fp {
-                assert!(t.requested.filter.bits >= s.bits, "{system:?} n={n} fp={fp}");
+                assert!(
+                    t.requested.filter.bits >= s.bits,
+                    "{system:?} n={n} fp={fp}"
+                );
             }
         }
     }
@@ -158,14 +205,26 @@ fn standard_suggestions_are_least_memory() {
         for system in [System::Guava, System::RedisBloom, System::Fastbloom] {
             let s = target(system, fp, n).unwrap().suggested.filter;
             let fewer = s.bits - 64;
-            let best = (1..=64).map(|k| fp_standard(fewer as f64, f64::from(k), n as f64)).fold(1.0, f64::min);
+            let best = (1..=64)
+                .map(|k| fp_standard(fewer as f64, f64::from(k), n as f64))
+                .fold(1.0, f64::min);
             // Guava and RedisBloom tie k to p, so they may need more than fastbloom;
             // fastbloom, free in k, is least memory outright.
             if system == System::Fastbloom {
-                assert!(best > fp, "{system:?} n={n} fp={fp}: {fewer} bits reach {best}");
+                assert!(
+                    best > fp,
+                    "{system:?} n={n} fp={fp}: {fewer} bits reach {best}"
+                );
             }
-            let fb = target(System::Fastbloom, fp, n).unwrap().suggested.filter.bits;
-            assert!(s.bits >= fb, "{system:?} below the least-memory standard filter");
+            let fb = target(System::Fastbloom, fp, n)
+                .unwrap()
+                .suggested
+                .filter
+                .bits;
+            assert!(
+                s.bits >= fb,
+                "{system:?} below the least-memory standard filter"
+            );
         }
     }
 }
@@ -174,20 +233,30 @@ fn standard_suggestions_are_least_memory() {
 fn defaults_at_one_percent() {
     // 10^6 keys at 1%: the typed requests of every system, and whether they meet it.
     let t = target(System::Guava, 0.01, 1_000_000).unwrap();
-    assert_eq!((t.requested.filter.bits, t.requested.filter.hashes), (9_585_088, 7));
+    assert_eq!(
+        (t.requested.filter.bits, t.requested.filter.hashes),
+        (9_585_088, 7)
+    );
     assert!(t.requested.filter.fp > 0.01, "{}", t.requested.filter.fp);
     let t = target(System::Parquet, 0.01, 1_000_000).unwrap();
     assert_eq!(t.requested.filter.bits, 8 << 20);
     assert!(t.requested.filter.fp > 0.02);
     assert_eq!(t.suggested.filter.bits, 16 << 20);
-    assert!(t.suggested.config.contains("max.bytes=2097152"), "{}", t.suggested.config);
+    assert!(
+        t.suggested.config.contains("max.bytes=2097152"),
+        "{}",
+        t.suggested.config
+    );
 }
 
 #[test]
 fn shortest_decimal_prefers_few_digits() {
     assert_eq!(shortest_decimal(0.0085, 0.00987654, |_| true), Some(0.009));
     assert_eq!(shortest_decimal(0.0097, 0.00987654, |_| true), Some(0.0098));
-    assert_eq!(shortest_decimal(0.0098759, 0.00987654, |_| true), Some(0.009876));
+    assert_eq!(
+        shortest_decimal(0.0098759, 0.00987654, |_| true),
+        Some(0.009876)
+    );
     // Only values the predicate accepts; none at all: None.
     assert_eq!(shortest_decimal(0.0, 0.5, |x| x < 0.3), None);
     assert_eq!(shortest_decimal(0.0, 0.35, |x| x < 0.34), Some(0.3));
