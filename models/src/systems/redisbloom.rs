@@ -27,7 +27,9 @@ use std::ops::RangeInclusive;
 
 /// `ln(2)²` as `calc_bpe` writes it.
 const LN2_SQUARED: f64 = 0.480_453_013_918_201;
-/// `ln(2)` as `bloom_init` writes it.
+/// `ln(2)` as `bloom_init` writes it: 15 digits, one ulp-scale below `LN_2`, which
+/// decides `⌈LN2 · bpe⌉` when `log2(1/error)` is an integer.
+#[allow(clippy::approx_constant)]
 const LN2: f64 = 0.693_147_180_559_945;
 /// `BF_ERROR_RATE_CAP`: larger error rates are treated as this.
 pub const ERROR_RATE_CAP: f64 = 0.25;
