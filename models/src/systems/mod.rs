@@ -298,20 +298,7 @@ pub(crate) fn least_memory_fpp(
             }
             // Largest p in [p_lo, p_hi] still giving at least k hashes (k falls as p grows).
             let at_least_k = |p: f64| build(p).is_some_and(|(_, kk)| kk >= k);
-            let top = if at_least_k(p_hi) {
-                p_hi
-            } else {
-                let (mut a, mut b) = (p_lo, p_hi);
-                for _ in 0..200 {
-                    let mid = (a * b).sqrt();
-                    if at_least_k(mid) {
-                        a = mid;
-                    } else {
-                        b = mid;
-                    }
-                }
-                a
-            };
+            let top = last_true_log(p_lo, p_hi, at_least_k);
             let accept =
                 |p: f64| build(p) == Some((bits, k)) && fp_of(p).is_ok_and(|x| x <= target);
             if let Some(p) = shortest_decimal(p_lo * (1.0 - 1e-12), top, accept) {
@@ -323,6 +310,24 @@ pub(crate) fn least_memory_fpp(
         format!("no fp setting gives FP <= {target} with {n} keys"),
         format!("the size rule's words up to {w_max}"),
     ))
+}
+
+/// The largest `x` in `[lo, hi]` (to 200 halvings in log space) for which `pred`, true at
+/// `lo` and false beyond some point, holds: `hi` if it holds there.
+pub(crate) fn last_true_log(lo: f64, hi: f64, pred: impl Fn(f64) -> bool) -> f64 {
+    if pred(hi) {
+        return hi;
+    }
+    let (mut a, mut b) = (lo, hi);
+    for _ in 0..200 {
+        let mid = (a * b).sqrt();
+        if pred(mid) {
+            a = mid;
+        } else {
+            b = mid;
+        }
+    }
+    a
 }
 
 /// Formats a value typed into a system: the shortest text that parses back to it.

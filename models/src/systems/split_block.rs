@@ -215,15 +215,7 @@ pub fn suggest(target: f64, n: u64) -> Result<Configured, ModelError> {
     }
     // bytes(p) falls as p grows: the largest p still sizing at least `bytes`.
     let at_least = |p: f64| with(p).is_ok_and(|c| c.bytes() >= bytes);
-    let (mut lo, mut hi) = (f64::MIN_POSITIVE, 1.0 - f64::EPSILON);
-    for _ in 0..200 {
-        let mid = (lo * hi).sqrt();
-        if at_least(mid) {
-            lo = mid;
-        } else {
-            hi = mid;
-        }
-    }
+    let lo = super::last_true_log(f64::MIN_POSITIVE, 1.0 - f64::EPSILON, at_least);
     let p = super::shortest_decimal(0.0, lo, sizes).ok_or_else(|| {
         ModelError::infeasible(
             format!("no fpp sizes the split-block filter at {bytes} bytes for {n} values"),

@@ -273,3 +273,37 @@ fn bad_input_is_an_error_naming_the_parameter() {
     let e = target(System::RedisBloom, 0.01, (1 << 30) + 1).unwrap_err();
     assert!(e.to_string().contains("capacity"), "{e}");
 }
+
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(24))]
+
+        #[test]
+        fn constructors_never_panic(p in any::<f64>(), n in any::<u64>()) {
+            let _ = GuavaConfig::new(n, p).and_then(|c| c.build());
+            let _ = RedisBloomConfig::new(n, p).and_then(|c| c.build());
+            let _ = ParquetConfig::new(n, p).and_then(|c| c.build());
+            let _ = RocksDbConfig::new(p, n).and_then(|c| c.build());
+            let _ = FastbloomConfig::with_false_pos(p, n).and_then(|c| c.build());
+            prop_assert!(target(System::Guava, p, n).is_err() || (p > 0.0 && p < 1.0));
+        }
+    }
+
+    proptest! {
+        // Each case sizes all five systems (about 0.1 s each at n = 3·10^6).
+        #![proptest_config(ProptestConfig::with_cases(8))]
+
+        #[test]
+        fn suggestions_meet_their_target(exp in 1.0f64..6.0, n in 1u64..3_000_000) {
+            let fp = 10f64.powf(-exp);
+            for system in System::ALL {
+                let t = target(system, fp, n).unwrap();
+                prop_assert!(t.suggested.filter.fp <= fp, "{:?} {} {}", system, fp, n);
+                prop_assert!((0.0..=1.0).contains(&t.requested.filter.fp));
+            }
+        }
+    }
+}
