@@ -4,7 +4,7 @@
 //!
 //! Each epoch builds its own filter (its own hash seed), inserts `n` distinct keys and
 //! probes distinct non-members; the per-epoch FP rates are averaged with a Student t
-//! interval at 99% (α = 0.01 per check; with 11 checks, about 10% that one of them fails
+//! interval at 99% (α = 0.01 per check; with 13 checks, about 12% that one of them fails
 //! by chance on a new seed: the seeds are fixed).
 
 use bfopt_models::systems::fastbloom::FastbloomConfig;
@@ -168,5 +168,38 @@ fn fastbloom_builds_and_measures_as_modelled() {
         (b.num_bits() as u64, b.num_hashes()),
         (model.bits(), model.hashes())
     );
+    crate::assert_all_pass(&checks);
+}
+
+#[test]
+fn fastbloom_with_num_bits_measures_as_modelled() {
+    // `with_num_bits(m).hashes(k)`, the call bfopt suggests: 16 000 bits (250 words),
+    // k = 3 and 8, 1 600 keys.
+    let (bits, n) = (16_000u64, 1600u64);
+    let checks: Vec<Check> = [3u32, 8]
+        .into_iter()
+        .enumerate()
+        .map(|(i, k)| {
+            let model = FastbloomConfig::with_num_bits(bits, k, n).unwrap();
+            let predicted = model.build().unwrap().fp;
+            let seed = 310 + i as u64;
+            let m = measure(
+                (n, EPOCHS, PROBES),
+                seed,
+                "fastbloom",
+                |s| {
+                    fastbloom::BloomFilter::with_num_bits(bits as usize)
+                        .seed(&u128::from(s))
+                        .hashes(k)
+                },
+                |f, key| {
+                    f.insert(&key);
+                },
+                |f, key| f.contains(&key),
+            );
+            let name = format!("with_num_bits({bits}).hashes({k}), n={n}: fp");
+            check("fastbloom", name, predicted, &m, seed)
+        })
+        .collect();
     crate::assert_all_pass(&checks);
 }
