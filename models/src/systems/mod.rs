@@ -22,6 +22,20 @@
 //! of the split-block and cache-line layouts in `bfopt-validation` (with each format's
 //! own probe scheme) check them by simulation.
 //!
+//! # Example
+//! Guava told 10^6 keys at 1% truncates the textbook size and misses the target; bfopt's
+//! `fpp` costs 7 872 more bits and meets it.
+//! ```
+//! use bfopt_models::systems::{target, System};
+//! let t = target(System::Guava, 0.01, 1_000_000)?;
+//! assert_eq!(t.requested.config, "BloomFilter.create(f, 1000000, 0.01)");
+//! assert!(t.requested.filter.fp > 0.01);
+//! assert_eq!(t.suggested.config, "BloomFilter.create(f, 1000000, 0.0099624)");
+//! assert!(t.suggested.filter.fp <= 0.01);
+//! assert_eq!(t.suggested.filter.bits - t.requested.filter.bits, 7872);
+//! # Ok::<(), bfopt_models::ModelError>(())
+//! ```
+//!
 //! # Not modelled
 //! RedisBloom without `NONSCALING` builds its first sub-filter at `error_rate/2`
 //! ([`redisbloom::RedisBloomConfig::first_link`]); the chain's compound FP once the
