@@ -64,7 +64,8 @@ pub struct TargetArgs {
 }
 
 /// Runs `bfopt target`: two rows per system, the request typed as the system's own
-/// configuration and bfopt's configuration of least memory that meets the target.
+/// configuration and bfopt's configuration of least memory that meets the target (and
+/// for RedisBloom a third, the request without `NONSCALING`).
 ///
 /// # Errors
 /// `--fp` outside (0, 1), `--capacity` outside the system's range (exit 2); no
@@ -79,6 +80,9 @@ pub fn target(args: &TargetArgs) -> Result<Report, CliError> {
         let t = systems::target(system, args.fp, args.capacity)
             .map_err(|e| CliError::from_model(e, FLAGS))?;
         rows.push(row(&t, "requested", &t.requested));
+        if let Some(scaling) = &t.scaling {
+            rows.push(row(&t, "scaling", scaling));
+        }
         rows.push(row(&t, "bfopt", &t.suggested));
         notes.push(format!("{}: {}", system.name(), system.version()));
         notes.extend(note(system).iter().map(|line| format!("  {line}")));
@@ -111,8 +115,8 @@ fn note(system: System) -> &'static [&'static str] {
     match system {
         System::Guava | System::Fastbloom => &["standard layout in 64-bit words"],
         System::RedisBloom => &[
-            "standard layout; without NONSCALING the first filter is built at fp/2",
-            "(the chain's FP beyond the capacity is not modelled)",
+            "standard layout; scaling (no NONSCALING): the first sub-filter, built at fp/2, which holds",
+            "the first `capacity` keys (the chain's FP beyond the capacity is not modelled)",
         ],
         System::Parquet => &[
             "split block: 256-bit blocks, 8 bits per key; properties parquet.bloom.filter.expected.ndv, .fpp, .max.bytes;",

@@ -32,13 +32,17 @@ struct TargetMetrics {
 #[test]
 fn target_all_lists_requested_and_bfopt_rows_as_the_library_computes_them() {
     let rows: Vec<TargetRow> = json("target all --fp 0.01 --capacity 1e6");
-    assert_eq!(rows.len(), 2 * System::ALL.len());
-    for (pair, system) in rows.chunks(2).zip(System::ALL) {
+    // Two rows per system, three for RedisBloom (its scaling request).
+    assert_eq!(rows.len(), 2 * System::ALL.len() + 1);
+    let mut rest = rows.as_slice();
+    for system in System::ALL {
         let t = target(system, 0.01, 1_000_000).unwrap();
-        for (row, (setting, c)) in pair
-            .iter()
-            .zip([("requested", &t.requested), ("bfopt", &t.suggested)])
-        {
+        let mut expected = vec![("requested", &t.requested)];
+        expected.extend(t.scaling.iter().map(|c| ("scaling", c)));
+        expected.push(("bfopt", &t.suggested));
+        let (these, tail) = rest.split_at(expected.len());
+        rest = tail;
+        for (row, (setting, c)) in these.iter().zip(expected) {
             assert_eq!(row.family, system.name());
             assert_eq!(row.params.setting, setting);
             assert_eq!(row.params.config, c.config);
@@ -56,15 +60,18 @@ fn target_all_lists_requested_and_bfopt_rows_as_the_library_computes_them() {
             assert_eq!(m.meets, m.fp <= 0.01);
         }
         assert!(
-            pair[1].metrics.meets,
+            these.last().unwrap().metrics.meets,
             "{system:?}: bfopt's row must meet the target"
         );
     }
-    // The defaults that miss 1%: Guava's truncation, Parquet's 1 MiB cap.
+    // The defaults that miss 1%: Guava's truncation, Parquet's 1 MiB cap; RedisBloom's
+    // scaling request builds at 0.5%.
     assert!(!rows[0].metrics.meets && rows[0].metrics.fp < 0.0101);
-    assert_eq!(rows[4].params.config, "ndv=1000000 fpp=0.01");
+    assert_eq!(rows[3].params.config, "BF.RESERVE k 0.01 1000000");
+    assert_eq!(rows[3].metrics.hashes, 8);
+    assert_eq!(rows[5].params.config, "ndv=1000000 fpp=0.01");
     assert_eq!(
-        rows[5].params.config,
+        rows[6].params.config,
         "ndv=1000000 fpp=0.01 max.bytes=2097152"
     );
 }

@@ -204,6 +204,9 @@ pub struct SystemTarget {
     pub requested: Configured,
     /// The configuration of least memory whose filter meets the target.
     pub suggested: Configured,
+    /// RedisBloom only: the same request without `NONSCALING`, whose first sub-filter
+    /// (built at half the error rate) is the whole filter up to the capacity.
+    pub scaling: Option<Configured>,
 }
 
 /// Allowed capacities (keys per filter) for every system; each system may allow less.
@@ -241,12 +244,17 @@ pub fn target(system: System, fp: f64, capacity: u64) -> Result<SystemTarget, Mo
         ),
     };
     debug_assert!(suggested.filter.fp <= fp);
+    let scaling = match system {
+        System::RedisBloom => Some(redisbloom::scaling(capacity, fp)?),
+        _ => None,
+    };
     Ok(SystemTarget {
         system,
         fp_target: fp,
         capacity,
         requested,
         suggested,
+        scaling,
     })
 }
 

@@ -115,6 +115,19 @@ impl RedisBloomConfig {
     }
 }
 
+/// `BF.RESERVE key error capacity` without `NONSCALING`, as typed, and the first
+/// sub-filter it builds (at `error · 0.5`): the whole filter until `capacity` keys.
+///
+/// # Errors
+/// As [`RedisBloomConfig::new`].
+pub fn scaling(capacity: u64, error: f64) -> Result<Configured, ModelError> {
+    let typed_error = RedisBloomConfig::new(capacity, error)?.error;
+    Ok(Configured {
+        config: format!("BF.RESERVE k {} {capacity}", typed(typed_error)),
+        filter: RedisBloomConfig::first_link(capacity, error)?.build()?,
+    })
+}
+
 /// The `error_rate` to type into `BF.RESERVE key error_rate n NONSCALING` for the least
 /// memory whose filter has FP at most `target` with `n` keys.
 ///

@@ -1,6 +1,6 @@
 use super::fastbloom::FastbloomConfig;
 use super::guava::GuavaConfig;
-use super::redisbloom::RedisBloomConfig;
+use super::redisbloom::{self, RedisBloomConfig};
 use super::rocksdb::{choose_num_probes, RocksDbConfig};
 use super::split_block::{self, ParquetConfig};
 use super::*;
@@ -83,6 +83,15 @@ fn redisbloom_printed_values() {
     assert_eq!((second.bits(), second.hashes()), (44_111_040, 16));
     let third = RedisBloomConfig::new(4_000_000, 1.25e-5).unwrap();
     assert_eq!((third.bits(), third.hashes()), (93_992_832, 17));
+    // Without NONSCALING: the first link at half the error rate.
+    let s = redisbloom::scaling(1_000_000, 0.01).unwrap();
+    assert_eq!(s.config, "BF.RESERVE k 0.01 1000000");
+    let half = RedisBloomConfig::new(1_000_000, 0.005).unwrap();
+    assert_eq!(
+        (s.filter.bits, s.filter.hashes),
+        (half.bits(), half.hashes())
+    );
+    assert_eq!(half.hashes(), 8);
     // Error rates above 0.25 are capped.
     assert_eq!(
         RedisBloomConfig::new(10, 0.5).unwrap(),
