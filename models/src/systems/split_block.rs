@@ -25,9 +25,11 @@
 //! numBytes = numBits / 8; at least 32; rounded up to a power of two;
 //!            at most parquet.bloom.filter.max.bytes (default 1 MiB; 32 < max < 128 MiB)
 //! ```
-//! `& ~256` clears one bit instead of rounding down to a multiple of 256; the power-of-two
-//! rounding that follows makes it harmless. The cap is not: at the defaults, 10^6 values
-//! at 1% want 1.21 MB, round up to 2 MiB, and get 1 MiB.
+//! `& ~256` clears one bit instead of rounding to a multiple of 256 (it leaves up to 255
+//! bits more, or one bit less, than `numBits`); after the power-of-two rounding that
+//! changes the size only when `numBits/8` is within 32 bytes of a power of two. The cap
+//! matters more: at the defaults, 10^6 values at 1% want 1.21 MB, round up to 2 MiB, and
+//! get 1 MiB.
 //! The filter is per column chunk: `n` is the distinct values of one row group.
 
 use super::{typed, BuiltFilter, Configured, SystemLayout};

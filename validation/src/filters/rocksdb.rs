@@ -90,3 +90,35 @@ impl CacheLocalFilter {
         self.lines.len() as u64 * LINE_BITS
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_key_sets_at_most_k_bits_of_one_line() {
+        for key in 0..50u64 {
+            let mut f = CacheLocalFilter::new(16 * LINE_BITS, 6, 9).unwrap();
+            f.insert_u64(key);
+            let touched: Vec<u32> = f
+                .lines
+                .iter()
+                .map(|l| l.iter().map(|w| w.count_ones()).sum::<u32>())
+                .filter(|&ones| ones > 0)
+                .collect();
+            assert_eq!(touched.len(), 1, "key {key}");
+            assert!((1..=6).contains(&touched[0]), "key {key}: {touched:?}");
+            assert!(f.contains_u64(key));
+        }
+        // The probe sequence: h2, h2·φ, h2·φ² (top 9 bits).
+        let f = CacheLocalFilter::new(LINE_BITS, 3, 1).unwrap();
+        let h2 = 0x8000_0001u32;
+        let want = [
+            h2 >> 23,
+            h2.wrapping_mul(GOLDEN) >> 23,
+            h2.wrapping_mul(GOLDEN).wrapping_mul(GOLDEN) >> 23,
+        ];
+        assert_eq!(f.probes(h2).collect::<Vec<_>>(), want);
+        assert!(CacheLocalFilter::new(LINE_BITS, 25, 1).is_err());
+    }
+}

@@ -73,3 +73,29 @@ impl SplitBlockFilter {
         self.blocks.len() as u64 * BLOCK_BITS
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_key_sets_one_bit_in_each_word_of_one_block() {
+        for key in 0..50u64 {
+            let mut f = SplitBlockFilter::new(16 * BLOCK_BITS, 9).unwrap();
+            f.insert_u64(key);
+            let touched: Vec<&[u32; 8]> = f
+                .blocks
+                .iter()
+                .filter(|b| b.iter().any(|&w| w != 0))
+                .collect();
+            assert_eq!(touched.len(), 1, "key {key}");
+            assert!(
+                touched[0].iter().all(|w| w.count_ones() == 1),
+                "key {key}: {:?}",
+                touched[0]
+            );
+            assert!(f.contains_u64(key));
+        }
+        assert!(SplitBlockFilter::new(255, 1).is_err());
+    }
+}
