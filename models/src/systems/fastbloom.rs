@@ -143,7 +143,11 @@ pub fn suggest(target: f64, n: u64) -> Result<Configured, ModelError> {
             let w0 = u64::from(k).div_ceil(64);
             crate::numeric::first_true(w0, words_max, |w| fp_at(w, k) <= target).map(|w| (w, k))
         })
-        .min()
+        // Fewest words; among equal words, the lower FP.
+        .min_by(|a, b| {
+            a.0.cmp(&b.0)
+                .then(fp_at(a.0, a.1).total_cmp(&fp_at(b.0, b.1)))
+        })
         .ok_or_else(|| {
             ModelError::infeasible(
                 format!("no standard filter of at most 2^50 bits has FP <= {target} with {n} keys"),

@@ -243,6 +243,12 @@ pub fn target(system: System, fp: f64, capacity: u64) -> Result<SystemTarget, Mo
             fastbloom::suggest(fp, capacity)?,
         ),
     };
+    // The request itself when it meets the target in no more memory.
+    let suggested = if requested.filter.fp <= fp && requested.filter.bits <= suggested.filter.bits {
+        requested.clone()
+    } else {
+        suggested
+    };
     debug_assert!(suggested.filter.fp <= fp);
     let scaling = match system {
         System::RedisBloom => Some(redisbloom::scaling(capacity, fp)?),
@@ -283,13 +289,15 @@ pub(crate) fn shortest_decimal(lo: f64, hi: f64, accept: impl Fn(f64) -> bool) -
     accept(hi).then_some(hi)
 }
 
-/// The FP knob `p` of least memory for systems that size `⌊n·ln(1/p)/(ln 2)²⌋` bits,
-/// rounded up to 64-bit words, and derive `k` from `p` (Guava, RedisBloom).
+/// The FP knob `p` of least memory for systems that derive both the size and `k` from `p`
+/// (Guava, RedisBloom): the size falls as `p` grows, `k` is a step function of `p`.
 ///
-/// Word counts `W` are scanned upward from the bound `n·ln(1/target)/(ln 2)²` that no
-/// standard filter beats; for each, the `k` that some `p` pairs with `W` are tried, and
-/// the first `(W, k)` whose FP meets `target` is returned as the shortest decimal `p`
-/// that builds it. `build(p)` gives `(bits, k)`, `fp_of(p)` the built filter's FP.
+/// For each `k` the system can produce (1 to 64), the region of `p` giving that `k` is
+/// found by bisection, and in it the largest `p` whose filter meets `target` (with `k`
+/// fixed, the FP rises with `p` as the bits fall). The `(bits, k)` of least bits wins, and
+/// the shortest decimal `p` that builds exactly it is returned. `build(p)` gives
+/// `(bits, k)`, `fp_of(p)` the built filter's FP. About 600 evaluations per `k`, whatever
+/// the capacity.
 pub(crate) fn least_memory_fpp(
     target: f64,
     n: u64,
@@ -297,41 +305,44 @@ pub(crate) fn least_memory_fpp(
     fp_of: impl Fn(f64) -> Result<f64, ModelError>,
 ) -> Result<f64, ModelError> {
     check::open_probability("fp", target)?;
-    let ln2sq = std::f64::consts::LN_2 * std::f64::consts::LN_2;
-    let nf = n.max(1) as f64;
-    // p whose unrounded size is `raw` bits.
-    let p_of_raw = |raw: f64| (-raw * ln2sq / nf).exp();
-    let bound = nf * (-target.ln()) / ln2sq;
-    let w0 = ((bound / 64.0).floor() as u64).saturating_sub(1).max(1);
-    let w_max = w0.saturating_mul(4).saturating_add(64);
-    for w in w0..=w_max {
-        let bits = 64 * w;
-        let p_hi = p_of_raw(bits as f64 - 63.0).min(1.0 - f64::EPSILON);
-        let p_lo = p_of_raw(bits as f64 + 1.0);
-        let (Some((_, k_hi)), Some((_, k_lo))) = (build(p_hi), build(p_lo)) else {
+    let (tiny, top) = (f64::MIN_POSITIVE, 1.0 - f64::EPSILON);
+    let build = &build;
+    let hashes_at_least = |k: u32| move |p: f64| build(p).is_some_and(|(_, kk)| kk >= k);
+    let mut best: Option<(u64, f64, u32, f64, f64)> = None;
+    for k in crate::classic::ClassicParams::K {
+        // p giving exactly k hashes: (bottom, ceiling].
+        let ceiling = last_true_log(tiny, top, hashes_at_least(k));
+        let bottom = last_true_log(tiny, top, hashes_at_least(k + 1));
+        if !(ceiling > bottom) || !hashes_at_least(k)(ceiling) {
+            continue;
+        }
+        let meets = |p: f64| {
+            p > bottom
+                && build(p).is_some_and(|(_, kk)| kk == k)
+                && fp_of(p).is_ok_and(|f| f <= target)
+        };
+        // The smallest p of the region, just above its bottom.
+        let low = bottom * (1.0 + 4.0 * f64::EPSILON);
+        if !meets(low) {
+            continue;
+        }
+        let p = last_true_log(low, ceiling, meets);
+        let (Some((bits, _)), Ok(fp)) = (build(p), fp_of(p)) else {
             continue;
         };
-        for k in k_hi.min(k_lo)..=k_hi.max(k_lo) {
-            let Ok(f) = BuiltFilter::new(bits, k, SystemLayout::Standard, n.max(1)) else {
-                continue;
-            };
-            if f.fp > target {
-                continue;
-            }
-            // Largest p in [p_lo, p_hi] still giving at least k hashes (k falls as p grows).
-            let at_least_k = |p: f64| build(p).is_some_and(|(_, kk)| kk >= k);
-            let top = last_true_log(p_lo, p_hi, at_least_k);
-            let accept =
-                |p: f64| build(p) == Some((bits, k)) && fp_of(p).is_ok_and(|x| x <= target);
-            if let Some(p) = shortest_decimal(p_lo * (1.0 - 1e-12), top, accept) {
-                return Ok(p);
-            }
+        // Least bits; among equal bits, the lower FP.
+        if best.is_none_or(|(b, f, ..)| (bits, fp) < (b, f)) {
+            best = Some((bits, fp, k, bottom, p));
         }
     }
-    Err(ModelError::infeasible(
-        format!("no fp setting gives FP <= {target} with {n} keys"),
-        format!("the size rule's words up to {w_max}"),
-    ))
+    let (bits, _, k, bottom, p) = best.ok_or_else(|| {
+        ModelError::infeasible(
+            format!("no fp setting gives FP <= {target} with {n} keys"),
+            "a looser target or fewer keys",
+        )
+    })?;
+    let accept = |c: f64| build(c) == Some((bits, k)) && fp_of(c).is_ok_and(|f| f <= target);
+    Ok(shortest_decimal(bottom, p, accept).unwrap_or(p))
 }
 
 /// The largest `x` in `[lo, hi]` (to 200 halvings in log space) for which `pred`, true at

@@ -316,3 +316,14 @@ mod properties {
         }
     }
 }
+
+#[test]
+fn a_request_that_meets_in_least_memory_is_kept() {
+    // 7 keys at 0.3: Guava's one word at k = 2 (FP 0.039) is already least memory; the
+    // suggestion must not trade it for k = 1 in the same word (FP 0.104).
+    let t = target(System::Guava, 0.3, 7).unwrap();
+    assert_eq!(t.suggested, t.requested);
+    // Large capacities are sized by bisection, not a scan of word counts.
+    let t = target(System::RedisBloom, 1e-6, 1 << 30).unwrap();
+    assert!(t.suggested.filter.fp <= 1e-6);
+}
