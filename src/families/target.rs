@@ -1,5 +1,12 @@
 //! `bfopt target SYSTEM --fp P --capacity N`: what a system builds when told a target,
 //! the FP it really has, and what bfopt would type instead.
+//!
+//! JSON: a list of `{"family": system, "params": {"setting", "config"}, "metrics": {"bits",
+//! "hashes", "bits_per_item", "fp", "meets"}}`; `setting` is `requested` (the target typed
+//! as the system's configuration), `scaling` (RedisBloom only: the request without
+//! `NONSCALING`) or `bfopt` (the configuration of least memory that meets the target);
+//! `config` is the configuration as typed; `bits` the filter's bit array; `fp` its FP by
+//! bfopt's model of its layout; `meets` whether `fp <= --fp`.
 
 use crate::exit::CliError;
 use crate::report::{Report, Row};
