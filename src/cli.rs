@@ -89,6 +89,12 @@ pub enum Verb {
         after_help = "Examples:\n  bfopt recommend --fp 0.01 --window 1e6\n  bfopt recommend --fp 1e-4 --capacity 1e8 --memory 256MiB --format json"
     )]
     Recommend(families::recommend::RecommendArgs),
+    /// What a system (Guava, RedisBloom, Parquet, RocksDB, fastbloom) builds for an FP
+    /// target, the FP it really has, and what to type instead.
+    #[command(
+        after_help = "Examples:\n  bfopt target guava --fp 0.01 --capacity 1e6\n  bfopt target all --fp 0.001 --capacity 1e6 --format json"
+    )]
+    Target(families::target::TargetArgs),
     /// Evaluate a family's model for given parameters.
     #[command(after_help = "Example:\n  bfopt model classic --bits 8Mb --hashes 7 --items 1e6")]
     Model {

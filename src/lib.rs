@@ -37,6 +37,7 @@ pub fn run(cli: &Cli) -> Result<Report, CliError> {
     }
     match &cli.verb {
         Verb::Recommend(a) => families::recommend::recommend(a, cli.format),
+        Verb::Target(a) => families::target::target(a),
         Verb::Model { family } => match family {
             ModelFamily::Classic(a) => families::classic::model(a),
             ModelFamily::Apbf(a) => families::apbf::model(a),

@@ -8,6 +8,7 @@ pub mod pbf;
 pub mod rbf;
 pub mod recommend;
 pub mod stable;
+pub mod target;
 pub mod timing;
 
 use crate::cli::{SimArgs, WorkloadArg};

@@ -9,6 +9,7 @@ mod hashing;
 mod pbf;
 mod rbf;
 mod stable;
+mod systems;
 mod timing;
 
 /// Asserts that every check passed, printing each failing one.

@@ -17,6 +17,7 @@ mod rbf;
 mod recommend_validate;
 mod reliability;
 mod stable;
+mod target;
 mod timing;
 
 fn bfopt() -> Command {
