@@ -8,6 +8,7 @@ use serde::Deserialize;
 use std::path::PathBuf;
 
 mod apbf;
+mod audit;
 mod bad_input;
 mod fuzz_smoke;
 mod gbf;

@@ -533,7 +533,11 @@ impl ClassicOccupancy {
             (Layout::Blocked { .. }, Some(v)) => (self.fp_blocked_after(&v, j), FpKind::Exact),
             (Layout::Blocked { .. }, None) => {
                 let n = self.law().estimate(self.zeros_total());
-                let n = if n.is_finite() { n.round() as u64 } else { u64::MAX };
+                let n = if n.is_finite() {
+                    n.round() as u64
+                } else {
+                    u64::MAX
+                };
                 let total = n.saturating_add(j).clamp(1, *ClassicParams::N.end());
                 let p = ClassicParams::new(self.params.m(), k, total, self.params.layout());
                 (p.map_or(1.0, |p| p.fp()), FpKind::Model)
@@ -592,8 +596,13 @@ impl ClassicOccupancy {
         }
         let headroom = if kind == FpKind::Model {
             let n = self.law().estimate(self.zeros_total());
-            let cap = capacity(self.params.m(), self.params.k(), target, self.params.layout())
-                .unwrap_or(0);
+            let cap = capacity(
+                self.params.m(),
+                self.params.k(),
+                target,
+                self.params.layout(),
+            )
+            .unwrap_or(0);
             if n.is_finite() {
                 cap.saturating_sub(n.round() as u64)
             } else {
@@ -720,7 +729,11 @@ mod tests {
                 }
                 p = q;
             }
-            let mean: f64 = p.iter().enumerate().map(|(i, w)| w * (m as f64 - i as f64)).sum();
+            let mean: f64 = p
+                .iter()
+                .enumerate()
+                .map(|(i, w)| w * (m as f64 - i as f64))
+                .sum();
             let sq: f64 = p
                 .iter()
                 .enumerate()
@@ -744,14 +757,19 @@ mod tests {
         approx::assert_relative_eq!(b.var_zeros(40.0), s.var_zeros(40.0), max_relative = 1e-9);
         // k independent slices: the variance is k times one slice's.
         let (p, one) = (ZeroLaw::partitioned(300, 4), ZeroLaw::standard(300, 1));
-        approx::assert_relative_eq!(p.var_zeros(50.0), 4.0 * one.var_zeros(50.0), max_relative = 1e-12);
+        approx::assert_relative_eq!(
+            p.var_zeros(50.0),
+            4.0 * one.var_zeros(50.0),
+            max_relative = 1e-12
+        );
     }
 
     #[test]
     fn estimator_is_the_formula_of_the_issue() {
         let (m, k, x) = (10_000u64, 7u32, 4_000u64);
         let law = ZeroLaw::standard(m, k);
-        let expected = (1.0 - x as f64 / m as f64).ln() / (f64::from(k) * (1.0 - 1.0 / m as f64).ln());
+        let expected =
+            (1.0 - x as f64 / m as f64).ln() / (f64::from(k) * (1.0 - 1.0 / m as f64).ln());
         approx::assert_relative_eq!(law.estimate(m - x), expected, max_relative = 1e-12);
         assert_eq!(law.estimate(m), 0.0);
         assert!(law.estimate(0).is_infinite());
@@ -798,7 +816,10 @@ mod tests {
             // Partitioned: the same exact formula. Blocked: the in-block expected fill
             // is below the exact in-block FP (Jensen), so slightly more room.
             let rel = (h as f64 - cap as f64).abs() / cap as f64;
-            assert!(rel < 0.02, "{layout:?}: headroom {h} against capacity {cap}");
+            assert!(
+                rel < 0.02,
+                "{layout:?}: headroom {h} against capacity {cap}"
+            );
         }
     }
 

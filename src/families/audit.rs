@@ -1,0 +1,204 @@
+//! `bfopt audit <family>`: how a live filter is doing, from its occupancy (issue 22).
+//!
+//! A raw bit array (`--bitmap FILE`) is read as bytes in little-endian bit order: bit `i`
+//! of the filter is `(byte[i / 8] >> (i % 8)) & 1`. That is the layout of a bit array
+//! stored in `u64` words on a little-endian machine and dumped as bytes (e.g. the words
+//! of fastbloom's `as_slice()` written with `to_le_bytes`).
+
+use crate::exit::CliError;
+use crate::families::classic::LayoutArgs;
+use crate::families::to_u32;
+use crate::report::{Report, Row};
+use crate::units::{parse_bits, parse_count, parse_real};
+use bfopt_models::classic::{ClassicOccupancy, Layout, Ones};
+use clap::{Args, Subcommand};
+use serde_json::json;
+use std::path::{Path, PathBuf};
+
+/// Model parameter names → flags, for error messages.
+const FLAGS: &[(&str, &str)] = &[
+    ("m", "--bits"),
+    ("k", "--hashes"),
+    ("ones", "--ones"),
+    ("block_bits", "--block-bits"),
+    ("fp", "--fp"),
+    ("confidence", "--confidence"),
+];
+
+/// What `--bitmap` holds, for the help texts.
+pub const BITMAP_HELP: &str =
+    "raw bytes, little-endian bit order: bit i is (byte[i/8] >> (i%8)) & 1";
+
+/// `bfopt audit <family>`.
+#[derive(Debug, Subcommand)]
+pub enum AuditFamily {
+    /// Standard, partitioned or blocked Bloom filter: distinct items with an interval,
+    /// FP given the bits, headroom before an FP target.
+    #[command(
+        after_help = "Examples:\n  bfopt audit classic --bits 1e6 --hashes 7 --ones 400000 --fp 0.01\n  bfopt audit classic --hashes 7 --bitmap filter.bin --fp 0.01\n  bfopt audit classic --bits 1000 --hashes 4 --layout partitioned --ones 120,118,125,121\n\n--bitmap: raw bytes, little-endian bit order: bit i is (byte[i/8] >> (i%8)) & 1 (a u64 bit array\ndumped with to_le_bytes); --bits defaults to the file's bit length."
+    )]
+    Classic(ClassicAuditArgs),
+}
+
+/// `bfopt audit classic` flags.
+#[derive(Debug, Args)]
+pub struct ClassicAuditArgs {
+    /// Total bits m (units accepted: 8Mb, 1MiB); default with --bitmap: the file's bits.
+    #[arg(long, value_parser = parse_bits, allow_hyphen_values = true)]
+    pub bits: Option<u64>,
+    /// Hash functions k (1 to 64).
+    #[arg(long, value_parser = parse_count, allow_hyphen_values = true)]
+    pub hashes: u64,
+    /// Set bits: the total, or one count per slice (partitioned) or per block (blocked),
+    /// comma-separated. Not with --bitmap.
+    #[arg(long, value_parser = parse_count, value_delimiter = ',', allow_hyphen_values = true)]
+    pub ones: Vec<u64>,
+    /// A raw bit array to count (raw bytes, little-endian bit order: bit i is
+    /// (byte[i/8] >> (i%8)) & 1).
+    #[arg(long)]
+    pub bitmap: Option<PathBuf>,
+    /// FP target: report how many more distinct items fit before it is exceeded.
+    #[arg(long, value_parser = parse_real, allow_hyphen_values = true)]
+    pub fp: Option<f64>,
+    /// Two-sided confidence of the interval on the item count.
+    #[arg(long, default_value = "0.95", value_parser = parse_real, allow_hyphen_values = true)]
+    pub confidence: f64,
+    /// The layout.
+    #[command(flatten)]
+    pub layout: LayoutArgs,
+}
+
+/// Runs `bfopt audit <family>`.
+///
+/// # Errors
+/// Invalid flags or an unreadable bitmap (exit 2).
+pub fn audit(family: &AuditFamily) -> Result<Report, CliError> {
+    match family {
+        AuditFamily::Classic(a) => classic(a),
+    }
+}
+
+/// Reads a bitmap file, or an error naming it and what is allowed.
+fn read_bitmap(path: &Path) -> Result<Vec<u8>, CliError> {
+    std::fs::read(path).map_err(|e| CliError::File {
+        path: path.display().to_string(),
+        line: 0,
+        message: format!(
+            "cannot be read as --bitmap: {e} (allowed: a readable file of {BITMAP_HELP})"
+        ),
+    })
+}
+
+/// The `--bits` of a bitmap: the flag, at most the file's bits, or the file's bits.
+fn bitmap_bits(bits: Option<u64>, bytes: &[u8], path: &Path) -> Result<u64, CliError> {
+    let have = (bytes.len() as u64).saturating_mul(8);
+    match bits {
+        Some(m) if m > have => Err(CliError::invalid(
+            "--bits",
+            m,
+            format!("at most the {have} bits of {}", path.display()),
+        )),
+        Some(m) => Ok(m),
+        None if have == 0 => Err(CliError::File {
+            path: path.display().to_string(),
+            line: 0,
+            message: format!("empty --bitmap (allowed: at least one byte of {BITMAP_HELP})"),
+        }),
+        None => Ok(have),
+    }
+}
+
+/// `bfopt audit classic`.
+///
+/// # Errors
+/// Invalid flags or an unreadable bitmap (exit 2).
+pub fn classic(args: &ClassicAuditArgs) -> Result<Report, CliError> {
+    let k = to_u32("--hashes", args.hashes, "1 <= k <= 64")?;
+    let layout = args.layout.layout()?;
+    let model_err = |e| CliError::from_model(e, FLAGS);
+    let mut notes = Vec::new();
+    let (occupancy, source) = match (&args.bitmap, args.ones.as_slice()) {
+        (Some(path), _) => {
+            let bytes = read_bitmap(path)?;
+            if !args.ones.is_empty() {
+                let given: Vec<String> = args.ones.iter().map(u64::to_string).collect();
+                return Err(CliError::invalid(
+                    "--ones",
+                    given.join(","),
+                    "none with --bitmap (--ones cannot be used with --bitmap, whose bits are counted)",
+                ));
+            }
+            let m = bitmap_bits(args.bits, &bytes, path)?;
+            if m < bytes.len() as u64 * 8 {
+                notes.push(format!(
+                    "note: counted the first {m} of the {} bits of {}",
+                    bytes.len() * 8,
+                    path.display()
+                ));
+            }
+            let o = ClassicOccupancy::from_bytes(m, k, layout, &bytes).map_err(model_err)?;
+            (o, "bitmap")
+        }
+        (None, []) => {
+            return Err(CliError::invalid(
+                "--ones/--bitmap",
+                "neither",
+                "one of --ones N (or one count per slice/block) or --bitmap FILE",
+            ))
+        }
+        (None, ones) => {
+            let m = args.bits.ok_or_else(|| {
+                CliError::invalid(
+                    "--bits",
+                    "missing",
+                    "the filter's bits m (required with --ones)",
+                )
+            })?;
+            let ones = match (ones, layout) {
+                ([total], Layout::Standard) => Ones::Total(*total),
+                ([total], Layout::Partitioned) if k != 1 => Ones::Total(*total),
+                ([total], Layout::Blocked { block_bits }) if m / block_bits != 1 => {
+                    Ones::Total(*total)
+                }
+                (list, _) => Ones::PerUnit(list.to_vec()),
+            };
+            let o = ClassicOccupancy::new(m, k, layout, ones).map_err(model_err)?;
+            (o, "ones")
+        }
+    };
+    let audit = occupancy
+        .audit(args.confidence, args.fp)
+        .map_err(model_err)?;
+    let p = occupancy.params();
+    let mut row = Row::new(
+        "classic",
+        json!({"m": p.m(), "k": p.k(), "layout": layout.name(), "source": source}),
+        audit,
+    );
+    if let Layout::Blocked { block_bits } = layout {
+        row = row.param("block_bits", block_bits);
+    }
+    if let (Layout::Partitioned, Ones::PerUnit(v)) = (layout, occupancy.ones()) {
+        row = row.metric("ones_per_slice", v);
+    }
+    if audit.estimate.items.is_none() {
+        notes.push("note: every bit is set: the item count has no finite estimate".into());
+    }
+    match audit.fp_kind {
+        bfopt_models::classic::FpKind::UpperBound => notes.push(
+            "note: fp is an upper bound (per-slice counts unknown; give --ones per slice or --bitmap)"
+                .into(),
+        ),
+        bfopt_models::classic::FpKind::Model => notes.push(
+            "note: fp is the model's at the estimated count (per-block counts unknown; give --bitmap)"
+                .into(),
+        ),
+        bfopt_models::classic::FpKind::Exact => {}
+    }
+    if audit.headroom.is_some_and(|h| h.exceeded) {
+        notes.push("note: the FP given the bits already exceeds --fp".into());
+    }
+    let mut report = Report::single(row);
+    report.notes = notes;
+    Ok(report)
+}
