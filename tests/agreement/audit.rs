@@ -82,3 +82,97 @@ fn blocked_interval_covers_the_true_count() {
     assert_covers(8192, 6, Layout::Blocked { block_bits: 512 }, 800, 1, 8_000);
     assert_covers(4096, 4, Layout::Blocked { block_bits: 64 }, 500, 1, 9_000);
 }
+
+#[test]
+fn apbf_intervals_cover_the_generation_and_the_current_generation() {
+    use bfopt_models::apbf::{ApbfOccupancy, ApbfParams};
+    use bfopt_validation::filters::apbf::ApbfFilter;
+    for (k, l, window, seed) in [(4u32, 3u32, 1000u64, 10_000u64), (6, 10, 2000, 11_000)] {
+        let params = ApbfParams::new(k, l).unwrap().with_window(window).unwrap();
+        let sizing = params.sizing().unwrap();
+        let (s, g) = (sizing.slice_bits, sizing.generation);
+        let (mut gen_covered, mut cur_covered) = (0u64, 0u64);
+        for trial in 0..TRIALS {
+            let seed = seed + trial;
+            // Every slice recycled at least once, then c insertions into the current
+            // generation (1 <= c <= g, varied by trial).
+            let c = 1 + (trial * 97) % g;
+            let n = u64::from(k + l + 1) * g + c;
+            let mut f = ApbfFilter::new(&params, seed);
+            (0..n).for_each(|i| f.insert_u64(member(seed, i)));
+            let ones = f.slice_ones().unwrap();
+            let a = ApbfOccupancy::new(k, l, s, ones)
+                .unwrap()
+                .audit(CONFIDENCE)
+                .unwrap();
+            approx::assert_relative_eq!(a.fp, f.state_fp(), max_relative = 1e-12);
+            let covers = |e: bfopt_models::classic::ItemEstimate, x: u64| {
+                e.items_lo <= x as f64 && x as f64 <= e.items_hi.unwrap_or(f64::INFINITY)
+            };
+            gen_covered += u64::from(covers(a.generation, g));
+            cur_covered += u64::from(covers(a.current_generation, c));
+        }
+        let (gc, cc) = (
+            gen_covered as f64 / TRIALS as f64,
+            cur_covered as f64 / TRIALS as f64,
+        );
+        eprintln!("audit coverage APBF ({k}, {l}) s={s} g={g}: generation {gc:.3}, current generation {cc:.3}");
+        for (what, cov) in [("generation", gc), ("current generation", cc)] {
+            assert!(
+                BAND.contains(&cov),
+                "APBF ({k}, {l}) w={window}: {what} interval covered in {cov:.3} of {TRIALS} trials (seeds {seed}..), outside {BAND:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn sbf_at_its_stable_point_is_within_the_band() {
+    // A reference SBF run to its stable point: the distance of its zero fraction from
+    // π0, in standard deviations of the two-cell-chain variance (its deletion phase
+    // decrements a run of P consecutive cells), must fall within ±1.96 in 92-98% of
+    // trials. The binomial variance (independent cells) is also measured: 0.63 of the
+    // observed spread at the first setting.
+    use bfopt_models::stable::{
+        Decrements, IbfParams, ImportanceDist, Policy, SbfOccupancy, SbfParams,
+    };
+    use bfopt_validation::filters::stable::StableFilter;
+    for (m, k, max, p, steps, seed) in [
+        (1000u64, 3u32, 3u32, 10u64, 3000u64, 20_000u64),
+        (2048, 4, 1, 8, 3000, 21_000),
+    ] {
+        let sbf = SbfParams::new(m, k, max, p).unwrap();
+        let ibf = IbfParams::new(
+            Policy::Sbf,
+            m,
+            k,
+            max,
+            p,
+            ImportanceDist::linear(1, 1).unwrap(),
+        )
+        .unwrap();
+        let mut within = 0u64;
+        let mut distance_sq = 0.0;
+        for trial in 0..TRIALS {
+            let seed = seed + trial;
+            let mut f = StableFilter::new(&ibf, seed);
+            (0..steps).for_each(|i| f.insert_u64(member(seed, i), 1));
+            let a = SbfOccupancy::new(sbf, f.zero_cells(), Decrements::Consecutive)
+                .unwrap()
+                .audit(CONFIDENCE)
+                .unwrap();
+            within += u64::from(a.at_stable_point);
+            distance_sq += a.distance_sd * a.distance_sd;
+            assert_eq!(a.variance, bfopt_models::stable::ZeroVariance::PairChain);
+        }
+        let share = within as f64 / TRIALS as f64;
+        let var_ratio = distance_sq / TRIALS as f64;
+        eprintln!(
+            "audit SBF m={m} K={k} Max={max} P={p}: within ±1.96 sd in {share:.3}; variance ratio measured/model {var_ratio:.3}"
+        );
+        assert!(
+            BAND.contains(&share),
+            "SBF m={m} K={k} Max={max} P={p}: {share:.3} of {TRIALS} stable filters within the 95% band (variance ratio {var_ratio:.3}), outside {BAND:?}"
+        );
+    }
+}

@@ -166,16 +166,25 @@ mod tests {
     fn a_filter_at_its_design_fills_estimates_its_generation() {
         // Slices at exactly the expected fills of g items per generation, c = g.
         let p = ApbfParams::new(4, 3).unwrap().with_window(1000).unwrap();
-        let (s, g) = (p.sizing().unwrap().slice_bits, p.sizing().unwrap().generation);
+        let (s, g) = (
+            p.sizing().unwrap().slice_bits,
+            p.sizing().unwrap().generation,
+        );
         let ones: Vec<u64> = (0..7u64)
             .map(|i| {
                 let items = (i.min(3) + 1) * g;
                 (s as f64 * -((items as f64) * (-1.0 / s as f64).ln_1p()).exp_m1()).round() as u64
             })
             .collect();
-        let a = ApbfOccupancy::new(4, 3, s, ones).unwrap().audit(0.95).unwrap();
+        let a = ApbfOccupancy::new(4, 3, s, ones)
+            .unwrap()
+            .audit(0.95)
+            .unwrap();
         let est = a.generation.items.unwrap();
-        assert!((est - g as f64).abs() < 0.01 * g as f64, "{est} against {g}");
+        assert!(
+            (est - g as f64).abs() < 0.01 * g as f64,
+            "{est} against {g}"
+        );
         assert!(a.generation.items_lo < g as f64 && g as f64 <= a.generation.items_hi.unwrap());
         approx::assert_relative_eq!(a.fp, a.fp_design, max_relative = 0.01);
     }

@@ -144,7 +144,7 @@ mod repeats;
 mod root;
 mod sbf;
 
-pub use audit::{SbfAudit, SbfOccupancy};
+pub use audit::{Decrements, SbfAudit, SbfOccupancy, ZeroVariance};
 pub use design::{design, design_observed, grid_size, Cost, IbfDesign, IbfRequirement};
 pub use ibf::{
     crossover, solve, weighted, zero_fraction_transient, IbfMetrics, IbfParams, IbfSolution,
