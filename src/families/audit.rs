@@ -38,6 +38,58 @@ pub enum AuditFamily {
         after_help = "Examples:\n  bfopt audit classic --bits 1e6 --hashes 7 --ones 400000 --fp 0.01\n  bfopt audit classic --hashes 7 --bitmap filter.bin --fp 0.01\n  bfopt audit classic --bits 1000 --hashes 4 --layout partitioned --ones 120,118,125,121\n\n--bitmap: raw bytes, little-endian bit order: bit i is (byte[i/8] >> (i%8)) & 1 (a u64 bit array\ndumped with to_le_bytes); --bits defaults to the file's bit length."
     )]
     Classic(ClassicAuditArgs),
+    /// Age-Partitioned Bloom filter: FP given the bits, distinct items per generation and
+    /// in the current generation, from the set bits of each slice.
+    #[command(
+        after_help = "Example:\n  bfopt audit apbf --hashes 2 --extra-slices 2 --slice-bits 1000 --ones 250,600,400,390\n\n--ones: one count per slice, k + l counts, youngest slice first."
+    )]
+    Apbf(ApbfAuditArgs),
+    /// Stable Bloom filter: distance of the zero cells from the stable point, insertions
+    /// since empty while converging, FP given the cells.
+    #[command(
+        after_help = "Example:\n  bfopt audit sbf --cells 1e6 --hashes 3 --max 3 --decrements 10 --zeros 300000"
+    )]
+    Sbf(SbfAuditArgs),
+}
+
+/// `bfopt audit apbf` flags.
+#[derive(Debug, Args)]
+pub struct ApbfAuditArgs {
+    /// k, l and the slice size (--slice-bits, or --window to size as `model apbf`).
+    #[command(flatten)]
+    pub filter: crate::families::apbf::ModelArgs,
+    /// Set bits of each slice, k + l comma-separated counts, youngest slice first.
+    #[arg(long, value_parser = parse_count, value_delimiter = ',', allow_hyphen_values = true, required = true)]
+    pub ones: Vec<u64>,
+    /// Two-sided confidence of the intervals.
+    #[arg(long, default_value = "0.95", value_parser = parse_real, allow_hyphen_values = true)]
+    pub confidence: f64,
+}
+
+/// Which cells a Stable Bloom filter's deletion phase decrements.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum DecrementsArg {
+    /// A run of P consecutive cells from a random start (Deng and Rafiei's code).
+    Consecutive,
+    /// P distinct cells drawn at random.
+    Distinct,
+}
+
+/// `bfopt audit sbf` flags.
+#[derive(Debug, Args)]
+pub struct SbfAuditArgs {
+    /// The filter.
+    #[command(flatten)]
+    pub filter: crate::families::stable::SbfArgs,
+    /// Zero cells counted in the live filter (0 to m).
+    #[arg(long, value_parser = parse_count, allow_hyphen_values = true)]
+    pub zeros: u64,
+    /// Which P cells the deletion phase decrements (sets the spread of the zero count).
+    #[arg(long, value_enum, default_value_t = DecrementsArg::Consecutive)]
+    pub decrement_cells: DecrementsArg,
+    /// Two-sided confidence of the band around the stable point.
+    #[arg(long, default_value = "0.95", value_parser = parse_real, allow_hyphen_values = true)]
+    pub confidence: f64,
 }
 
 /// `bfopt audit classic` flags.
@@ -75,7 +127,83 @@ pub struct ClassicAuditArgs {
 pub fn audit(family: &AuditFamily) -> Result<Report, CliError> {
     match family {
         AuditFamily::Classic(a) => classic(a),
+        AuditFamily::Apbf(a) => apbf(a),
+        AuditFamily::Sbf(a) => sbf(a),
     }
+}
+
+/// `bfopt audit apbf`.
+///
+/// # Errors
+/// Invalid flags (exit 2).
+pub fn apbf(args: &ApbfAuditArgs) -> Result<Report, CliError> {
+    let flags = &[
+        ("k", "--hashes"),
+        ("l", "--extra-slices"),
+        ("slice_bits", "--slice-bits"),
+        ("window", "--window"),
+        ("ones", "--ones"),
+        ("confidence", "--confidence"),
+    ];
+    let p = args.filter.params()?;
+    let Some(sizing) = p.sizing() else {
+        return Err(CliError::invalid(
+            "--slice-bits/--window",
+            "neither",
+            "one of --slice-bits S or --window W (the slices' size)",
+        ));
+    };
+    let audit =
+        bfopt_models::apbf::ApbfOccupancy::new(p.k(), p.l(), sizing.slice_bits, args.ones.clone())
+            .and_then(|o| o.audit(args.confidence))
+            .map_err(|e| CliError::from_model(e, flags))?;
+    let params = json!({"k": p.k(), "l": p.l(), "slice_bits": sizing.slice_bits});
+    let (g, c) = (audit.generation, audit.current_generation);
+    let row = Row::new("apbf", params, json!({}))
+        .metric("fp", audit.fp)
+        .metric("fp_design", audit.fp_design)
+        .metric("generation_design", audit.generation_design)
+        .metric("generation_items", g.items)
+        .metric("generation_items_sd", g.items_sd)
+        .metric("generation_items_lo", g.items_lo)
+        .metric("generation_items_hi", g.items_hi)
+        .metric("current_items", c.items)
+        .metric("current_items_sd", c.items_sd)
+        .metric("current_items_lo", c.items_lo)
+        .metric("current_items_hi", c.items_hi)
+        .metric("confidence", args.confidence)
+        .metric("full_slice_fill", audit.full_slice_fill)
+        .metric("slice_ones", &audit.slice_ones)
+        .metric("slice_items", &audit.slice_items);
+    Ok(Report::single(row))
+}
+
+/// `bfopt audit sbf`.
+///
+/// # Errors
+/// Invalid flags (exit 2).
+pub fn sbf(args: &SbfAuditArgs) -> Result<Report, CliError> {
+    use bfopt_models::stable::{Decrements, SbfOccupancy};
+    let flags = &[("zeros", "--zeros"), ("confidence", "--confidence")];
+    let p = args.filter.params()?;
+    let decrements = match args.decrement_cells {
+        DecrementsArg::Consecutive => Decrements::Consecutive,
+        DecrementsArg::Distinct => Decrements::Distinct,
+    };
+    let audit = SbfOccupancy::new(p, args.zeros, decrements)
+        .and_then(|o| o.audit(args.confidence))
+        .map_err(|e| CliError::from_model(e, flags))?;
+    let params = json!({
+        "m": p.m(), "k": p.k(), "max": p.max(), "p": p.p(), "decrement_cells": decrements,
+    });
+    let mut report = Report::single(Row::new("sbf", params, audit));
+    if !audit.at_stable_point {
+        report.notes.push(format!(
+            "note: the zero fraction is {:.2} standard deviations from the stable point",
+            audit.distance_sd
+        ));
+    }
+    Ok(report)
 }
 
 /// Reads a bitmap file, or an error naming it and what is allowed.

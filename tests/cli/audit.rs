@@ -181,3 +181,52 @@ fn bitmap_bit_order_is_little_endian_within_bytes() {
             "counted the first 12 of the 16 bits",
         ));
 }
+
+#[test]
+fn audit_apbf_and_sbf_from_reference_filters() {
+    use bfopt_models::apbf::ApbfParams;
+    use bfopt_models::stable::SbfParams;
+    use bfopt_validation::filters::apbf::ApbfFilter;
+    // A reference APBF (4, 3) for a window of 1000 (g = 334), 8 generations and 100
+    // insertions in: its per-slice counts give the FP of its own bits.
+    let p = ApbfParams::new(4, 3).unwrap().with_window(1000).unwrap();
+    let mut f = ApbfFilter::new(&p, 9);
+    (0..8 * 334 + 100).for_each(|i| f.insert_u64(member(9, i)));
+    let ones: Vec<String> = f.slice_ones().unwrap().iter().map(u64::to_string).collect();
+    let j: serde_json::Value = json(&format!(
+        "audit apbf --hashes 4 --extra-slices 3 --window 1000 --confidence 0.999 --ones {}",
+        ones.join(",")
+    ));
+    let m = &j["metrics"];
+    approx::assert_relative_eq!(
+        m["fp"].as_f64().unwrap(),
+        f.state_fp(),
+        max_relative = 1e-12
+    );
+    assert_eq!(m["generation_design"], 334);
+    let (lo, hi) = (
+        m["generation_items_lo"].as_f64().unwrap(),
+        m["generation_items_hi"].as_f64().unwrap(),
+    );
+    assert!(lo <= 334.0 && 334.0 <= hi, "[{lo}, {hi}]");
+    let (lo, hi) = (
+        m["current_items_lo"].as_f64().unwrap(),
+        m["current_items_hi"].as_f64().unwrap(),
+    );
+    assert!(lo <= 100.0 && 100.0 <= hi, "[{lo}, {hi}]");
+    // An SBF with the stable point's zeros is at its stable point; an emptier one is
+    // converging and its insertions since empty are estimated.
+    let sbf = SbfParams::new(10_000, 3, 3, 10).unwrap();
+    let at = (sbf.zero_fraction() * 10_000.0).round() as u64;
+    let j: serde_json::Value = json(&format!(
+        "audit sbf --cells 10000 --hashes 3 --max 3 --decrements 10 --zeros {at}"
+    ));
+    assert_eq!(j["metrics"]["at_stable_point"], true);
+    assert_eq!(j["metrics"]["variance"], "pair_chain");
+    let young = (sbf.zero_fraction_after(1500) * 10_000.0).round() as u64;
+    let j: serde_json::Value = json(&format!(
+        "audit sbf --cells 10000 --hashes 3 --max 3 --decrements 10 --zeros {young}"
+    ));
+    let n = j["metrics"]["insertions_since_empty"].as_u64().unwrap();
+    assert!(n.abs_diff(1500) < 30, "{n}");
+}
