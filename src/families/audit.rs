@@ -158,24 +158,25 @@ pub fn apbf(args: &ApbfAuditArgs) -> Result<Report, CliError> {
             .and_then(|o| o.audit(args.confidence))
             .map_err(|e| CliError::from_model(e, flags))?;
     let params = json!({"k": p.k(), "l": p.l(), "slice_bits": sizing.slice_bits});
-    let (g, c) = (audit.generation, audit.current_generation);
     let row = Row::new("apbf", params, json!({}))
         .metric("fp", audit.fp)
         .metric("fp_design", audit.fp_design)
-        .metric("generation_design", audit.generation_design)
-        .metric("generation_items", g.items)
-        .metric("generation_items_sd", g.items_sd)
-        .metric("generation_items_lo", g.items_lo)
-        .metric("generation_items_hi", g.items_hi)
-        .metric("current_items", c.items)
-        .metric("current_items_sd", c.items_sd)
-        .metric("current_items_lo", c.items_lo)
-        .metric("current_items_hi", c.items_hi)
+        .metric("generation_design", audit.generation_design);
+    let row = with_estimate(row, "generation", audit.generation);
+    let row = with_estimate(row, "current", audit.current_generation)
         .metric("confidence", args.confidence)
         .metric("full_slice_fill", audit.full_slice_fill)
         .metric("slice_ones", &audit.slice_ones)
         .metric("slice_items", &audit.slice_items);
     Ok(Report::single(row))
+}
+
+/// Adds `<prefix>_items`, `_items_sd`, `_items_lo`, `_items_hi` to a row.
+fn with_estimate(row: Row, prefix: &str, e: bfopt_models::classic::ItemEstimate) -> Row {
+    row.metric(&format!("{prefix}_items"), e.items)
+        .metric(&format!("{prefix}_items_sd"), e.items_sd)
+        .metric(&format!("{prefix}_items_lo"), e.items_lo)
+        .metric(&format!("{prefix}_items_hi"), e.items_hi)
 }
 
 /// `bfopt audit sbf`.
