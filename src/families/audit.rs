@@ -50,6 +50,29 @@ pub enum AuditFamily {
         after_help = "Example:\n  bfopt audit sbf --cells 1e6 --hashes 3 --max 3 --decrements 10 --zeros 300000"
     )]
     Sbf(SbfAuditArgs),
+    /// Block Timing Bloom filter: distinct items last inserted in the last a + 1 blocks
+    /// and the FP of a query accepting ages up to a, from the timers' age histogram.
+    #[command(
+        after_help = "Example:\n  bfopt audit btbf --hashes 3 --ages 290,300,310,295 --idle 2901\n\n--ages: timers per age in blocks, age 0 (the current block) first; --idle: timers expired or never\nwritten. A standard BTBF at block offset b accepts ages up to ceil((w - b)/B)."
+    )]
+    Btbf(BtbfAuditArgs),
+}
+
+/// `bfopt audit btbf` flags.
+#[derive(Debug, Args)]
+pub struct BtbfAuditArgs {
+    /// Hash functions k (1 to 64).
+    #[arg(long, value_parser = parse_count, allow_hyphen_values = true)]
+    pub hashes: u64,
+    /// Timers per age in blocks, comma-separated, age 0 first.
+    #[arg(long, value_parser = parse_count, value_delimiter = ',', allow_hyphen_values = true, required = true)]
+    pub ages: Vec<u64>,
+    /// Timers expired or never written.
+    #[arg(long, default_value = "0", value_parser = parse_count, allow_hyphen_values = true)]
+    pub idle: u64,
+    /// Two-sided confidence of the intervals.
+    #[arg(long, default_value = "0.95", value_parser = parse_real, allow_hyphen_values = true)]
+    pub confidence: f64,
 }
 
 /// `bfopt audit apbf` flags.
@@ -129,7 +152,31 @@ pub fn audit(family: &AuditFamily) -> Result<Report, CliError> {
         AuditFamily::Classic(a) => classic(a),
         AuditFamily::Apbf(a) => apbf(a),
         AuditFamily::Sbf(a) => sbf(a),
+        AuditFamily::Btbf(a) => btbf(a),
     }
+}
+
+/// `bfopt audit btbf`: one row per age.
+///
+/// # Errors
+/// Invalid flags (exit 2).
+pub fn btbf(args: &BtbfAuditArgs) -> Result<Report, CliError> {
+    let flags = &[
+        ("k", "--hashes"),
+        ("ages", "--ages"),
+        ("m", "--ages/--idle"),
+        ("confidence", "--confidence"),
+    ];
+    let k = to_u32("--hashes", args.hashes, "1 <= k <= 64")?;
+    let h = bfopt_models::timing::TimerHistogram::new(k, args.ages.clone(), args.idle)
+        .map_err(|e| CliError::from_model(e, flags))?;
+    let rows = h
+        .audit(args.confidence)
+        .map_err(|e| CliError::from_model(e, flags))?
+        .into_iter()
+        .map(|r| Row::new("btbf", json!({"m": h.timers(), "k": k, "age": r.age}), r))
+        .collect();
+    Ok(Report::list(rows))
 }
 
 /// `bfopt audit apbf`.

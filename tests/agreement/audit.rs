@@ -176,3 +176,41 @@ fn sbf_at_its_stable_point_is_within_the_band() {
         );
     }
 }
+
+#[test]
+fn btbf_interval_covers_the_distinct_items_of_recent_blocks() {
+    // A reference BTBF fed a distinct stream: the items whose last insertion lies in the
+    // last a + 1 blocks number c + a·B (c insertions into the current block); the
+    // histogram's interval must cover that count, for a = 0 and for a = 2.
+    use bfopt_models::timing::{BtbfParams, TimerHistogram};
+    use bfopt_validation::filters::timing::BtbfFilter;
+    let (m, k, block, window) = (4096u64, 3u32, 100u64, 400u64);
+    let params = BtbfParams::new(m, k, 8, block, window, 0).unwrap();
+    let mut covered = [0u64; 2];
+    for trial in 0..TRIALS {
+        let seed = 30_000 + trial;
+        let c = 1 + (trial * 37) % block;
+        let n = 6 * block + c;
+        let mut f = BtbfFilter::new(&params, seed);
+        (0..n).for_each(|i| f.insert_u64(member(seed, i)));
+        let (by_age, idle) = f.age_histogram();
+        let rows = TimerHistogram::new(k, by_age, idle)
+            .unwrap()
+            .audit(CONFIDENCE)
+            .unwrap();
+        for (slot, age) in [0usize, 2].into_iter().enumerate() {
+            let truth = (c + age as u64 * block) as f64;
+            let e = rows[age].items;
+            covered[slot] +=
+                u64::from(e.items_lo <= truth && truth <= e.items_hi.unwrap_or(f64::INFINITY));
+        }
+    }
+    for (age, cov) in [0, 2].into_iter().zip(covered) {
+        let share = cov as f64 / TRIALS as f64;
+        eprintln!("audit coverage BTBF m={m} k={k} B={block} age {age}: {share:.3}");
+        assert!(
+            BAND.contains(&share),
+            "BTBF age {age}: interval covered in {share:.3} of {TRIALS} trials, outside {BAND:?}"
+        );
+    }
+}

@@ -230,3 +230,33 @@ fn audit_apbf_and_sbf_from_reference_filters() {
     let n = j["metrics"]["insertions_since_empty"].as_u64().unwrap();
     assert!(n.abs_diff(1500) < 30, "{n}");
 }
+
+#[test]
+fn audit_btbf_rows_per_age() {
+    use bfopt_models::timing::BtbfParams;
+    use bfopt_validation::filters::timing::BtbfFilter;
+    let params = BtbfParams::new(4096, 3, 8, 100, 400, 0).unwrap();
+    let mut f = BtbfFilter::new(&params, 4);
+    (0..650).for_each(|i| f.insert_u64(member(4, i)));
+    let (by_age, idle) = f.age_histogram();
+    let ages: Vec<String> = by_age.iter().map(u64::to_string).collect();
+    let j: serde_json::Value = json(&format!(
+        "audit btbf --hashes 3 --ages {} --idle {idle} --confidence 0.999",
+        ages.join(",")
+    ));
+    let rows = j.as_array().unwrap();
+    assert_eq!(rows.len(), by_age.len());
+    // 50 insertions into the current block, 100 per earlier block.
+    for (age, truth) in [(0usize, 50.0), (1, 150.0), (3, 350.0)] {
+        let m = &rows[age]["metrics"];
+        let (lo, hi) = (
+            m["items_lo"].as_f64().unwrap(),
+            m["items_hi"].as_f64().unwrap(),
+        );
+        assert!(
+            lo <= truth && truth <= hi,
+            "age {age}: [{lo}, {hi}] misses {truth}"
+        );
+        assert_eq!(rows[age]["params"]["age"], age);
+    }
+}

@@ -50,6 +50,7 @@ const BASES: &[&str] = &[
     "audit classic --hashes 4 --bitmap {dir}/garbage.bin --layout partitioned --fp 0.01",
     "audit apbf --hashes 2 --extra-slices 2 --slice-bits 1000 --ones 250,600,400,390",
     "audit sbf --cells 1000 --hashes 3 --max 3 --decrements 10 --zeros 400",
+    "audit btbf --hashes 3 --ages 290,300,310,295 --idle 2901",
     "validate --family classic",
     "reproduce apbf-table1",
     "completions bash",
@@ -86,6 +87,8 @@ const CASES: &[(&str, &[&str])] = &[
     ("audit apbf --hashes 2 --extra-slices 2 --slice-bits 1000 --ones 1,2,3", &["--ones = 3 counts", "k + l = 4"]),
     ("audit apbf --hashes 2 --extra-slices 2 --slice-bits 1000 --ones 1,2,3,1001", &["--ones = 1001 (slice 3)", "allowed"]),
     ("audit apbf --hashes 2 --extra-slices 2 --ones 1,2,3,4", &["--slice-bits/--window", "allowed"]),
+    ("audit btbf --hashes 3 --ages 1 --idle 0", &["--ages/--idle = 1", "at least 2 timers"]),
+    ("audit btbf --hashes 0 --ages 10 --idle 10", &["--hashes = 0", "allowed"]),
     ("audit sbf --cells 1000 --hashes 3 --max 3 --decrements 10 --zeros 1001", &["--zeros = 1001", "0 <= zeros <= 1000"]),
     // Zero where a positive count is needed.
     ("model classic --bits 0 --hashes 7 --items 10", &["--bits = 0", "allowed"]),
