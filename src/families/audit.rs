@@ -174,7 +174,7 @@ pub fn btbf(args: &BtbfAuditArgs) -> Result<Report, CliError> {
         .audit(args.confidence)
         .map_err(|e| CliError::from_model(e, flags))?
         .into_iter()
-        .map(|r| Row::new("btbf", json!({"m": h.timers(), "k": k, "age": r.age}), r))
+        .map(|r| Row::new("btbf", json!({"m": h.timers(), "k": k}), r))
         .collect();
     Ok(Report::list(rows))
 }

@@ -257,6 +257,6 @@ fn audit_btbf_rows_per_age() {
             lo <= truth && truth <= hi,
             "age {age}: [{lo}, {hi}] misses {truth}"
         );
-        assert_eq!(rows[age]["params"]["age"], age);
+        assert_eq!(m["age"], age);
     }
 }
