@@ -120,12 +120,20 @@ fn zero_variance(params: &SbfParams, decrements: Decrements) -> Option<f64> {
     let mf = m as f64;
     let pairs = mf * (mf - 1.0);
     let a2 = k * (k - 1.0) / pairs;
+    let states = f64::from(params.max() + 1).powi(2);
+    let near = p.min(m - 1);
+    let most_classes = match decrements {
+        Decrements::Distinct => 1.0,
+        Decrements::Consecutive => near as f64 + 2.0,
+    };
+    if most_classes * states.powi(3) > PAIR_WORK {
+        return None;
+    }
     // (q2, number of partners d with it)
     let classes: Vec<(f64, f64)> = match decrements {
         Decrements::Distinct => vec![(p as f64 * (p as f64 - 1.0) / pairs, mf - 1.0)],
         Decrements::Consecutive => {
             let mut by_q: std::collections::BTreeMap<u64, u64> = Default::default();
-            let near = p.min(m - 1);
             for d in 1..=near {
                 let covering = p.saturating_sub(d) + p.saturating_sub(m - d);
                 *by_q.entry(covering).or_default() += 1;
@@ -142,10 +150,6 @@ fn zero_variance(params: &SbfParams, decrements: Decrements) -> Option<f64> {
                 .collect()
         }
     };
-    let states = f64::from(params.max() + 1).powi(2);
-    if classes.len() as f64 * states.powi(3) > PAIR_WORK {
-        return None;
-    }
     let pi0 = params.zero_fraction();
     let mut cov = 0.0;
     for (q2, count) in classes {
