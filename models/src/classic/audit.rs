@@ -498,8 +498,11 @@ impl ClassicOccupancy {
     /// Partitioned: exact in expectation (slices are independent and the FP is the
     /// product of their fills). Standard and within a block: the FP of the expected fill,
     /// which by Jensen's inequality is below the expected FP by a relative
-    /// `O(k²·Var(X)/X²)`, that is `O(k²/m)` (Bose et al. 2008). At `j = 0` every form is
-    /// exact given the bits.
+    /// `O(k²·Var(X)/X²)`, that is `O(k²/m)` (Bose et al. 2008); blocked, in-block bits
+    /// are treated as independent. At `j = 0` every form is exact given the bits.
+    /// Measured against reference filters (`tests/agreement/audit.rs`, m = 4096, k = 4,
+    /// 400 + 400 items, 1000 trials): partitioned and standard within sampling error
+    /// (±0.1%), blocked (512-bit blocks) 0.4% below the filters' FP.
     pub fn fp_after(&self, j: u64) -> (f64, FpKind) {
         let k = self.params.k();
         let unit = self.unit_bits() as f64;
