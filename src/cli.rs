@@ -129,6 +129,16 @@ pub enum Verb {
         #[command(subcommand)]
         family: SimulateFamily,
     },
+    /// Audit a live filter from its occupancy: distinct items with an interval, FP given
+    /// the bits, headroom before an FP target.
+    #[command(
+        after_help = "Examples:\n  bfopt audit classic --bits 1e6 --hashes 7 --ones 400000 --fp 0.01\n  bfopt audit classic --hashes 7 --bitmap filter.bin   # bit i = (byte[i/8] >> (i%8)) & 1"
+    )]
+    Audit {
+        /// The family.
+        #[command(subcommand)]
+        family: families::audit::AuditFamily,
+    },
     /// Run the model-vs-simulation suite (exit 1 on any FAIL).
     #[command(
         after_help = "Examples:\n  bfopt validate\n  bfopt validate --family classic --level full --format junit > report.xml"

@@ -75,6 +75,7 @@ pub fn run(cli: &Cli) -> Result<Report, CliError> {
             SimulateFamily::Pbf(a) => families::pbf::simulate_cmd(a),
             SimulateFamily::Gbf(a) => families::gbf::simulate_cmd(a),
         },
+        Verb::Audit { family } => families::audit::audit(family),
         Verb::Validate(a) => validate::validate_interruptible(a, cli.format, cli.quiet),
         Verb::Reproduce(a) => reproduce::reproduce(a),
         Verb::Completions { shell } => {

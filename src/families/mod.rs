@@ -2,6 +2,7 @@
 //! conversion into library requests (which validate), and the rows they produce.
 
 pub mod apbf;
+pub mod audit;
 pub mod classic;
 pub mod gbf;
 pub mod pbf;

@@ -90,7 +90,8 @@ pub struct SbfArgs {
 }
 
 impl SbfArgs {
-    fn params(&self) -> Result<SbfParams, CliError> {
+    /// Validated parameters.
+    pub(crate) fn params(&self) -> Result<SbfParams, CliError> {
         let k = to_u32("--hashes", self.hashes, "1 <= k <= 64")?;
         let max = to_u32("--max", self.max, "1 <= max <= 255")?;
         SbfParams::new(self.cells, k, max, self.decrements).map_err(model_err)

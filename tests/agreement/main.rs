@@ -2,6 +2,7 @@
 //! The same checks run larger behind `bfopt validate --level full`.
 
 mod apbf;
+mod audit;
 mod baseline;
 mod classic;
 mod gbf;

@@ -46,6 +46,11 @@ const BASES: &[&str] = &[
     "simulate pbf --scale 0.001 --method sbf --queries 200",
     "simulate gbf --bits 10000 --reset-hashes 2 --set-hashes 3 --window 100 --prior uniform:1000 --queries 500 --epochs 2",
     "recommend --fp 0.01 --capacity 1e4",
+    "audit classic --bits 1000 --hashes 4 --ones 300 --fp 0.01",
+    "audit classic --hashes 4 --bitmap {dir}/garbage.bin --layout partitioned --fp 0.01",
+    "audit apbf --hashes 2 --extra-slices 2 --slice-bits 1000 --ones 250,600,400,390",
+    "audit sbf --cells 1000 --hashes 3 --max 3 --decrements 10 --zeros 400",
+    "audit btbf --hashes 3 --ages 290,300,310,295 --idle 2901",
     "validate --family classic",
     "reproduce apbf-table1",
     "completions bash",
@@ -59,11 +64,32 @@ const GENERATED: &[&str] = &["nan", "-inf", "1e400", "1.2.3", "7Qb", "", "-1"];
 const FREE_TEXT: &[&str] = &["--out"];
 
 /// Flags that name a file: the message names the file (and line) instead of the flag.
-const FILE_FLAGS: &[&str] = &["--trace"];
+const FILE_FLAGS: &[&str] = &["--trace", "--bitmap"];
 
 /// Semantic cases: the command line and the texts the message must contain (besides
 /// exit 2). `{trace}` is a small good trace; `{dir}/NAME` a file written by [`traces`].
 const CASES: &[(&str, &[&str])] = &[
+    // Issue 22: audit counts out of range, lists of the wrong length, missing sources.
+    ("audit classic --bits 1000 --hashes 4 --ones 1001", &["--ones = 1001", "0 <= ones <= 1000"]),
+    ("audit classic --bits 1000 --hashes 4 --layout partitioned --ones 1,2,3", &["--ones = 3 counts", "one count per slice (4)"]),
+    ("audit classic --bits 1000 --hashes 4 --layout partitioned --ones 1,2,3,251", &["--ones = 251 (count 3)", "per slice"]),
+    ("audit classic --bits 1024 --hashes 4 --layout blocked --block-bits 512 --ones 1,600", &["--ones = 600 (count 1)", "per block"]),
+    ("audit classic --bits 1000 --hashes 4", &["--ones/--bitmap", "allowed"]),
+    ("audit classic --hashes 4 --ones 10", &["--bits = missing", "allowed"]),
+    ("audit classic --bits 1000 --hashes 4 --ones 10 --fp 1", &["--fp = 1", "0 < fp < 1"]),
+    ("audit classic --bits 1000 --hashes 4 --ones 10 --confidence 1.5", &["--confidence = 1.5", "allowed"]),
+    ("audit classic --bits 1000 --hashes 65 --ones 10", &["--hashes = 65", "allowed"]),
+    ("audit classic --bits 7 --hashes 4 --layout partitioned --ones 1", &["--bits = 7", "m >= 2k = 8"]),
+    ("audit classic --hashes 4 --bitmap {dir}/empty.csv", &["empty.csv", "empty --bitmap", "allowed"]),
+    ("audit classic --hashes 4 --bitmap {dir}/small.csv --bits 100", &["--bits = 100", "at most the 48 bits"]),
+    ("audit classic --hashes 4 --bitmap {dir}", &["cannot be read as --bitmap", "allowed"]),
+    ("audit classic --hashes 4 --bits 100 --ones 10 --bitmap {dir}/small.csv", &["--ones", "cannot be used with"]),
+    ("audit apbf --hashes 2 --extra-slices 2 --slice-bits 1000 --ones 1,2,3", &["--ones = 3 counts", "k + l = 4"]),
+    ("audit apbf --hashes 2 --extra-slices 2 --slice-bits 1000 --ones 1,2,3,1001", &["--ones = 1001 (slice 3)", "allowed"]),
+    ("audit apbf --hashes 2 --extra-slices 2 --ones 1,2,3,4", &["--slice-bits/--window", "allowed"]),
+    ("audit btbf --hashes 3 --ages 1 --idle 0", &["--ages/--idle = 1", "at least 2 timers"]),
+    ("audit btbf --hashes 0 --ages 10 --idle 10", &["--hashes = 0", "allowed"]),
+    ("audit sbf --cells 1000 --hashes 3 --max 3 --decrements 10 --zeros 1001", &["--zeros = 1001", "0 <= zeros <= 1000"]),
     // Zero where a positive count is needed.
     ("model classic --bits 0 --hashes 7 --items 10", &["--bits = 0", "allowed"]),
     ("model classic --bits 1e4 --hashes 0 --items 10", &["--hashes = 0", "allowed"]),

@@ -8,7 +8,9 @@ use serde::Deserialize;
 use std::path::PathBuf;
 
 mod apbf;
+mod audit;
 mod bad_input;
+mod ci_docs;
 mod fuzz_smoke;
 mod gbf;
 mod pbf;

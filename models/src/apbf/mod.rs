@@ -83,12 +83,14 @@
 //! * F. Putze, P. Sanders, J. Singler, "Cache-, hash-, and space-efficient Bloom
 //!   filters", JEA 14, 2009 (blocked filters).
 
+mod audit;
 mod blocked;
 mod design;
 pub mod duplicates;
 pub mod fills;
 mod recursion;
 
+pub use audit::{ApbfAudit, ApbfOccupancy};
 pub use blocked::{ApbbfMetrics, ApbbfParams, ApbbfSizing};
 pub use design::{
     design, pareto, rule_of_thumb, ApbfDesign, ApbfRequirement, Constraint, DesignMetrics,

@@ -54,11 +54,15 @@
 //! * A. Shtul, C. Baquero, P. S. Almeida, "Age-Partitioned Bloom Filters", 2020
 //!   (`002_41fd060d2f807067.txt`), Section 4 and Table 1.
 
+mod audit;
 mod design;
 mod exact;
 mod formulas;
 mod half_fill;
 
+pub use audit::{
+    z_quantile, ClassicAudit, ClassicOccupancy, FpKind, Headroom, ItemEstimate, Ones, ZeroLaw,
+};
 pub use design::{best_k, capacity, design, ClassicDesign, ClassicRequirement};
 pub use exact::{
     fp_exact_after_throws, fp_exact_by_load, fp_exact_rational, fp_exact_standard, BlockFpTable,

@@ -132,6 +132,7 @@
 //! * F. Deng, D. Rafiei, SIGMOD 2006.
 //! * R. Boraskar, IIT Bombay 2010 (`003_4e4c7c64af2667ba.txt`).
 
+mod audit;
 mod chain;
 mod counter_stream;
 mod design;
@@ -143,6 +144,7 @@ mod repeats;
 mod root;
 mod sbf;
 
+pub use audit::{Decrements, SbfAudit, SbfOccupancy, ZeroVariance};
 pub use design::{design, design_observed, grid_size, Cost, IbfDesign, IbfRequirement};
 pub use ibf::{
     crossover, solve, weighted, zero_fraction_transient, IbfMetrics, IbfParams, IbfSolution,

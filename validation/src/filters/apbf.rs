@@ -309,6 +309,22 @@ impl ApbfFilter {
         bfopt_models::apbf::consecutive_match(&r, self.k as usize)
     }
 
+    /// Set bits of each slice, youngest (logical `s_0`) first, for an APBF (`None` for
+    /// an APBBF): the counts `bfopt audit apbf --ones` takes.
+    pub fn slice_ones(&self) -> Option<Vec<u64>> {
+        matches!(self.segment, Segment::Slice { .. }).then(|| {
+            (0..self.k + self.l)
+                .map(|i| {
+                    let start = self.physical(i) as usize * self.stride;
+                    self.words[start..start + self.stride]
+                        .iter()
+                        .map(|w| u64::from(w.count_ones()))
+                        .sum()
+                })
+                .collect()
+        })
+    }
+
     /// Match probability of a fresh item in physical segment `p`.
     fn segment_match(&self, p: u32) -> f64 {
         let start = p as usize * self.stride;

@@ -181,6 +181,12 @@ impl ClassicFilter {
             .count() as u64
     }
 
+    /// The bit array (a partitioned filter's slices one after the other, blocks in
+    /// order), e.g. for [`BitVec::to_le_bytes`].
+    pub fn bits(&self) -> &BitVec {
+        &self.bits
+    }
+
     /// Empties the filter.
     pub fn clear(&mut self) {
         self.bits.clear_all();
