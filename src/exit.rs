@@ -4,7 +4,7 @@ use bfopt_models::ModelError;
 use std::fmt;
 use std::process::ExitCode;
 
-/// Exit codes (DESIGN.md).
+/// Exit codes, as README.md and `bfopt --help` list them ([`EXIT_CODES_HELP`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Exit {
     /// 0: success.
@@ -15,10 +15,20 @@ pub enum Exit {
     Invalid = 2,
     /// 3: no design satisfies the requirements.
     Infeasible = 3,
+    /// 4: a numerical solver failed to converge ([`ModelError::NoConvergence`]): the
+    /// requirement may well be feasible, the model could not answer it.
+    SolverFailure = 4,
     /// 130 (128 + SIGINT): `validate` was interrupted by Ctrl-C; the checks finished
     /// before it were printed.
     Interrupted = 130,
 }
+
+/// The exit-code list printed under `bfopt --help` (kept beside [`Exit`] so the two
+/// cannot drift; a CLI test checks both against README.md).
+pub const EXIT_CODES_HELP: &str = "Exit codes: 0 success; 1 a model-vs-simulation disagreement; \
+2 invalid input (the message names the flag, the value and the allowed range); \
+3 no design satisfies the requirements; 4 a numerical solver did not converge; \
+130 validate interrupted by Ctrl-C.";
 
 impl From<Exit> for ExitCode {
     fn from(e: Exit) -> Self {
@@ -49,6 +59,8 @@ pub enum CliError {
     },
     /// No design meets the requirement.
     Infeasible(String),
+    /// A numerical solver did not converge (not a statement about feasibility).
+    NoConvergence(String),
 }
 
 impl CliError {
@@ -84,6 +96,7 @@ impl CliError {
                 binding,
                 achievable,
             } => CliError::Infeasible(format!("{binding}; achievable: {achievable}")),
+            e @ ModelError::NoConvergence { .. } => CliError::NoConvergence(e.to_string()),
             other => CliError::Infeasible(other.to_string()),
         }
     }
@@ -93,6 +106,7 @@ impl CliError {
         match self {
             CliError::Invalid { .. } | CliError::File { .. } => Exit::Invalid,
             CliError::Infeasible(_) => Exit::Infeasible,
+            CliError::NoConvergence(_) => Exit::SolverFailure,
         }
     }
 }
@@ -116,6 +130,7 @@ impl fmt::Display for CliError {
                 message,
             } => write!(f, "{path}:{line}: {message}"),
             CliError::Infeasible(why) => write!(f, "no design satisfies the requirements: {why}"),
+            CliError::NoConvergence(why) => write!(f, "the model could not be solved: {why}"),
         }
     }
 }

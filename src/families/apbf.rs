@@ -1,8 +1,8 @@
 //! `bfopt model apbf|apbbf`, `bfopt optimize apbf`, `bfopt simulate apbf|apbbf`.
 
-use crate::cli::SimArgs;
 use crate::exit::CliError;
-use crate::families::{to_u32, SIM_FLAGS};
+use crate::families::sim::{SimArgs, SIM_FLAGS};
+use crate::families::to_u32;
 use crate::report::{Report, Row};
 use crate::units::{parse_bits, parse_count, parse_real};
 use bfopt_models::apbf::{design, pareto, ApbbfParams, ApbfDesign, ApbfParams, ApbfRequirement};
@@ -433,36 +433,4 @@ fn run_sim(
         );
     }
     Ok(report)
-}
-
-/// The APBF and APBBF designs for `bfopt recommend --fp P --window W` (least memory
-/// each; APBBF with 512-bit blocks and 8 bits per block, the paper's high-accuracy
-/// cache-line choice, and 64-bit words with 4 bits), as rows with `bits` and
-/// `accesses_insert` metrics like the classic rows, for the recommender to rank.
-///
-/// Not yet wired into `recommend` (its `--capacity` flag is shared by every family).
-///
-/// # Errors
-/// Invalid `fp` or `window`.
-pub fn recommend_rows(fp: f64, window: u64) -> Result<Vec<Row>, CliError> {
-    let base = ApbfRequirement::new(fp, window).map_err(model_err)?;
-    let mut rows = Vec::new();
-    let designs = [
-        ("apbf", Ok(base)),
-        ("apbbf(512,8)", base.blocked(512, 8)),
-        ("apbbf(64,4)", base.blocked(64, 4)),
-    ];
-    for (name, req) in designs {
-        let req = req.map_err(model_err)?;
-        // A design that cannot meet the target is simply not recommended.
-        if let Ok(d) = design(&req) {
-            rows.push(
-                design_row(&req, &d, true)
-                    .param("design", name)
-                    .metric("bits", d.metrics.total_bits)
-                    .metric("accesses_insert", d.k),
-            );
-        }
-    }
-    Ok(rows)
 }

@@ -1,8 +1,8 @@
 //! `bfopt model|optimize|simulate classic`.
 
-use crate::cli::SimArgs;
 use crate::exit::CliError;
-use crate::families::{to_u32, SIM_FLAGS};
+use crate::families::sim::{SimArgs, SIM_FLAGS};
+use crate::families::to_u32;
 use crate::report::{Report, Row};
 use crate::units::{parse_bits, parse_count, parse_real};
 use bfopt_models::classic::{

@@ -196,16 +196,6 @@ fn validate_apbf_passes() {
     run_ok("validate --family apbf").stdout(predicate::str::contains("FAIL").not());
 }
 
-#[test]
-fn recommend_rows_meet_the_target() {
-    let rows = bfopt::families::apbf::recommend_rows(1e-3, 100_000).unwrap();
-    assert_eq!(rows.len(), 3);
-    for r in rows {
-        assert!(r.metrics["fp"].as_f64().unwrap() <= 1e-3);
-        assert!(r.metrics["bits"].as_u64().unwrap() > 0);
-    }
-}
-
 /// Issue 9 `--duplicates`: the APBF row is sized on the repeats model (less memory, its
 /// repeats FP within the target) and simulated on such a stream; every other row says
 /// the flag is not modelled for it; without `--window` the flag is an error.

@@ -11,6 +11,7 @@ mod apbf;
 mod bad_input;
 mod fuzz_smoke;
 mod gbf;
+mod issue16;
 mod pbf;
 mod rbf;
 mod recommend_validate;
