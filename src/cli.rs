@@ -63,7 +63,7 @@ pub struct Cli {
     pub quiet: bool,
     /// Worker threads for simulations (default: one per core); results do not depend
     /// on it.
-    #[arg(long, global = true, value_parser = crate::units::parse_count)]
+    #[arg(long, global = true, value_parser = crate::units::parse_threads)]
     pub threads: Option<u64>,
 }
 

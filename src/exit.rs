@@ -74,7 +74,9 @@ impl CliError {
     }
 
     /// Maps a model error to the flag that carries the parameter: `flags` pairs model
-    /// names with flags (`("m", "--bits")`); unlisted names become `--name`.
+    /// names with flags (`("m", "--bits")`); unlisted names become `--name`. Listed names
+    /// with an underscore (`block_bits`) are replaced by their flags in the allowed text
+    /// too. A solver that did not converge is [`CliError::NoConvergence`] (exit 4).
     pub fn from_model(err: ModelError, flags: &[(&str, &str)]) -> Self {
         match err {
             ModelError::InvalidParam {
@@ -86,6 +88,13 @@ impl CliError {
                     || format!("--{}", name.replace('_', "-")),
                     |(_, f)| f.to_string(),
                 );
+                // The allowed text may name another parameter (`a multiple of block_bits
+                // = 512`): name its flag instead. Only names with an underscore, which
+                // cannot be ordinary words.
+                let allowed = flags
+                    .iter()
+                    .filter(|(n, _)| n.contains('_'))
+                    .fold(allowed, |text, (n, f)| text.replace(n, f));
                 CliError::Invalid {
                     flag,
                     value,

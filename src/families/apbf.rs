@@ -34,7 +34,7 @@ fn model_err(e: bfopt_models::ModelError) -> CliError {
 #[derive(Debug, Args)]
 pub struct ShapeArgs {
     /// Slices (segments) written per insertion, k (1 to 64).
-    #[arg(long, value_parser = parse_count, allow_hyphen_values = true)]
+    #[arg(long, value_parser = crate::units::parse_hashes, allow_hyphen_values = true)]
     pub hashes: u64,
     /// Extra slices (segments), l (1 to 4096).
     #[arg(long, value_parser = parse_count, allow_hyphen_values = true)]
@@ -104,7 +104,7 @@ pub struct BlockArgs {
     #[arg(long, value_parser = parse_bits, allow_hyphen_values = true)]
     pub block_bits: u64,
     /// Bits set per block b (a divisor of B).
-    #[arg(long, value_parser = parse_count, allow_hyphen_values = true)]
+    #[arg(long, value_parser = crate::units::parse_hashes, allow_hyphen_values = true)]
     pub block_hashes: u64,
 }
 

@@ -438,3 +438,66 @@ fn issue_10_every_bad_input_exits_2_and_names_flag_value_and_range() {
         CASES.len()
     );
 }
+
+/// Issue 16, bug 7: a malformed value of a flag with its own range is reported with that
+/// range, not the generic parser's ("a whole number from 0 to 2^53"): every hash-count
+/// flag of every verb (read from clap) says 1 to 64, `--threads` 1 to 1024; and an
+/// allowed text that names another parameter names its flag (`--block-bits`, not
+/// `block_bits`).
+#[test]
+fn issue_16_bug_7_parse_errors_name_the_flag_and_its_own_range() {
+    let dir = traces();
+    let mut cases: Vec<(Vec<String>, Vec<String>)> = Vec::new();
+    for base in BASES {
+        let base = expand(base, &dir);
+        for flag in value_flags(&base).iter().filter(|f| f.ends_with("hashes")) {
+            for value in ["7.5", "-1"] {
+                cases.push((
+                    with_flag(&base, flag, value),
+                    vec![flag.clone(), value.to_string(), "from 1 to 64".to_string()],
+                ));
+            }
+        }
+    }
+    assert!(cases.len() >= 30, "{} hash-flag cases", cases.len());
+    for value in ["-1", "7.5"] {
+        cases.push((
+            expand(
+                &format!("validate --family classic --threads {value}"),
+                &dir,
+            ),
+            vec!["--threads".into(), value.into(), "from 1 to 1024".into()],
+        ));
+    }
+    for (line, needles) in [
+        (
+            "model apbbf --hashes 4 --extra-slices 3 --block-bits 512 --block-hashes 3 --window 1000",
+            &["--block-hashes = 3", "a divisor of --block-bits = 512"][..],
+        ),
+        (
+            "optimize classic --bits 1000 --items 10 --layout blocked",
+            &["--bits = 1000", "a multiple of --block-bits = 512"][..],
+        ),
+    ] {
+        cases.push((expand(line, &dir), needles.iter().map(|s| s.to_string()).collect()));
+    }
+    let mut failures = Vec::new();
+    for (args, needles) in &cases {
+        let (code, stderr) = run(args);
+        let missing: Vec<&String> = needles
+            .iter()
+            .filter(|n| !stderr.contains(n.as_str()))
+            .collect();
+        if code != Some(2)
+            || !missing.is_empty()
+            || stderr.contains("2^53")
+            || stderr.contains("block_bits")
+        {
+            failures.push(format!(
+                "{}: exit {code:?}, missing {missing:?}: {stderr}",
+                args.join(" ")
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

@@ -14,6 +14,7 @@ mod gbf;
 mod issue16;
 mod pbf;
 mod rbf;
+mod readme;
 mod recommend_validate;
 mod reliability;
 mod stable;
