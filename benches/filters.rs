@@ -1,6 +1,9 @@
 //! Insert and query throughput of the reference standard filter, side by side with the
 //! `fastbloom` crate at m = 2^24 bits, k = 7 (target: at least 0.5× fastbloom).
 
+// `criterion_group!` generates a public function without a doc comment.
+#![allow(missing_docs)]
+
 use bfopt_models::classic::Layout;
 use bfopt_validation::filters::classic::ClassicFilter;
 use bfopt_validation::workload::{member, probe};

@@ -1,6 +1,9 @@
 //! `bfopt recommend` in the library and as a whole process (targets: `--window 1e6`
 //! under 50 ms, `--window 1e9` under 200 ms, as whole processes).
 
+// `criterion_group!` generates a public function without a doc comment.
+#![allow(missing_docs)]
+
 use bfopt::cli::Cli;
 use clap::Parser;
 use criterion::{criterion_group, criterion_main, Criterion};

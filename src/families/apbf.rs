@@ -193,7 +193,7 @@ pub struct OptimizeArgs {
     #[arg(long, value_parser = parse_bits, allow_hyphen_values = true, requires = "blocked")]
     pub block_bits: Option<u64>,
     /// Bits set per block b of the APBBF.
-    #[arg(long, value_parser = parse_count, allow_hyphen_values = true, requires = "blocked")]
+    #[arg(long, value_parser = crate::units::parse_hashes, allow_hyphen_values = true, requires = "blocked")]
     pub block_hashes: Option<u64>,
     /// List the Pareto set over (memory, accesses, NPWS), the default choice marked.
     #[arg(long)]

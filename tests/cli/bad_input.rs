@@ -9,10 +9,9 @@
 //! one run of the binary; the runs are spread over two threads.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// A valid, quick command line per leaf verb (`{trace}`: a small good trace file).
 const BASES: &[&str] = &[
@@ -275,32 +274,7 @@ fn traces() -> PathBuf {
 /// One run of the binary: exit code (None: killed by a signal or the time limit) and
 /// stderr.
 fn run(args: &[String]) -> (Option<i32>, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_bfopt"))
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stderr = child.stderr.take().unwrap();
-    let reader = std::thread::spawn(move || {
-        let mut s = String::new();
-        std::io::Read::read_to_string(&mut stderr, &mut s).ok();
-        s
-    });
-    let deadline = Instant::now() + Duration::from_secs(60);
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break Some(status);
-        }
-        if Instant::now() > deadline {
-            child.kill().ok();
-            child.wait().ok();
-            break None;
-        }
-        std::thread::sleep(Duration::from_millis(2));
-    };
-    (status.and_then(|s| s.code()), reader.join().unwrap())
+    crate::run_capped(args, None, Duration::from_secs(60))
 }
 
 /// The value-taking long flags of the verb a base command line runs (clap's own view).

@@ -566,3 +566,43 @@ fn recommend_for_temporal_membership_ranks_pbf_and_the_pair_filter() {
         &["--query-length"],
     );
 }
+
+/// Runs the binary with `args` (in `dir` when given), stdin closed and stdout dropped:
+/// its exit code (`None`: killed by a signal, or by `cap`) and its stderr.
+fn run_capped(
+    args: &[String],
+    dir: Option<&std::path::Path>,
+    cap: std::time::Duration,
+) -> (Option<i32>, String) {
+    use std::process::Stdio;
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_bfopt"));
+    if let Some(dir) = dir {
+        cmd.current_dir(dir);
+    }
+    let mut child = cmd
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = child.stderr.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        std::io::Read::read_to_string(&mut stderr, &mut s).ok();
+        s
+    });
+    let deadline = std::time::Instant::now() + cap;
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break Some(status);
+        }
+        if std::time::Instant::now() > deadline {
+            child.kill().ok();
+            child.wait().ok();
+            break None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    };
+    (status.and_then(|s| s.code()), reader.join().unwrap())
+}

@@ -7,8 +7,7 @@
 //! temporary directory (relative outputs land there; `--out` is pointed into it; the
 //! `items.csv` trace the README mentions is written there) with a time cap.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 /// Commands not run, by a distinctive part of their line, and why.
@@ -22,6 +21,10 @@ const HEAVY: &[(&str, &str)] = &[
     (
         "simulate btbf --timers 131072",
         "the Section 6 stream at the paper's size (2^22 insertions per epoch); tests/cli/timing.rs runs it smaller",
+    ),
+    (
+        "optimize rbf --messages 1e5 --fp 0.001 --phases 2",
+        "the exact chain design at 1.5 Mbit per filter: 24 s of CPU; tests/cli/rbf.rs runs --messages 1000",
     ),
     (
         "validate --level quick",
@@ -115,37 +118,6 @@ fn examples(readme: &str) -> Vec<Example> {
         .collect()
 }
 
-/// Runs one command in `dir`: exit code (None: killed by the cap) and stderr.
-fn run(args: &[String], dir: &Path) -> (Option<i32>, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_bfopt"))
-        .args(args)
-        .current_dir(dir)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stderr = child.stderr.take().unwrap();
-    let reader = std::thread::spawn(move || {
-        let mut s = String::new();
-        std::io::Read::read_to_string(&mut stderr, &mut s).ok();
-        s
-    });
-    let deadline = Instant::now() + CAP;
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break Some(status);
-        }
-        if Instant::now() > deadline {
-            child.kill().ok();
-            child.wait().ok();
-            break None;
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    };
-    (status.and_then(|s| s.code()), reader.join().unwrap())
-}
-
 /// A scratch directory with the input files the README's commands name.
 fn scratch() -> PathBuf {
     let dir = std::env::temp_dir().join(format!("bfopt-readme-{}", std::process::id()));
@@ -188,7 +160,7 @@ fn issue_16_bug_9_every_readme_command_runs() {
             }
         }
         let t = Instant::now();
-        let (code, stderr) = run(&args, &dir);
+        let (code, stderr) = crate::run_capped(&args, Some(&dir), CAP);
         ran += 1;
         if code != Some(ex.exit) {
             failures.push(format!(

@@ -219,4 +219,30 @@ mod tests {
         assert_relative_eq!(i.hi - mean, 3.182446 * sd / 2.0, max_relative = 1e-5);
         assert!(student_t(&[1.0], 0.95).2.hi.is_infinite());
     }
+
+    #[test]
+    fn over_epochs_adds_the_between_epoch_spread_to_wilson() {
+        // Equal epochs: no spread, the pooled Wilson interval.
+        let same = Proportion::over_epochs(&[(100, 10_000); 8], 0.99);
+        assert_eq!(same.interval, wilson(800, 80_000, 0.99));
+        assert_eq!((same.successes, same.trials), (800, 80_000));
+        // Epochs whose rates differ far more than binomial noise: the t interval of the
+        // rates (mean 0.01, sd 0.00427) is wider, and the union holds it.
+        let rates = [50u64, 150, 60, 140, 70, 130, 80, 120];
+        let spread: Vec<(u64, u64)> = rates.iter().map(|&s| (s, 10_000)).collect();
+        let p = Proportion::over_epochs(&spread, 0.99);
+        let w = wilson(800, 80_000, 0.99);
+        let per: Vec<f64> = rates.iter().map(|&s| s as f64 / 10_000.0).collect();
+        let (_, _, t) = student_t(&per, 0.99);
+        assert!(t.lo < w.lo && t.hi > w.hi);
+        assert_eq!(p.interval, Interval { lo: t.lo, hi: t.hi });
+        assert_relative_eq!(p.rate, 0.01);
+        // One epoch: Wilson alone; no events anywhere: [0, Wilson's upper end].
+        assert_eq!(
+            Proportion::over_epochs(&[(5, 100)], 0.99).interval,
+            wilson(5, 100, 0.99)
+        );
+        let none = Proportion::over_epochs(&[(0, 1000); 4], 0.99);
+        assert_eq!(none.interval, wilson(0, 4000, 0.99));
+    }
 }

@@ -555,13 +555,16 @@ pub fn simulate_distinct(cfg: &DistinctRunConfig) -> Result<DistinctRunResult, M
         (at, at_trials, all, fneg)
     });
     let steps = cfg.blocks * big_b;
-    let pairs = |g: &dyn Fn(&(u64, u64, u64, u64)) -> (u64, u64)| -> Vec<(u64, u64)> {
-        per_epoch.iter().map(g).collect()
-    };
+    let (mut at, mut all, mut fneg) = (Vec::new(), Vec::new(), Vec::new());
+    for e in &per_epoch {
+        at.push((e.0, e.1));
+        all.push((e.2, steps));
+        fneg.push((e.3, steps));
+    }
     Ok(DistinctRunResult {
-        fp_at_offset: Proportion::over_epochs(&pairs(&|e| (e.0, e.1)), cfg.confidence),
-        fp_all_offsets: Proportion::over_epochs(&pairs(&|e| (e.2, steps)), cfg.confidence),
-        false_negatives: Proportion::over_epochs(&pairs(&|e| (e.3, steps)), cfg.confidence),
+        fp_at_offset: Proportion::over_epochs(&at, cfg.confidence),
+        fp_all_offsets: Proportion::over_epochs(&all, cfg.confidence),
+        false_negatives: Proportion::over_epochs(&fneg, cfg.confidence),
     })
 }
 
