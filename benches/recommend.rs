@@ -5,6 +5,8 @@
 
 // criterion_group! generates an undocumented `pub fn`.
 #![allow(missing_docs)]
+// `criterion_group!` generates a public function without a doc comment.
+#![allow(missing_docs)]
 
 use bfopt::cli::Cli;
 use bfopt_plan::{plan, Requirement};

@@ -24,6 +24,8 @@ pub fn cli_parse(data: &[u8]) {
         let _ = units::parse_real(w);
         let _ = units::parse_bits(w);
         let _ = units::parse_rate(w);
+        let _ = units::parse_hashes(w);
+        let _ = units::parse_threads(w);
     }
     let _ = cli::parse_from(std::iter::once("bfopt").chain(words.iter().copied()));
 }

@@ -74,7 +74,8 @@ pub fn run(cli: &Cli) -> Result<Report, CliError> {
             SimulateFamily::Ibf(a) => families::stable::simulate_ibf(a),
             SimulateFamily::Pbf(a) => families::pbf::simulate_cmd(a),
             SimulateFamily::Gbf(a) => families::gbf::simulate_cmd(a),
-        },
+        }
+        .map(Report::exit_on_disagreement),
         Verb::Audit { family } => families::audit::audit(family),
         Verb::Validate(a) => validate::validate_interruptible(a, cli.format, cli.quiet),
         Verb::Reproduce(a) => reproduce::reproduce(a),

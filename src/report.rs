@@ -121,4 +121,18 @@ impl Report {
             stderr: None,
         }
     }
+
+    /// Exit 1 ([`Exit::Disagreement`]) when any row says `agrees: false`, the verdict of
+    /// a `simulate` verb comparing its model with the simulation (README: exit 1 is a
+    /// model-vs-simulation disagreement).
+    pub fn exit_on_disagreement(mut self) -> Self {
+        let disagrees = self
+            .rows
+            .iter()
+            .any(|r| r.metrics.get("agrees") == Some(&Value::Bool(false)));
+        if disagrees {
+            self.exit = Exit::Disagreement;
+        }
+        self
+    }
 }

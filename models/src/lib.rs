@@ -52,7 +52,7 @@
 //!   (`003_4e4c7c64af2667ba.txt`).
 //!
 //! Where a paper is wrong or ambiguous, the module doc of its family says so under
-//! "Known errata" (see also `shared/SPEC-NOTES.md`).
+//! "Known errata" (see also `docs/errata.md`).
 
 #![warn(missing_docs)]
 

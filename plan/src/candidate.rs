@@ -212,7 +212,7 @@ impl fmt::Display for Params {
 pub enum FpKind {
     /// The exact FP law of the layout.
     Exact,
-    /// The usual formula `(1 − e^(−kn/m))^k` (the exact law is not computable here).
+    /// The usual formula `(1 − (1 − 1/m)^(kn))^k` (the exact law is too costly here).
     UsualFormula,
     /// The worst case over the structure's cycle (just before a shift or rotation).
     WorstCase,
@@ -256,7 +256,9 @@ impl FpKind {
     pub fn describe(self) -> &'static str {
         match self {
             FpKind::Exact => "exact law of the layout",
-            FpKind::UsualFormula => "the usual formula (1 − e^(−kn/m))^k",
+            FpKind::UsualFormula => {
+                "the usual formula (1 − (1 − 1/m)^(kn))^k (the exact law is too costly here)"
+            }
             FpKind::WorstCase => "worst case over the cycle (just before a shift or rotation)",
             FpKind::WorstCaseWithRepeats => "worst case on a stream with the duplicate rate",
             FpKind::WorstBlockOffset => "worst case over the block offset (distinct stream)",

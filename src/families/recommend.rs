@@ -32,7 +32,7 @@ Columns of the table:
   npws         peak normalized probability-weighted slack (window designs): items past
                the window still reported, weighted by probability, over W; 0 = none
   fp           the predicted false-positive rate
-  fp kind      exact (the layout's exact law), formula ((1-e^(-kn/m))^k), worst (worst case
+  fp kind      exact (the layout's exact law), formula ((1-(1-1/m)^(kn))^k), worst (worst case
                over the cycle or block offset), worst+rep (worst case with the duplicate
                rate), average (long-run average), stable (at the stable point), new item
                (never inserted), worst q / exact q (temporal queries of length |q|),

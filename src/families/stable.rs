@@ -79,7 +79,7 @@ pub struct SbfArgs {
     #[arg(long, value_parser = parse_count, allow_hyphen_values = true)]
     pub cells: u64,
     /// Hash functions K (1 to 64, K < m).
-    #[arg(long, value_parser = parse_count, allow_hyphen_values = true)]
+    #[arg(long, value_parser = crate::units::parse_hashes, allow_hyphen_values = true)]
     pub hashes: u64,
     /// Largest cell value Max (1 to 255).
     #[arg(long, value_parser = parse_count, allow_hyphen_values = true)]
@@ -215,7 +215,7 @@ pub struct SbfOptimizeArgs {
     #[arg(long, value_parser = parse_count, allow_hyphen_values = true)]
     pub cells: u64,
     /// Hash functions K.
-    #[arg(long, value_parser = parse_count, allow_hyphen_values = true)]
+    #[arg(long, value_parser = crate::units::parse_hashes, allow_hyphen_values = true)]
     pub hashes: u64,
     /// Largest cell value Max.
     #[arg(long, value_parser = parse_count, allow_hyphen_values = true)]

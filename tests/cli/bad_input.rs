@@ -9,10 +9,9 @@
 //! one run of the binary; the runs are spread over two threads.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// A valid, quick command line per leaf verb (`{trace}`: a small good trace file).
 const BASES: &[&str] = &[
@@ -301,32 +300,7 @@ fn traces() -> PathBuf {
 /// One run of the binary: exit code (None: killed by a signal or the time limit) and
 /// stderr.
 fn run(args: &[String]) -> (Option<i32>, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_bfopt"))
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stderr = child.stderr.take().unwrap();
-    let reader = std::thread::spawn(move || {
-        let mut s = String::new();
-        std::io::Read::read_to_string(&mut stderr, &mut s).ok();
-        s
-    });
-    let deadline = Instant::now() + Duration::from_secs(60);
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break Some(status);
-        }
-        if Instant::now() > deadline {
-            child.kill().ok();
-            child.wait().ok();
-            break None;
-        }
-        std::thread::sleep(Duration::from_millis(2));
-    };
-    (status.and_then(|s| s.code()), reader.join().unwrap())
+    crate::run_capped(args, None, Duration::from_secs(60))
 }
 
 /// The value-taking long flags of the verb a base command line runs (clap's own view).
@@ -463,4 +437,67 @@ fn issue_10_every_bad_input_exits_2_and_names_flag_value_and_range() {
         cases.len(),
         CASES.len()
     );
+}
+
+/// Issue 16, bug 7: a malformed value of a flag with its own range is reported with that
+/// range, not the generic parser's ("a whole number from 0 to 2^53"): every hash-count
+/// flag of every verb (read from clap) says 1 to 64, `--threads` 1 to 1024; and an
+/// allowed text that names another parameter names its flag (`--block-bits`, not
+/// `block_bits`).
+#[test]
+fn issue_16_bug_7_parse_errors_name_the_flag_and_its_own_range() {
+    let dir = traces();
+    let mut cases: Vec<(Vec<String>, Vec<String>)> = Vec::new();
+    for base in BASES {
+        let base = expand(base, &dir);
+        for flag in value_flags(&base).iter().filter(|f| f.ends_with("hashes")) {
+            for value in ["7.5", "-1"] {
+                cases.push((
+                    with_flag(&base, flag, value),
+                    vec![flag.clone(), value.to_string(), "from 1 to 64".to_string()],
+                ));
+            }
+        }
+    }
+    assert!(cases.len() >= 30, "{} hash-flag cases", cases.len());
+    for value in ["-1", "7.5"] {
+        cases.push((
+            expand(
+                &format!("validate --family classic --threads {value}"),
+                &dir,
+            ),
+            vec!["--threads".into(), value.into(), "from 1 to 1024".into()],
+        ));
+    }
+    for (line, needles) in [
+        (
+            "model apbbf --hashes 4 --extra-slices 3 --block-bits 512 --block-hashes 3 --window 1000",
+            &["--block-hashes = 3", "a divisor of --block-bits = 512"][..],
+        ),
+        (
+            "optimize classic --bits 1000 --items 10 --layout blocked",
+            &["--bits = 1000", "a multiple of --block-bits = 512"][..],
+        ),
+    ] {
+        cases.push((expand(line, &dir), needles.iter().map(|s| s.to_string()).collect()));
+    }
+    let mut failures = Vec::new();
+    for (args, needles) in &cases {
+        let (code, stderr) = run(args);
+        let missing: Vec<&String> = needles
+            .iter()
+            .filter(|n| !stderr.contains(n.as_str()))
+            .collect();
+        if code != Some(2)
+            || !missing.is_empty()
+            || stderr.contains("2^53")
+            || stderr.contains("block_bits")
+        {
+            failures.push(format!(
+                "{}: exit {code:?}, missing {missing:?}: {stderr}",
+                args.join(" ")
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

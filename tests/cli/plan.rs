@@ -202,7 +202,7 @@ fn issue_16_bug_3_max_npws_has_one_range() {
         assert_exit(
             &format!("recommend --fp 0.01 --window 1e5 --max-npws {bad}"),
             2,
-            &["--max-npws", "0 <= max_npws <= 1"],
+            &["--max-npws", "0 <= --max-npws <= 1"],
         );
     }
     let rows = plan_rows("recommend --fp 0.01 --window 1e5 --max-npws 0");

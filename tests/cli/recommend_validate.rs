@@ -27,12 +27,16 @@ fn passed<'a>(rows: &'a [Value], design: &str) -> &'a Value {
 fn btbf_row_is_simulated_at_its_worst_block_offset() {
     let rows = validated(&["--fp", "0.02", "--window", "2e3"]);
     let row = passed(&rows, "btbf");
-    // The measured column is the FP at the worst offset: near the printed worst case.
-    let (lo, hi) = (
+    // The measured column is the FP at the worst offset: near the printed worst case. (Its
+    // interval includes the spread between epochs since issue 16, so it is wider than the
+    // pooled Wilson interval was: the point estimate carries the comparison.)
+    let (measured, lo, hi) = (
+        row["metrics"]["measured_fp"].as_f64().unwrap(),
         row["metrics"]["measured_fp_lo"].as_f64().unwrap(),
         row["metrics"]["measured_fp_hi"].as_f64().unwrap(),
     );
-    assert!(lo <= 0.02 && hi > 0.015 && hi < 0.03, "{row}");
+    assert!(lo <= 0.02 && hi > 0.015, "{row}");
+    assert!(measured > 0.015 && measured < 0.025, "{row}");
 }
 
 #[test]

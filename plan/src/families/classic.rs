@@ -4,7 +4,7 @@
 use super::{probes, simulation, validator, wrong_shape, Family, Proposal};
 use crate::candidate::{AccessUnit, Candidate, FalseNegatives, FpKind, Params, SimRun};
 use crate::requirement::{Requirement, Shape};
-use bfopt_models::classic::{design, ClassicRequirement, Layout};
+use bfopt_models::classic::{design, ClassicRequirement, FpLaw, Layout};
 use bfopt_validation::agree::Check;
 use bfopt_validation::experiments::classic as classic_sim;
 use bfopt_validation::workload::Workload;
@@ -98,10 +98,9 @@ fn classic(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
                 slack: 0,
                 npws: None,
                 fp: d.metrics.fp,
-                fp_kind: if matches!(layout, Layout::Standard) {
-                    FpKind::UsualFormula
-                } else {
-                    FpKind::Exact
+                fp_kind: match d.metrics.fp_law {
+                    FpLaw::Exact => FpKind::Exact,
+                    _ => FpKind::UsualFormula,
                 },
                 notes: vec![match layout {
                     Layout::Standard => "fewest bits; k random accesses per insert and query",
