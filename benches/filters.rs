@@ -235,13 +235,40 @@ fn filled<F: Bench>(mut f: F, n: u64) -> F {
     f
 }
 
+/// A classic filter after `n` fill keys, inserted in batches (the same bits, sooner).
+fn filled_classic(layout: Layout, m: u64, n: u64) -> ClassicFilter {
+    let mut f = ClassicFilter::with_layout(m, K, layout, 1);
+    let mut keys = Vec::with_capacity(1 << 16);
+    for start in (0..n).step_by(1 << 16) {
+        keys.clear();
+        keys.extend((start..n.min(start + (1 << 16))).map(|i| member(2, i)));
+        f.insert_batch(&keys);
+    }
+    f
+}
+
+/// Whether rows at `size` can match the command line's filter (criterion's positional
+/// argument, backslashes dropped): `cargo bench --bench filters -- 'm=2\^30'` skips
+/// filling the 2^24 filters it would not measure.
+fn selected(size: &str) -> bool {
+    let filters: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .map(|a| a.replace('\\', ""))
+        .collect();
+    filters.is_empty() || filters.iter().any(|f| f.contains(size) || size.contains(f))
+}
+
 fn classic(g: &mut BenchmarkGroup<'_, CpuTime>, pools: &Pools, log2_m: u32) {
     let m = 1u64 << log2_m;
     let size = format!("m=2^{log2_m}");
+    if !selected(&size) {
+        return;
+    }
     // The half-fill capacity m·ln2/k.
     let n = (m as f64 * std::f64::consts::LN_2 / f64::from(K)) as u64;
     for layout in [Layout::Standard, Layout::Blocked { block_bits: 512 }] {
-        let f = filled(ClassicFilter::with_layout(m, K, layout, 1), n);
+        let f = filled_classic(layout, m, n);
         // A copy for the batch rows, whose insertions would otherwise fill the filter
         // the item-by-item queries see.
         batch_rows(g, layout.name(), &size, &mut f.clone(), pools);
@@ -256,6 +283,9 @@ fn classic(g: &mut BenchmarkGroup<'_, CpuTime>, pools: &Pools, log2_m: u32) {
 /// The window structures at about 2^24 bits, each after 4 windows of arrivals.
 fn windows(g: &mut BenchmarkGroup<'_, CpuTime>, pools: &Pools) {
     let size = "m=2^24";
+    if !selected(size) {
+        return;
+    }
     let bits = 1u64 << 24;
 
     // APBF(10, 7): 17 slices of 2^24/17 bits.
