@@ -324,7 +324,10 @@ mod tests {
             let e = n as f64 / 4096.0;
             let chi2: f64 = cells.iter().map(|&c| (c as f64 - e).powi(2) / e).sum();
             // 5.5 sd: a false alarm about once in 10^7 runs.
-            assert!((chi2 - 4095.0).abs() < 5.5 * 90.5, "digits {a},{b}: chi2 {chi2}");
+            assert!(
+                (chi2 - 4095.0).abs() < 5.5 * 90.5,
+                "digits {a},{b}: chi2 {chi2}"
+            );
         }
     }
 }
