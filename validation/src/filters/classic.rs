@@ -293,6 +293,28 @@ mod tests {
     }
 
     #[test]
+    fn batch_operations_match_item_by_item_ones() {
+        for layout in [
+            Layout::Standard,
+            Layout::Partitioned,
+            Layout::Blocked { block_bits: 512 },
+            Layout::Blocked { block_bits: 192 },
+        ] {
+            let keys: Vec<u64> = (0..1000u64).map(|i| i * 7919).collect();
+            let mut one = ClassicFilter::with_layout(3 << 10, 6, layout, 4);
+            let mut batch = one.clone();
+            keys.iter().for_each(|&k| one.insert_u64(k));
+            // 1000 keys: 62 full groups and a partial one.
+            batch.insert_batch(&keys);
+            assert_eq!(one.bits, batch.bits, "{layout:?}");
+            let probes: Vec<u64> = (0..5000u64).map(|i| i * 31 + 1).collect();
+            let hits = probes.iter().filter(|&&k| one.contains_u64(k)).count();
+            assert!(hits > 0 && hits < probes.len(), "{layout:?}: {hits}");
+            assert_eq!(batch.count_batch(&probes), hits, "{layout:?}");
+        }
+    }
+
+    #[test]
     fn partitioned_sets_one_bit_per_slice() {
         let mut f = ClassicFilter::with_layout(700, 7, Layout::Partitioned, 1);
         f.insert_u64(42);
