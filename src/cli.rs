@@ -67,18 +67,8 @@ pub struct Cli {
     pub threads: Option<u64>,
 }
 
-/// Output formats.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Format {
-    /// Aligned columns, rounded numbers.
-    Table,
-    /// JSON: `{"family", "params", "metrics"}` (a list for multi-row verbs); full precision.
-    Json,
-    /// CSV with a header line; full precision.
-    Csv,
-    /// JUnit XML (validate only).
-    Junit,
-}
+/// Output formats (defined beside their renderers).
+pub use crate::render::Format;
 
 /// The verbs.
 #[derive(Debug, Subcommand)]

@@ -2,9 +2,8 @@
 //! [`Plan`] to a table, JSON or CSV. Every decision is the planner's; this module only
 //! maps flags and renders.
 
-use crate::cli::Format;
 use crate::exit::{CliError, Exit};
-use crate::render::aligned;
+use crate::render::{aligned, Format};
 use crate::report::{Report, Row};
 use crate::units::{parse_bits, parse_count, parse_real};
 use bfopt_plan::text::{num, prob};

@@ -7,10 +7,23 @@ mod table;
 
 pub use table::aligned;
 
-use crate::cli::Format;
 use crate::report::{Report, Row};
+use clap::ValueEnum;
 use serde_json::Value;
 use std::io::{self, Write};
+
+/// Output formats: one renderer each.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// Aligned columns, rounded numbers.
+    Table,
+    /// JSON: `{"family", "params", "metrics"}` (a list for multi-row verbs); full precision.
+    Json,
+    /// CSV with a header line; full precision.
+    Csv,
+    /// JUnit XML (validate only).
+    Junit,
+}
 
 /// Writes `report` to `out` in `format`.
 ///

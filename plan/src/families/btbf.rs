@@ -98,7 +98,7 @@ fn btbf(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
     let standard = Candidate {
         family: "timing",
         design: "btbf".into(),
-        params: params.clone(),
+        params,
         bits: p.memory_bits(),
         bits_per_item: 0.0,
         accesses_insert: f64::from(p.k()) + p.scan_per_insert(),
@@ -116,7 +116,7 @@ fn btbf(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
         not_simulated,
         validator,
     };
-    let mut rows = vec![standard];
+    let mut rows = vec![standard.clone()];
     if let Some(pen) = req.penalties() {
         // The inferential answer needs a stream with repeats: Uniform over W items.
         let prior = StreamPrior::uniform(w.max(2)).map_err(Proposal::Model)?;
@@ -124,18 +124,8 @@ fn btbf(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
         let e = expected_penalty(&model, &prior, &pen, PenaltyResolution::default());
         let (validator, not_simulated) = simulation(inferential_validator(&p, prior, pen, e));
         rows.push(Candidate {
-            family: "timing",
             design: "btbf/inferential".into(),
-            params,
-            bits: p.memory_bits(),
-            bits_per_item: 0.0,
-            accesses_insert: f64::from(p.k()) + p.scan_per_insert(),
-            accesses_query: f64::from(p.k()),
-            access_unit: AccessUnit::BitProbes,
             false_negatives: FalseNegatives::ByChoice,
-            slack: p.block_size() - 1,
-            npws: Some((p.block_size() - 1) as f64 / w as f64),
-            fp,
             fp_kind: FpKind::StandardAnswer,
             notes: vec![
                 "when errors have prices: posterior P(in window | timers) and the cheaper answer"
@@ -147,6 +137,7 @@ fn btbf(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
             ],
             not_simulated,
             validator,
+            ..standard
         });
     }
     Ok(rows)

@@ -78,7 +78,7 @@ fn ibf(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
     let policies = &Policy::ALL[1..];
     let rows: Vec<Option<Candidate>> = policies
         .par_iter()
-        .map(|&policy| best(policy, dist, req.fp(), w, rate).map(|(p, s)| row(&p, &s, w, rate)))
+        .map(|&policy| best(policy, dist, req.fp(), w, rate).map(|(p, s)| row(&p, s.fp(), w, rate)))
         .collect();
     let found: Vec<Candidate> = rows.into_iter().flatten().collect();
     if found.is_empty() {
@@ -195,8 +195,11 @@ pub(super) fn stable_validator(params: IbfParams, w: u64) -> Result<Validator, S
     })
 }
 
-fn row(p: &IbfParams, s: &IbfSolution, w: u64, rate: f64) -> Candidate {
+/// A stable or importance-aware design with stable-point FP `fp` as a candidate (the
+/// SBF is the policy [`Policy::Sbf`]).
+pub(super) fn row(p: &IbfParams, fp: f64, w: u64, rate: f64) -> Candidate {
     let note = match p.policy() {
+        Policy::Sbf => "no window bookkeeping: decays on its own; forgets gradually",
         Policy::Ibf1 => "importance sets the cell value: important items live longer",
         Policy::Ibf3 | Policy::Ibf5 => "decrements with probability ∝ 1/cumulative importance",
         Policy::Ibf2 | Policy::Ibf4 => "decrements the cells of least cumulative importance",
@@ -220,11 +223,15 @@ fn row(p: &IbfParams, s: &IbfSolution, w: u64, rate: f64) -> Candidate {
         access_unit: AccessUnit::BitProbes,
         false_negatives: FalseNegatives::AtMost {
             rate,
-            of: "importance-weighted FN of an item W insertions old",
+            of: if p.policy() == Policy::Sbf {
+                "FN of an item W insertions old"
+            } else {
+                "importance-weighted FN of an item W insertions old"
+            },
         },
         slack: 0,
         npws: None,
-        fp: s.fp(),
+        fp,
         fp_kind: FpKind::StablePoint,
         notes: vec![note.into()],
         not_simulated,

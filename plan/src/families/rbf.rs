@@ -4,7 +4,7 @@
 use super::{needs_allow_fn, simulation, validator, wrong_shape, Family, Proposal};
 use crate::candidate::{AccessUnit, Candidate, FalseNegatives, FpKind, Params, SimRun};
 use crate::requirement::Requirement;
-use bfopt_models::rbf::{design_window, least_bits, Method, RbfDesign, RbfRequirement};
+use bfopt_models::rbf::{design_window, least_bits, Method, RbfDesign, RbfParams, RbfRequirement};
 use bfopt_validation::agree::Check;
 use bfopt_validation::experiments::rbf::{sigma_checks, RbfSimConfig, RbfStream};
 use bfopt_validation::filters::rbf::RbfConfig;
@@ -50,18 +50,9 @@ fn two_phase(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
     // Enough arrivals for about 20 cycles per epoch.
     let arrivals = (20.0 * d.metrics.expected_messages).ceil() as u64;
     let check = move |run: SimRun| {
-        let sim = RbfSimConfig {
-            filter: RbfConfig::from_params(&p),
-            stream: RbfStream::Distinct,
-            epochs: super::epochs(run),
-            arrivals,
-            seed: run.seed,
-            confidence: run.confidence,
-        };
-        match sigma_checks(&p, &sim) {
-            Ok(c) => c.into_iter().take(1).collect(),
-            Err(e) => vec![Check::error("rbf", format!("{name}: {e}"), run.seed)],
-        }
+        let mut checks = simulate(&p, arrivals, run, &name);
+        checks.truncate(1);
+        checks
     };
     // A negative query probes each filter until its first 0 bit; both filters at most σ
     // bits full gives the bound Σ_{j<k} (σ/M)^j per filter.
@@ -96,6 +87,21 @@ fn two_phase(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
     }])
 }
 
+/// The σ-bounded checks ([`sigma_checks`]) of the reference filter on a distinct stream
+/// of `arrivals` per epoch.
+fn simulate(p: &RbfParams, arrivals: u64, run: SimRun, name: &str) -> Vec<Check> {
+    let sim = RbfSimConfig {
+        filter: RbfConfig::from_params(p),
+        stream: RbfStream::Distinct,
+        epochs: super::epochs(run),
+        arrivals,
+        seed: run.seed,
+        confidence: run.confidence,
+    };
+    sigma_checks(p, &sim)
+        .unwrap_or_else(|e| vec![Check::error("rbf", format!("{name}: {e}"), run.seed)])
+}
+
 /// A σ-bounded one-phase RBF as a candidate.
 fn one_phase_row(d: &RbfDesign, w: u64, rate: f64) -> Candidate {
     let p = d.params;
@@ -103,18 +109,13 @@ fn one_phase_row(d: &RbfDesign, w: u64, rate: f64) -> Candidate {
     // that each epoch's mean cycle is close to normal for the t interval (one cycle per
     // epoch gave a seed whose four epochs spread by ±1 message).
     let arrivals = (8.0 * d.metrics.expected_messages).ceil() as u64 + w;
-    let check = move |run: SimRun| {
-        let sim = RbfSimConfig {
-            filter: RbfConfig::from_params(&p),
-            stream: RbfStream::Distinct,
-            epochs: super::epochs(run),
-            arrivals,
-            seed: run.seed,
-            confidence: run.confidence,
-        };
-        sigma_checks(&p, &sim)
-            .unwrap_or_else(|e| vec![Check::error("rbf", e.to_string(), run.seed)])
-    };
+    let name = format!(
+        "rbf/one-phase M={} k={} sigma={}",
+        p.bits(),
+        p.k(),
+        p.sigma()
+    );
+    let check = move |run: SimRun| simulate(&p, arrivals, run, &name);
     let (validator, not_simulated) = simulation(validator(arrivals, check));
     Candidate {
         family: "rbf",

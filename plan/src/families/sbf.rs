@@ -1,7 +1,7 @@
 //! The Stable Bloom filter row for a window with `allow_fn` (Section 2.2 [SBF]).
 
-use super::{needs_allow_fn, simulation, wrong_shape, Family, Proposal};
-use crate::candidate::{AccessUnit, Candidate, FalseNegatives, FpKind, Params};
+use super::{needs_allow_fn, wrong_shape, Family, Proposal};
+use crate::candidate::Candidate;
 use crate::requirement::Requirement;
 use bfopt_models::stable::{design_decrements, IbfParams, ImportanceDist, Policy, SbfRequirement};
 
@@ -56,32 +56,5 @@ fn sbf(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
         p.p(),
         ImportanceDist::linear(1, 1)?,
     )?;
-    let (validator, not_simulated) = simulation(super::ibf::stable_validator(sim_params, w));
-    Ok(vec![Candidate {
-        family: "stable",
-        design: "sbf".into(),
-        params: Params::Stable {
-            m: p.m(),
-            k: p.k(),
-            max: p.max(),
-            decrements: p.p(),
-            counter_bits: None,
-        },
-        bits: p.memory_bits(),
-        bits_per_item: 0.0,
-        accesses_insert: f64::from(p.k()) + p.p() as f64,
-        accesses_query: f64::from(p.k()),
-        access_unit: AccessUnit::BitProbes,
-        false_negatives: FalseNegatives::AtMost {
-            rate,
-            of: "FN of an item W insertions old",
-        },
-        slack: 0,
-        npws: None,
-        fp: best.fp,
-        fp_kind: FpKind::StablePoint,
-        notes: vec!["no window bookkeeping: decays on its own; forgets gradually".into()],
-        not_simulated,
-        validator,
-    }])
+    Ok(vec![super::ibf::row(&sim_params, best.fp, w, rate)])
 }
