@@ -179,6 +179,24 @@ fn posterior_btbf_contradictions_exit_2() {
     }
 }
 
+/// Issue 17: a finite timestamp age beyond `T_Ω` is refused with the reason it cannot
+/// occur (the expiry scan has marked such a timer expired), not only the bound.
+#[test]
+fn posterior_btbf_age_beyond_range_says_why() {
+    // w = 100, B = 8: T_Ω = ⌈100/8⌉ + 1 + P; the scan expires at age 14.
+    assert_exit(
+        "posterior btbf --timers 1000 --hashes 4 --block-size 8 --window 100 \
+         --offset 3 --px 0.01 --timestamp-age 5000 --matching 1",
+        2,
+        &[
+            "--timestamp-age = 5000",
+            "T_Ω",
+            "expiry scan marks a timer expired",
+            "`expired`",
+        ],
+    );
+}
+
 #[test]
 fn optimize_btbf_small() {
     let j: Value = json(

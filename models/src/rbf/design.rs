@@ -112,7 +112,7 @@ fn best_sigma(law: Law, req: &RbfRequirement) -> Option<(u64, f64)> {
         let fp_at = |s: u64| {
             let p = fluid::point(law, s, retaining);
             if two {
-                1.0 - (1.0 - p.fp) * (1.0 - p.fp_frozen)
+                crate::numeric::either(p.fp, p.fp_frozen)
             } else {
                 p.fp
             }
