@@ -27,9 +27,9 @@ impl RbfRequirement {
     /// Average FP at most `fp` (0 < fp < 1), colliding, non-retaining, `Method::Auto`.
     ///
     /// # Errors
-    /// `fp` outside (0, 1); `phases` outside 1..=2.
+    /// `fp` outside `[1e-300, 1)` ([`check::FP_TARGET_MIN`]); `phases` outside 1..=2.
     pub fn new(fp: f64, phases: u8) -> Result<Self, ModelError> {
-        check::open_probability("fp", fp)?;
+        check::fp_target("fp", fp)?;
         check::in_range("phases", phases, RbfParams::PHASES)?;
         Ok(Self {
             fp,

@@ -368,7 +368,7 @@ pub fn decrements_real(m: u64, k: u32, max: u32, fp: f64) -> f64 {
 /// # Errors
 /// Invalid parameters; [`ModelError::Infeasible`] when even `P = m − 1` exceeds the target.
 pub fn design_decrements(req: &SbfRequirement) -> Result<SbfDesign, ModelError> {
-    check::open_probability("fp", req.fp)?;
+    check::fp_target("fp", req.fp)?;
     SbfParams::new(req.m, req.k, req.max, 1)?;
     let fp_at = |p: u64| SbfParams::new(req.m, req.k, req.max, p).map(|s| s.fp());
     let meets = |p: u64| fp_at(p).is_ok_and(|fp| fp <= req.fp);

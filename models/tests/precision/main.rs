@@ -18,4 +18,5 @@ mod hp;
 mod pbf;
 mod rbf;
 mod stable;
+mod targets;
 mod timing;
