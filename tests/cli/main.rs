@@ -17,6 +17,7 @@ mod recommend_validate;
 mod reliability;
 mod stable;
 mod timing;
+mod tiny_rates;
 
 fn bfopt() -> Command {
     Command::cargo_bin("bfopt").unwrap()

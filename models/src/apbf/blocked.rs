@@ -20,7 +20,7 @@
 use super::recursion::{consecutive_match, query_accesses, window_accesses, QueryAccesses};
 use super::{fills, npws_formula, ApbfParams};
 use crate::error::{check, ModelError};
-use crate::numeric::{binomial_pmf, poisson_pmf, pow1m};
+use crate::numeric::{binomial_pmf, one_minus_pow1m, poisson_pmf};
 use serde::Serialize;
 use std::ops::RangeInclusive;
 
@@ -153,7 +153,7 @@ impl ApbbfParams {
 
     /// Match probability of a block holding `j` items, `(1 − (1 − b/B)^j)^b`.
     fn block_match(&self, j: u64) -> f64 {
-        (1.0 - pow1m(self.ratio(), j as f64)).powi(self.block_hashes as i32)
+        one_minus_pow1m(self.ratio(), j as f64).powi(self.block_hashes as i32)
     }
 
     /// A segment's match probability under Poisson(`load`) block loads.
