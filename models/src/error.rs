@@ -92,7 +92,7 @@ pub mod check {
         } else if value > 0.0 && value < FP_TARGET_MIN {
             Err(ModelError::invalid(
                 name,
-                value,
+                format!("{value:e}"),
                 format!(
                     "{name} >= {FP_TARGET_MIN:e}, the smallest supported target (and {name} < 1)"
                 ),
