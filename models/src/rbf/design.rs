@@ -344,7 +344,7 @@ pub fn design_window(window: u64, req: &RbfRequirement) -> Result<RbfDesign, Mod
     }
     let retaining = req.recycling == Recycling::Retaining;
     let m_max = RbfParams::BITS.end() / 2;
-    let mut best: Option<(u64, u32, u64)> = None;
+    let mut best: Option<(u64, u32, u64, Method)> = None;
     let mut rising = 0;
     for k in 1..=req.k_max {
         let kk = u64::from(k);
@@ -390,19 +390,19 @@ pub fn design_window(window: u64, req: &RbfRequirement) -> Result<RbfDesign, Mod
             continue;
         };
         match best {
-            Some((bm, _, _)) if m >= bm => {
+            Some((bm, ..)) if m >= bm => {
                 rising += 1;
                 if rising == 3 {
                     break;
                 }
             }
             _ => {
-                best = Some((m, k, sigma));
+                best = Some((m, k, sigma, method));
                 rising = 0;
             }
         }
     }
-    let Some((m, k, sigma)) = best else {
+    let Some((m, k, sigma, method)) = best else {
         return Err(ModelError::infeasible(
             format!("window >= {window} at average fp <= {}", req.fp),
             format!("no memory up to {} bits", RbfParams::BITS.end()),
@@ -412,7 +412,10 @@ pub fn design_window(window: u64, req: &RbfRequirement) -> Result<RbfDesign, Mod
     let (worst_case_hashes, worst_case_messages) = worst_case_messages(2 * m, req.fp, 2)?;
     Ok(RbfDesign {
         params,
-        metrics: params.metrics(req.method)?,
+        // The method `m` was searched with: under `Method::Auto` a design searched with the
+        // fluid model (k²·σ above 10^7) and reported by the exact chain printed an FP
+        // above its target (issue 17: 1.00003e-30 at `--window 1000 --fp 1e-30`).
+        metrics: params.metrics(method)?,
         fp_target: req.fp,
         worst_case_messages,
         worst_case_hashes,

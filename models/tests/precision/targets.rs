@@ -174,6 +174,24 @@ fn issue_17_two_phase_fp_is_not_zero() {
     assert!(frozen > 5e-17 && m.fp_avg >= frozen, "{m:?}");
 }
 
+/// A window design searched with the fluid model (k²·σ above 10^7) was reported by the
+/// exact chain, whose FP was above the target (issue 17: 1.00003e-30 at window 1000,
+/// target 1e-30); it is now reported by the model it was sized with.
+#[test]
+fn issue_17_window_design_meets_its_target_by_its_method() {
+    for fp in [1e-15, 1e-30, 1e-300] {
+        let d = rbf::design_window(1000, &RbfRequirement::new(fp, 2).unwrap()).unwrap();
+        let method = if d.metrics.method == "exact" {
+            Method::Exact
+        } else {
+            Method::Fluid
+        };
+        let again = d.params.metrics(method).unwrap();
+        assert!(again.fp_avg > 0.0 && again.fp_avg <= fp, "{fp:e}: {d:?}");
+        assert_eq!(again.fp_avg, d.metrics.fp_avg);
+    }
+}
+
 /// Below the smallest supported target every FP-target optimizer refuses, naming it.
 #[test]
 fn targets_below_the_smallest_supported_are_refused() {
