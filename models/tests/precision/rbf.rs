@@ -87,18 +87,16 @@ fn chain(m: u64, k: u32, sigma: u64, hashing: Hashing, retaining: bool) -> (Q, Q
         let piv = (col..n).find(|&r| !a[r][col].is_zero()).unwrap();
         a.swap(col, piv);
         let inv = Q::one() / a[col][col].clone();
-        for c in col..=n {
-            a[col][c] = a[col][c].clone() * &inv;
-        }
-        for r in 0..n {
-            if r != col && !a[r][col].is_zero() {
-                let fac = a[r][col].clone();
-                for c in col..=n {
-                    let v = a[col][c].clone() * &fac;
-                    a[r][c] -= v;
+        let pivot: Vec<Q> = a[col].iter().map(|v| v * &inv).collect();
+        for (r, row) in a.iter_mut().enumerate() {
+            if r != col && !row[col].is_zero() {
+                let fac = row[col].clone();
+                for (x, p) in row.iter_mut().zip(&pivot).skip(col) {
+                    *x -= p * &fac;
                 }
             }
         }
+        a[col] = pivot;
     }
     let pi: Vec<Q> = (0..n).map(|r| a[r][n].clone()).collect();
     let fp: Q = pi.iter().zip(&rho).map(|(x, r)| x * r).sum();
