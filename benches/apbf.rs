@@ -1,5 +1,8 @@
 //! APBF: Table 2 evaluation, the optimizer, reference filter throughput (issue 3).
 
+// criterion_group! generates an undocumented `pub fn`.
+#![allow(missing_docs)]
+
 use bfopt_models::apbf::{design, ApbbfParams, ApbfParams, ApbfRequirement};
 use bfopt_validation::filters::apbf::ApbfFilter;
 use bfopt_validation::workload::{member, probe};

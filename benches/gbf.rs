@@ -2,6 +2,9 @@
 //! paper's Java: 1.85 µs per inferential insert + query at k = 4, Table 5 [TBF]), and the
 //! reference GBF's query + insert throughput.
 
+// criterion_group! generates an undocumented `pub fn`.
+#![allow(missing_docs)]
+
 use bfopt_models::gbf::posterior::{window_posterior, window_posterior_eq34, TLikelihood};
 use bfopt_models::gbf::{GbfDistinctTable, GbfObservation, GbfParams};
 use bfopt_models::timing::prior::Distinct;

@@ -3,6 +3,9 @@
 //! BTBF's insert + query throughput (the paper's Java: 0.80 µs standard, 1.13 µs
 //! inferential per insert/query pair, Table 5 [TBF]).
 
+// criterion_group! generates an undocumented `pub fn`.
+#![allow(missing_docs)]
+
 use bfopt_models::timing::btbf::{BtbfModel, BtbfObservation, BtbfParams, TimerAge};
 use bfopt_models::timing::design::{expected_penalty, PenaltyResolution};
 use bfopt_models::timing::{PenaltyDist, StreamPrior};

@@ -2,6 +2,7 @@
 //! The same checks run larger behind `bfopt validate --level full`.
 
 mod apbf;
+mod audit;
 mod baseline;
 mod classic;
 mod gbf;
@@ -9,6 +10,7 @@ mod hashing;
 mod pbf;
 mod rbf;
 mod stable;
+mod systems;
 mod timing;
 
 /// Asserts that every check passed, printing each failing one.
