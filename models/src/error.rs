@@ -91,6 +91,31 @@ pub mod check {
         }
     }
 
+    /// The smallest FP target an optimizer accepts. Every model keeps its FP to full
+    /// relative precision down to here (checked against 256-bit evaluations in
+    /// `models/tests/precision`); below about 2.2e-308 doubles are subnormal and lose
+    /// relative precision, and FPs of that size round to 0.
+    pub const FP_TARGET_MIN: f64 = 1e-300;
+
+    /// An FP target: `FP_TARGET_MIN <= value < 1` (issue 17: a target below what the
+    /// models can compute to full relative precision must not yield a design whose FP
+    /// prints as 0).
+    pub fn fp_target(name: &'static str, value: f64) -> Result<f64, ModelError> {
+        if (FP_TARGET_MIN..1.0).contains(&value) {
+            Ok(value)
+        } else if value > 0.0 && value < FP_TARGET_MIN {
+            Err(ModelError::invalid(
+                name,
+                format!("{value:e}"),
+                format!(
+                    "{name} >= {FP_TARGET_MIN:e}, the smallest supported target (and {name} < 1)"
+                ),
+            ))
+        } else {
+            open_probability(name, value)
+        }
+    }
+
     /// `0 <= value <= 1`, finite.
     pub fn probability(name: &'static str, value: f64) -> Result<f64, ModelError> {
         if (0.0..=1.0).contains(&value) {

@@ -31,6 +31,17 @@ pub fn one_minus_exp_neg(x: f64) -> f64 {
     -(-x).exp_m1()
 }
 
+/// The probability that at least one of two independent events occurs,
+/// `1 − (1 − a)(1 − b)`, computed as `a + b·(1 − a)`.
+///
+/// # Numerics
+/// The product form cancels to 0 once both probabilities are below 1.1e-16 (issue 17:
+/// a two-phase RBF printed `fp_avg 0` beside `fp_frozen 5.55e-17`); this sum of
+/// non-negative terms keeps full relative precision at any size.
+pub fn either(a: f64, b: f64) -> f64 {
+    a + b * (1.0 - a)
+}
+
 /// `ln(Σ e^(a_i))` without overflow; `-inf` for an empty slice.
 pub fn log_sum_exp(terms: &[f64]) -> f64 {
     let max = terms.iter().copied().fold(f64::NEG_INFINITY, f64::max);
@@ -252,6 +263,17 @@ pub fn probability(p: f64) -> f64 {
 mod tests {
     use super::*;
     use approx::assert_relative_eq;
+
+    #[test]
+    fn either_keeps_tiny_probabilities() {
+        // Issue 17: 1 − (1 − 1e-17)(1 − 5.55e-17) is 0 in f64.
+        assert_eq!(1.0 - (1.0 - 1e-17) * (1.0 - 5.55e-17), 0.0);
+        assert_relative_eq!(either(1e-17, 5.55e-17), 6.55e-17, max_relative = 1e-15);
+        assert_relative_eq!(either(1e-300, 0.0), 1e-300, max_relative = 1e-15);
+        assert_eq!(either(0.0, 0.0), 0.0);
+        assert_eq!(either(1.0, 0.5), 1.0);
+        assert_relative_eq!(either(0.5, 0.5), 0.75, max_relative = 1e-15);
+    }
 
     #[test]
     fn one_minus_pow1m_is_accurate_for_tiny_x() {

@@ -23,6 +23,7 @@ mod reliability;
 mod stable;
 mod target;
 mod timing;
+mod tiny_rates;
 
 fn bfopt() -> Command {
     Command::cargo_bin("bfopt").unwrap()

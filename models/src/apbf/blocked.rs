@@ -20,12 +20,15 @@
 use super::recursion::{consecutive_match, query_accesses, window_accesses, QueryAccesses};
 use super::{fills, npws_formula, ApbfParams};
 use crate::error::{check, ModelError};
-use crate::numeric::{binomial_pmf, poisson_pmf, pow1m};
+use crate::numeric::{binomial_pmf, one_minus_pow1m, poisson_pmf};
 use serde::Serialize;
 use std::ops::RangeInclusive;
 
-/// Mass cut of the load distributions (relative to the mode).
-const CUT: f64 = 1e-18;
+/// Mass cut of the load distributions (relative to the mode). The segment FP weights the
+/// tail by match probabilities up to `1/(segment FP)` times the mode's: at 1e-18 the
+/// first segment of `(4, 10, 512, 16)` (FP 4.9e-10) was off by 6.9e-13 relative (issue
+/// 17's precision test); 1e-30 costs a few more terms.
+const CUT: f64 = 1e-30;
 
 /// Segment size of a sized APBBF.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -153,7 +156,7 @@ impl ApbbfParams {
 
     /// Match probability of a block holding `j` items, `(1 − (1 − b/B)^j)^b`.
     fn block_match(&self, j: u64) -> f64 {
-        (1.0 - pow1m(self.ratio(), j as f64)).powi(self.block_hashes as i32)
+        one_minus_pow1m(self.ratio(), j as f64).powi(self.block_hashes as i32)
     }
 
     /// A segment's match probability under Poisson(`load`) block loads.
@@ -266,12 +269,13 @@ impl ApbbfParams {
         }
     }
 
-    /// Expected block accesses for non-members (paper loads; Table 3).
+    /// Expected block accesses for non-members with the paper's fills (Poisson loads,
+    /// [`Self::segments_paper`]; Table 3).
     pub fn accesses_paper(&self) -> QueryAccesses {
         query_accesses(&self.segments_paper(), self.k as usize, self.l as usize)
     }
 
-    /// Peak NPWS with the full segment's match probability in place of 1/2.
+    /// Peak NPWS with the full segment's match probability (paper's fills) in place of 1/2.
     pub fn npws(&self) -> f64 {
         let full = *self.segments_paper().last().unwrap_or(&0.5);
         npws_formula(full, self.k, self.l)
@@ -303,21 +307,31 @@ impl ApbbfParams {
 /// Predicted metrics of an APBBF.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct ApbbfMetrics {
-    /// FP with Poisson block loads (Table 3's APBBF column).
+    /// FP with the paper's fills: worst-case Poisson block loads, [`ApbbfParams::segments_paper`]
+    /// (Table 3's APBBF column).
     pub fp_paper: f64,
-    /// Paper FP of the APBF with `(k·b, l·b)` (Table 3's APBF column).
+    /// FP of the APBF with `(k·b, l·b)` under the paper's APBF fills `i/(2k)` (Table 3's
+    /// APBF column).
     pub fp_apbf: f64,
-    /// FP of a real filter (Binomial loads when sized; else equal to `fp_paper`).
+    /// FP with the real fills: Binomial block loads of the sized filter
+    /// ([`ApbbfParams::segments_real`]); unsized, the Poisson limit, equal to `fp_paper`.
     pub fp: f64,
-    /// Window relative to that APBF with the same memory (Table 3's "cap.").
+    /// Window relative to that APBF with the same memory (Table 3's "cap."; a closed form,
+    /// no fills).
     pub capacity_ratio: f64,
-    /// Expected block accesses of a query for a window item.
+    /// Expected block accesses of a query for a window item, with the paper's fills
+    /// ([`ApbbfParams::segments_paper`], Table 3's "win.").
     pub accesses_window: f64,
-    /// Expected block accesses of a false positive.
+    /// Expected block accesses of a false positive, `E[accesses·1{true}] / P(true)` of
+    /// Algorithm 1 [APBF], with the paper's fills (Table 3's "fp"). `P(true)` is carried
+    /// on its own, not formed as `1 − P(false)`: at FP 4.3e-16, `(k, l, B, b) = (4, 10, 512,
+    /// 16)`, the latter in `f64` gives about 5.07 where enumeration of every segment
+    /// pattern gives 5.2580 (issue 17, `models/tests/precision/apbf.rs`).
     pub accesses_fp: f64,
-    /// Expected block accesses of a query that returns false.
+    /// Expected block accesses of a query that returns false, with the paper's fills
+    /// (Table 3's "false").
     pub accesses_false: f64,
-    /// Peak NPWS, Section 5.2's formula with the full-segment FP.
+    /// Peak NPWS, Section 5.2's formula with the paper's full-segment FP in place of 1/2.
     pub npws: f64,
     /// Bits per window item (Table 4 [APBF]).
     pub bits_per_item: f64,

@@ -97,9 +97,9 @@ impl ApbfRequirement {
     /// FP at most `fp` for the last `window` insertions.
     ///
     /// # Errors
-    /// `fp` outside (0, 1); `window` outside [`ApbfParams::W`].
+    /// `fp` outside `[1e-300, 1)` ([`check::FP_TARGET_MIN`]); `window` outside [`ApbfParams::W`].
     pub fn new(fp: f64, window: u64) -> Result<Self, ModelError> {
-        check::open_probability("fp", fp)?;
+        check::fp_target("fp", fp)?;
         check::in_range("window", window, ApbfParams::W)?;
         Ok(Self {
             fp,

@@ -568,8 +568,7 @@ proptest! {
                 prop_assert!(w < u64::from(l) || !ApbfParams::W.contains(&w) || w > 1_000_000_000);
             }
         }
-        let fp_ok = fp > 0.0 && fp < 1.0;
-        prop_assert_eq!(ApbfRequirement::new(fp, 1000).is_ok(), fp_ok);
+        prop_assert_eq!(ApbfRequirement::new(fp, 1000).is_ok(), (crate::error::check::FP_TARGET_MIN..1.0).contains(&fp));
         let d_ok = (0.0..1.0).contains(&d);
         prop_assert_eq!(WindowDuplicates::new(d, 1000).is_ok(), d_ok);
         if let Ok(r) = ApbfRequirement::new(0.01, 1000) {

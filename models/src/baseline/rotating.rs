@@ -89,6 +89,17 @@ impl RotatingRequirement {
         let r = f64::from(filters);
         let generation = self.window.div_ceil(u64::from(filters - 1));
         let per_filter_fp = -((-self.fp).ln_1p() / r).exp_m1();
+        if per_filter_fp < check::FP_TARGET_MIN {
+            // Issue 17: not an invalid input (the user's target is supported) but a ring
+            // this size cannot be sized to it.
+            return Err(ModelError::infeasible(
+                format!(
+                    "per-filter fp {per_filter_fp:e} with {filters} filters (the smallest supported target is {:e})",
+                    check::FP_TARGET_MIN
+                ),
+                format!("fp >= {:e} for a ring of {filters}", check::FP_TARGET_MIN * r),
+            ));
+        }
         let sub = design(&ClassicRequirement::new(
             per_filter_fp,
             generation,

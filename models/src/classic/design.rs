@@ -25,9 +25,10 @@ impl ClassicRequirement {
     /// A requirement: FP at most `fp` (0 < fp < 1) after `n` distinct insertions.
     ///
     /// # Errors
-    /// `fp` outside (0, 1); `n` outside [`ClassicParams::N`]; a bad block size.
+    /// `fp` outside `[1e-300, 1)` ([`check::FP_TARGET_MIN`]); `n` outside [`ClassicParams::N`];
+    /// a bad block size.
     pub fn new(fp: f64, n: u64, layout: Layout) -> Result<Self, ModelError> {
-        check::open_probability("fp", fp)?;
+        check::fp_target("fp", fp)?;
         check::in_range("n", n, ClassicParams::N)?;
         let layout = layout.check()?;
         Ok(Self {

@@ -152,7 +152,7 @@ proptest! {
             }
         }
         let fp_ok = fp > 0.0 && fp < 1.0;
-        prop_assert_eq!(ClassicRequirement::new(fp, 10, Layout::Standard).is_ok(), fp_ok);
+        prop_assert_eq!(ClassicRequirement::new(fp, 10, Layout::Standard).is_ok(), (crate::error::check::FP_TARGET_MIN..1.0).contains(&fp));
         prop_assert_eq!(HalfFillDesign::for_fp(fp).is_ok(), fp_ok && fp >= 2f64.powi(-64));
         if !fp_ok {
             prop_assert!(capacity(1000, 3, fp, Layout::Standard).is_err());

@@ -119,6 +119,12 @@ impl GbfParams {
         pow1m(1.0 / self.m as f64, f64::from(self.k0 + self.k1))
     }
 
+    /// `ln q_ε = (k0 + k1)·ln_1p(−1/m)`, without rounding `q_ε` first (`ln` of the
+    /// rounded `q_ε` is off by `ε·m/(k0 + k1)` relative, and `q_ε^i` by `i·ε`).
+    pub fn ln_q_eps(&self) -> f64 {
+        f64::from(self.k0 + self.k1) * (-1.0 / self.m as f64).ln_1p()
+    }
+
     /// The stationary probability of a 0 cell, `q0/(q0 + q1)`.
     pub fn pi0(&self) -> f64 {
         let (a, b) = (self.q0(), self.q1());
@@ -127,14 +133,14 @@ impl GbfParams {
 
     /// `f0(φ0, i) = φ0 q_ε^i + q0/(q0+q1) (1 − q_ε^i)`, Eq. (31) [TBF].
     pub fn f0(&self, phi0: f64, i: u64) -> f64 {
-        let t = self.q_eps().powf(i as f64);
+        let t = (i as f64 * self.ln_q_eps()).exp();
         phi0 * t + self.pi0() * (1.0 - t)
     }
 
     /// The standard GBF answers Pos for an item inserted `i` insertions ago:
     /// `f0(1, i)^k0 (1 − f0(0, i))^k1` (cells independent, `r_x,0 = k0`, `r_x,1 = k1`).
     pub fn positive_at_age(&self, i: u64) -> f64 {
-        let t = self.q_eps().powf(i as f64);
+        let t = (i as f64 * self.ln_q_eps()).exp();
         let p0 = self.pi0();
         (p0 + (1.0 - p0) * t).powi(self.k0 as i32) * ((1.0 - p0) + p0 * t).powi(self.k1 as i32)
     }
@@ -151,7 +157,7 @@ impl GbfParams {
         let p0 = self.pi0();
         let lik = TLikelihood::new(vec![(p0, 1.0 - p0, self.k0), (1.0 - p0, p0, self.k1)]);
         let ln_s = (-px).ln_1p();
-        let ln_q = self.q_eps().ln();
+        let ln_q = self.ln_q_eps();
         lik.coefficients()
             .iter()
             .enumerate()
@@ -173,7 +179,7 @@ impl GbfParams {
     pub fn metrics_flat(&self, w: u64, age: Option<u64>) -> GbfMetrics {
         let p0 = self.pi0();
         let lik = TLikelihood::new(vec![(p0, 1.0 - p0, self.k0), (1.0 - p0, p0, self.k1)]);
-        let ln_q = self.q_eps().ln();
+        let ln_q = self.ln_q_eps();
         let mean_pos: f64 = lik
             .coefficients()
             .iter()
@@ -284,7 +290,7 @@ impl GbfParams {
         // Pos at one age, for an item of the stream's mean class (uniform: exact).
         let pos_at = |i: u64| {
             let px = prior.classes(1)[0].1;
-            let t = (self.q_eps().ln() * distinct.d_excluding(px, i as f64)).exp();
+            let t = (self.ln_q_eps() * distinct.d_excluding(px, i as f64)).exp();
             let p0 = self.pi0();
             (p0 + (1.0 - p0) * t).powi(self.k0 as i32) * ((1.0 - p0) + p0 * t).powi(self.k1 as i32)
         };
@@ -310,7 +316,7 @@ pub fn posterior_distinct(
     crate::timing::prior::check_px(px)?;
     check::in_range("window", w, 1..=u64::MAX)?;
     let lik = o.likelihood(params);
-    let ln_q = params.q_eps().ln();
+    let ln_q = params.ln_q_eps();
     Ok(
         crate::timing::posterior::direct_window_posterior(px, w, |i| {
             lik.at((ln_q * distinct.d_excluding(px, i as f64)).exp())
@@ -365,7 +371,7 @@ impl GbfDistinctTable {
         crate::timing::prior::check_px(px)?;
         check::in_range("window", w, 1..=u64::MAX)?;
         let p0 = params.pi0();
-        let (ln_q, ln_s) = (params.q_eps().ln(), (-px).ln_1p());
+        let (ln_q, ln_s) = (params.ln_q_eps(), (-px).ln_1p());
         let d = |i: f64| distinct.d_excluding(px, i);
         let row = |a: u64, b: Option<u64>| {
             // The prior-weighted mean age of the piece, so that the first-order error of
@@ -528,9 +534,9 @@ pub fn posterior(
     check_observation(params, o)?;
     crate::timing::prior::check_px(px)?;
     check::in_range("window", w, 1..=u64::MAX)?;
-    Ok(posterior::window_posterior(
+    Ok(posterior::window_posterior_ln(
         &o.likelihood(params),
-        params.q_eps(),
+        params.ln_q_eps(),
         px,
         w,
     ))
@@ -553,9 +559,9 @@ pub fn posterior_balanced(
     let k = params.k0 + params.k1;
     check::in_range("matching", d, 0..=k)?;
     check::in_range("mismatching", e, 0..=k - d)?;
-    Ok(posterior::window_posterior(
+    Ok(posterior::window_posterior_ln(
         &TLikelihood::balanced(d, e),
-        params.q_eps(),
+        params.ln_q_eps(),
         px,
         w,
     ))

@@ -54,6 +54,27 @@ impl TLikelihood {
             .product()
     }
 
+    /// `L(t)` at `t = e^(ln_t)`. A factor `a + b·t` with `b = −a` is formed as
+    /// `−a·expm1(ln_t)`: from a rounded `t ≈ 1` (ages young against `m/k`) `a(1 − t)`
+    /// keeps only `ε/(1 − t)` relative accuracy (2.6e-11 in a posterior at
+    /// `m = 7·10^6`, issue 17's precision test).
+    pub fn at_ln(&self, ln_t: f64) -> f64 {
+        let t = ln_t.exp();
+        self.factors
+            .iter()
+            .map(|&(a, b, n)| factor(a, b, t, ln_t).max(0.0).powi(n as i32))
+            .product()
+    }
+
+    /// `ln L(t)` at `t = e^(ln_t)`, as [`Self::at_ln`] (`-inf` where a factor is 0).
+    pub fn ln_at_ln(&self, ln_t: f64) -> f64 {
+        let t = ln_t.exp();
+        self.factors
+            .iter()
+            .map(|&(a, b, n)| f64::from(n) * factor(a, b, t, ln_t).max(0.0).ln())
+            .sum()
+    }
+
     /// Total degree `n = Σ n_j`.
     pub fn degree(&self) -> u32 {
         self.factors.iter().map(|f| f.2).sum()
@@ -73,6 +94,15 @@ impl TLikelihood {
             }
         }
         c
+    }
+}
+
+/// One factor `a + b·t` of a [`TLikelihood`], `a(1 − t)` without cancellation.
+fn factor(a: f64, b: f64, t: f64, ln_t: f64) -> f64 {
+    if b == -a {
+        -a * ln_t.exp_m1()
+    } else {
+        a + b * t
     }
 }
 
@@ -104,9 +134,14 @@ pub fn c_coefficients(d: u32, e: u32) -> Vec<i128> {
 /// `Ψ_η = Σ_s C_s (1 − x_s^η)/(1 − x_s)`, `x_s = (1−p) q_ε^s`; also returns the condition
 /// number `Σ|terms| / |Σ terms|` of the denominator and numerator (the worse one).
 pub fn window_posterior_eq34(lik: &TLikelihood, q_eps: f64, px: f64, w: u64) -> (f64, f64) {
+    window_posterior_eq34_ln(lik, q_eps.ln(), px, w)
+}
+
+/// [`window_posterior_eq34`] given `ln q_ε` (which a caller can form without rounding
+/// `q_ε = 1 − O(k/m)` first: `ln` of the rounded value is off by `ε·m/k` relative).
+pub fn window_posterior_eq34_ln(lik: &TLikelihood, ln_q: f64, px: f64, w: u64) -> (f64, f64) {
     let coef = lik.coefficients();
     let ln_s = (-px).ln_1p();
-    let ln_q = q_eps.ln();
     let (mut num, mut den) = (CompensatedSum::new(), CompensatedSum::new());
     let (mut num_abs, mut den_abs) = (0.0, 0.0);
     for (s, &c) in coef.iter().enumerate() {
@@ -134,6 +169,9 @@ pub fn window_posterior_eq34(lik: &TLikelihood, q_eps: f64, px: f64, w: u64) -> 
 /// about 10^5) ages are grouped into pieces (see the code): measured 3.6e-9 from the
 /// direct sum at `m = 2^24`, `k0 + k1 = 40` (test `large_m_pieces_match_the_direct_sum`);
 /// `m = 2^40`, `k0 = k1 = 64`, `p_x = 10^-12`, `w = 10^12` takes 0.3 s (release).
+/// Against a 2048-bit evaluation (`models/tests/precision/gbf.rs`, via
+/// [`window_posterior_ln`]): 1e-12 relative where ages are summed one by one (measured
+/// 3.6e-13), 1.2e-7 relative where they are grouped into pieces.
 ///
 /// # Numerics
 /// The direct part is accumulated relative to its largest term (log scale), so an
@@ -141,6 +179,13 @@ pub fn window_posterior_eq34(lik: &TLikelihood, q_eps: f64, px: f64, w: u64) -> 
 /// filter) still gives its ratio instead of `0/0`. `p_x = 1` (every arrival is `x`)
 /// gives 1, or 0 for an observation impossible at age 0.
 pub fn window_posterior(lik: &TLikelihood, q_eps: f64, px: f64, w: u64) -> f64 {
+    window_posterior_ln(lik, q_eps.ln(), px, w)
+}
+
+/// [`window_posterior`] given `ln q_ε`, e.g. `(k0 + k1)·ln_1p(−1/m)`: `q_ε` rounded to
+/// `f64` and then logged loses `ε·m/(k0 + k1)` relative (2e-8 in the posterior at
+/// `m = 6·10^8`, issue 17's precision test).
+pub fn window_posterior_ln(lik: &TLikelihood, ln_q: f64, px: f64, w: u64) -> f64 {
     /// Ages summed one by one before pieces take over.
     const DIRECT_AGES: u64 = 1 << 20;
     /// Largest first-order change of `ln L` across a piece.
@@ -149,12 +194,11 @@ pub fn window_posterior(lik: &TLikelihood, q_eps: f64, px: f64, w: u64) -> f64 {
         // Every arrival is x: I_x = 0 (t = 1); an observation impossible there gets 0.
         return if lik.at(1.0) > 0.0 { 1.0 } else { 0.0 };
     }
-    let (plain, kappa) = window_posterior_eq34(lik, q_eps, px, w);
+    let (plain, kappa) = window_posterior_eq34_ln(lik, ln_q, px, w);
     if kappa < 1e4 && plain.is_finite() {
         return plain.clamp(0.0, 1.0);
     }
     let n = lik.degree().max(1) as f64;
-    let ln_q = q_eps.ln();
     let ln_s = (-px).ln_1p();
     // First age with n·t <= 0.05.
     let i0 = ((0.05 / n).ln() / ln_q).ceil().max(0.0) as u64;
@@ -171,9 +215,13 @@ pub fn window_posterior(lik: &TLikelihood, q_eps: f64, px: f64, w: u64) -> f64 {
     // evidences far below the smallest double (e.g. (1 − t)^128 at young ages of a huge
     // filter) keep their ratio.
     let pieces = i0 > DIRECT_AGES;
+    // The linear pass is trusted only if neither the evidence nor its part inside the
+    // window came near underflow (issue 17: a posterior of 7e-270 came out as 0 when
+    // every term inside the window underflowed); otherwise the log pass runs.
+    let unscaled_ok = |s: &ScaledPair| s.den.value() > 1e-290 && (w == 0 || s.num.value() > 1e-290);
     let ln_bound = bound.ln();
-    // Linear first (one exp and powi per age); again in log space only if every term
-    // underflowed.
+    // Linear first (one exp and powi per age); again in log space if every term, or
+    // every term inside the window, underflowed.
     let mut sums = ScaledPair::new();
     for log_mode in [false, true] {
         sums = ScaledPair::new();
@@ -211,20 +259,23 @@ pub fn window_posterior(lik: &TLikelihood, q_eps: f64, px: f64, w: u64) -> f64 {
                     i as f64 + crate::timing::posterior::truncated_geometric_mean(px, step),
                 )
             };
-            let t = (age * ln_q).exp();
+            let ln_t = age * ln_q;
             if log_mode {
-                sums.add_ln(ln_mass + lik.ln_at(t), i < w);
+                sums.add_ln(ln_mass + lik.ln_at_ln(ln_t), i < w);
             } else {
-                sums.add_plain(ln_mass.exp() * lik.at(t), i < w);
+                sums.add_plain(ln_mass.exp() * lik.at_ln(ln_t), i < w);
             }
             i += step;
             // Stop early once the prior's tail is negligible against the evidence
             // (inside and outside the window alike): (1−p)^i · bound < 1e-18 · evidence.
             if i as f64 * ln_s + ln_bound < -41.4 + sums.ln_den() {
-                return crate::numeric::probability(sums.ratio());
+                if log_mode || unscaled_ok(&sums) {
+                    return crate::numeric::probability(sums.ratio());
+                }
+                break;
             }
         }
-        if sums.den.value() > 0.0 {
+        if unscaled_ok(&sums) {
             break;
         }
     }
@@ -246,9 +297,18 @@ pub fn window_posterior(lik: &TLikelihood, q_eps: f64, px: f64, w: u64) -> f64 {
         return crate::numeric::probability(sums.ratio());
     }
     let scale = sums.shift.exp();
-    num.add(sums.num.value() * scale);
-    den.add(sums.den.value() * scale);
-    let post = num.value() / den.value();
+    let post = if scale > 1e-290 && scale < 1e290 {
+        num.add(sums.num.value() * scale);
+        den.add(sums.den.value() * scale);
+        num.value() / den.value()
+    } else {
+        // e^shift under- or overflows (issue 17: the head of a posterior of 7e-270 was
+        // dropped to 0): combine in log space, `(h_n·e^shift + t_n)/(h_d·e^shift + t_d)`.
+        use crate::numeric::log_add_exp;
+        let ln_num = log_add_exp(sums.shift + sums.num.value().ln(), num.value().ln());
+        let ln_den = log_add_exp(sums.shift + sums.den.value().ln(), den.value().ln());
+        (ln_num - ln_den).exp()
+    };
     debug_assert!((-1e-9..=1.0 + 1e-9).contains(&post), "posterior {post}");
     post.clamp(0.0, 1.0)
 }

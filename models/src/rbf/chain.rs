@@ -41,9 +41,10 @@ pub struct ChainSolution {
 }
 
 impl ChainSolution {
-    /// f_σ² = 1 − (1 − f_σ¹)(1 − Σ F_i ρ(i)), Eq. (26) [RBF].
+    /// f_σ² = 1 − (1 − f_σ¹)(1 − Σ F_i ρ(i)), Eq. (26) [RBF], computed as
+    /// `f_σ¹ + F·(1 − f_σ¹)` ([`crate::numeric::either`]: no cancellation below 1e-16).
     pub fn fp_two_phase(&self) -> f64 {
-        1.0 - (1.0 - self.fp) * (1.0 - self.fp_frozen)
+        crate::numeric::either(self.fp, self.fp_frozen)
     }
 }
 
@@ -255,7 +256,7 @@ pub struct CurvePoint {
 impl CurvePoint {
     /// f_σ², Eq. (26) [RBF].
     pub fn fp_two_phase(&self) -> f64 {
-        1.0 - (1.0 - self.fp) * (1.0 - self.fp_frozen)
+        crate::numeric::either(self.fp, self.fp_frozen)
     }
 }
 

@@ -27,9 +27,9 @@ impl RbfRequirement {
     /// Average FP at most `fp` (0 < fp < 1), colliding, non-retaining, `Method::Auto`.
     ///
     /// # Errors
-    /// `fp` outside (0, 1); `phases` outside 1..=2.
+    /// `fp` outside `[1e-300, 1)` ([`check::FP_TARGET_MIN`]); `phases` outside 1..=2.
     pub fn new(fp: f64, phases: u8) -> Result<Self, ModelError> {
-        check::open_probability("fp", fp)?;
+        check::fp_target("fp", fp)?;
         check::in_range("phases", phases, RbfParams::PHASES)?;
         Ok(Self {
             fp,
@@ -112,7 +112,7 @@ fn best_sigma(law: Law, req: &RbfRequirement) -> Option<(u64, f64)> {
         let fp_at = |s: u64| {
             let p = fluid::point(law, s, retaining);
             if two {
-                1.0 - (1.0 - p.fp) * (1.0 - p.fp_frozen)
+                crate::numeric::either(p.fp, p.fp_frozen)
             } else {
                 p.fp
             }
@@ -350,7 +350,7 @@ pub fn design_window(window: u64, req: &RbfRequirement) -> Result<RbfDesign, Mod
     }
     let retaining = req.recycling == Recycling::Retaining;
     let m_max = RbfParams::BITS.end() / 2;
-    let mut best: Option<(u64, u32, u64)> = None;
+    let mut best: Option<(u64, u32, u64, Method)> = None;
     let mut rising = 0;
     for k in 1..=req.k_max {
         let kk = u64::from(k);
@@ -396,19 +396,19 @@ pub fn design_window(window: u64, req: &RbfRequirement) -> Result<RbfDesign, Mod
             continue;
         };
         match best {
-            Some((bm, _, _)) if m >= bm => {
+            Some((bm, ..)) if m >= bm => {
                 rising += 1;
                 if rising == 3 {
                     break;
                 }
             }
             _ => {
-                best = Some((m, k, sigma));
+                best = Some((m, k, sigma, method));
                 rising = 0;
             }
         }
     }
-    let Some((m, k, sigma)) = best else {
+    let Some((m, k, sigma, method)) = best else {
         return Err(ModelError::infeasible(
             format!(
                 "window >= {window} at average fp <= {}",
@@ -421,7 +421,10 @@ pub fn design_window(window: u64, req: &RbfRequirement) -> Result<RbfDesign, Mod
     let (worst_case_hashes, worst_case_messages) = worst_case_messages(2 * m, req.fp, 2)?;
     Ok(RbfDesign {
         params,
-        metrics: params.metrics(req.method)?,
+        // The method `m` was searched with: under `Method::Auto` a design searched with the
+        // fluid model (k²·σ above 10^7) and reported by the exact chain printed an FP
+        // above its target (issue 17: 1.00003e-30 at `--window 1000 --fp 1e-30`).
+        metrics: params.metrics(method)?,
         fp_target: req.fp,
         worst_case_messages,
         worst_case_hashes,

@@ -277,7 +277,7 @@ proptest! {
             }
         }
         let fp_ok = fp > 0.0 && fp < 1.0;
-        prop_assert_eq!(RbfRequirement::new(fp, 1).is_ok(), fp_ok);
+        prop_assert_eq!(RbfRequirement::new(fp, 1).is_ok(), (crate::error::check::FP_TARGET_MIN..1.0).contains(&fp));
         prop_assert_eq!(RbfRequirement::new(0.01, phases).is_ok(), RbfParams::PHASES.contains(&phases));
         prop_assert_eq!(worst_case_messages(bits, fp, 1).is_ok(), fp_ok && RbfParams::BITS.contains(&bits));
         if !fp_ok || !RbfParams::BITS.contains(&bits) {

@@ -336,7 +336,7 @@ impl RbfParams {
             _ => {
                 let p = fluid::point(law, self.sigma, self.recycling == Recycling::Retaining);
                 let f = if two {
-                    1.0 - (1.0 - p.fp) * (1.0 - p.fp_frozen)
+                    crate::numeric::either(p.fp, p.fp_frozen)
                 } else {
                     p.fp
                 };

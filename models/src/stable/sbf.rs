@@ -89,9 +89,13 @@ impl SbfParams {
     /// `closed_form_equals_chain` checks it to 1e-13). Since every cell has the same law,
     /// it is also the exact expected fraction of zero cells.
     pub fn zero_fraction(&self) -> f64 {
+        probability(self.ln_zero_fraction().exp())
+    }
+
+    /// `ln π0 = −Max·ln_1p(m·K / (P·(m − K)))`.
+    fn ln_zero_fraction(&self) -> f64 {
         let (m, k, p) = (self.m as f64, f64::from(self.k), self.p as f64);
-        let x = m * k / (p * (m - k));
-        probability((-f64::from(self.max) * x.ln_1p()).exp())
+        -f64::from(self.max) * (m * k / (p * (m - k))).ln_1p()
     }
 
     /// The one-cell Markov chain, states `0..=Max`: per insertion the cell is decremented
@@ -145,9 +149,14 @@ impl SbfParams {
     /// Treats the `K` cells as independent; the cells of one filter are weakly
     /// correlated (their total decrements are fixed per step). The agreement tests measure
     /// the gap against the reference filter.
+    ///
+    /// # Numerics
+    /// `1 − π0 = −expm1(−Max·ln_1p(x))` with `x = m·K/(P·(m − K))`, then raised to `K` in
+    /// log space: forming `1 − π0` from a rounded `π0` lost up to `ε/(1 − π0)` relative
+    /// (1e-7 at `m = 10^9, K = 1, Max = 1`; 0 once `1 − π0 < 1.1e-16`, issue 17).
     pub fn fp(&self) -> f64 {
-        // (1 − π0)^K = exp(K·ln_1p(−π0))
-        probability((f64::from(self.k) * (-self.zero_fraction()).ln_1p()).exp())
+        let nonzero = -self.ln_zero_fraction().exp_m1();
+        probability((f64::from(self.k) * nonzero.ln()).exp())
     }
 
     /// Expected fraction of zero cells after `n` insertions into an empty filter
@@ -359,7 +368,7 @@ pub fn decrements_real(m: u64, k: u32, max: u32, fp: f64) -> f64 {
 /// # Errors
 /// Invalid parameters; [`ModelError::Infeasible`] when even `P = m − 1` exceeds the target.
 pub fn design_decrements(req: &SbfRequirement) -> Result<SbfDesign, ModelError> {
-    check::open_probability("fp", req.fp)?;
+    check::fp_target("fp", req.fp)?;
     SbfParams::new(req.m, req.k, req.max, 1)?;
     let fp_at = |p: u64| SbfParams::new(req.m, req.k, req.max, p).map(|s| s.fp());
     let meets = |p: u64| fp_at(p).is_ok_and(|fp| fp <= req.fp);

@@ -260,7 +260,9 @@ impl BtbfModel {
             f_block: Vec::new(),
             offset_table: OffsetTable::default(),
         };
-        let touched = 1.0 - model.untouched(params.block_size);
+        // `touched` is `−expm1(…)`: `1 − untouched` lost up to ε/touched relative (3e-10 in
+        // the posterior at m = 4.3·10^10, k = 1; issue 17's precision test).
+        let touched = model.touched(params.block_size);
         model.f_block = (0..=params.k).map(|c| touched.powi(c as i32)).collect();
         model
     }
@@ -363,7 +365,17 @@ impl BtbfModel {
             }
             TimerAge::Finite(lambda) => {
                 check::in_range("matching", o.matching, 1..=o.touched)?;
-                check::in_range("timestamp_age", lambda, 0..=p.t_max())?;
+                if lambda > p.t_max() {
+                    return Err(ModelError::invalid(
+                        "timestamp_age",
+                        lambda,
+                        format!(
+                            "0 <= timestamp_age <= T_Ω = ⌈w/B⌉ + 1 + P = {}: timestamps count at most T_Ω blocks back, and the expiry scan marks a timer expired once its age reaches ⌈w/B⌉ + 1 = {}, so an older finite age cannot be observed (pass `expired`)",
+                            p.t_max(),
+                            p.scan_expiry_age()
+                        ),
+                    ));
+                }
                 if lambda == 0 && o.offset == 0 {
                     return Err(ModelError::invalid(
                         "timestamp_age",

