@@ -6,3 +6,6 @@
 //! browser calculator and the Python package are thin layers over this crate.
 
 pub use bfopt_models::ModelError;
+
+pub mod allocate;
+pub use allocate::allocate;
