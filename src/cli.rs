@@ -89,6 +89,11 @@ pub enum Verb {
         after_help = "Examples:\n  bfopt recommend --fp 0.01 --window 1e6\n  bfopt recommend --fp 1e-4 --capacity 1e8 --memory 256MiB --format json"
     )]
     Recommend(families::recommend::RecommendArgs),
+    /// Split one memory budget over many filters (LSM levels, shards, tiers).
+    #[command(
+        after_help = "Examples:\n  bfopt allocate --budget 10Gb --lsm levels=7,ratio=10,entries=1e9\n  bfopt allocate --target-fp 0.01 --filters shards.csv --layout blocked --out figures"
+    )]
+    Allocate(families::allocate::AllocateArgs),
     /// Evaluate a family's model for given parameters.
     #[command(after_help = "Example:\n  bfopt model classic --bits 8Mb --hashes 7 --items 1e6")]
     Model {

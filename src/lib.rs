@@ -35,6 +35,7 @@ pub fn run(cli: &Cli) -> Result<Report, CliError> {
     }
     match &cli.verb {
         Verb::Recommend(a) => families::recommend::recommend(a),
+        Verb::Allocate(a) => families::allocate::allocate(a, cli.format),
         Verb::Model { family } => match family {
             ModelFamily::Classic(a) => families::classic::model(a),
             ModelFamily::Apbf(a) => families::apbf::model(a),
