@@ -106,6 +106,7 @@ pub struct EqualFp {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Allocation {
     /// The goal asked.
+    #[serde(flatten)]
     pub goal: Goal,
     /// The budget in bits: the one given, or the least that meets the target.
     pub budget_bits: u64,
