@@ -93,10 +93,7 @@ pub fn allocate(args: &AllocateArgs, format: Format) -> Result<Report, CliError>
         ),
         (None, Some(spec)) => {
             let tree = parse_lsm(spec)?;
-            (
-                json!({ "lsm": tree }),
-                tree.filters(layout).map_err(model)?,
-            )
+            (json!({ "lsm": tree }), tree.filters(layout).map_err(model)?)
         }
         _ => {
             return Err(CliError::invalid(
@@ -170,7 +167,13 @@ fn rows(a: &Allocation) -> Vec<Row> {
 /// The lines under the table: goal, savings, the continuous optimum, which filters used
 /// a model rather than the exact law.
 fn summary(a: &Allocation) -> Vec<String> {
-    let items: u64 = a.optimal.filters.iter().map(|f| f.items).sum::<u64>().max(1);
+    let items: u64 = a
+        .optimal
+        .filters
+        .iter()
+        .map(|f| f.items)
+        .sum::<u64>()
+        .max(1);
     let per = |bits: u64| bits as f64 / items as f64;
     let mut notes = vec![
         match a.goal {
@@ -254,7 +257,8 @@ fn parse_lsm(spec: &str) -> Result<LsmTree, CliError> {
             .ok_or_else(|| CliError::invalid("--lsm", part, shape))?;
         let value = value.trim();
         let count = |flag: &str| {
-            parse_count(value).map_err(|e| CliError::invalid(flag, value, e.replace(" (allowed: ", " (")))
+            parse_count(value)
+                .map_err(|e| CliError::invalid(flag, value, e.replace(" (allowed: ", " (")))
         };
         match key.trim() {
             "levels" => levels = Some(count("--lsm levels")?),
@@ -311,7 +315,10 @@ fn read_filters(path: &Path, layout: Layout) -> Result<Vec<FilterSpec>, CliError
         from_csv(&text, layout).map_err(|(line, m)| file_err(line, m))?
     };
     if filters.is_empty() {
-        return Err(file_err(0, "no filters (allowed: at least one)".to_string()));
+        return Err(file_err(
+            0,
+            "no filters (allowed: at least one)".to_string(),
+        ));
     }
     Ok(filters)
 }
@@ -345,8 +352,7 @@ fn build(f: Fields<'_>, default: Layout) -> Result<FilterSpec, (&'static str, St
     let only_blocked = || {
         Err((
             "block_bits",
-            "given for a layout other than blocked (allowed: only with layout blocked)"
-                .to_string(),
+            "given for a layout other than blocked (allowed: only with layout blocked)".to_string(),
         ))
     };
     let layout = match f.layout.map(str::trim) {
@@ -445,12 +451,13 @@ fn from_json(text: &str, layout: Layout) -> Result<Vec<FilterSpec>, String> {
         .map(|(i, f)| {
             let at = format!("{prefix}[{i}]");
             let Value::Object(o) = f else {
-                return Err(format!("{at}: not an object (allowed: {{\"name\", \"items\", \"weight\"}})"));
+                return Err(format!(
+                    "{at}: not an object (allowed: {{\"name\", \"items\", \"weight\"}})"
+                ));
             };
-            if let Some(bad) = o
-                .keys()
-                .find(|k| !["name", "items", "weight", "layout", "block_bits"].contains(&k.as_str()))
-            {
+            if let Some(bad) = o.keys().find(|k| {
+                !["name", "items", "weight", "layout", "block_bits"].contains(&k.as_str())
+            }) {
                 return Err(format!(
                     "{at}.{bad}: unknown key (allowed: name, items, weight, layout, block_bits)"
                 ));

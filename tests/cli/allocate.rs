@@ -79,7 +79,10 @@ fn lsm_json_shape_and_savings() {
     assert_eq!(j.params["lsm"]["levels"], 7);
     assert_eq!(j.params["layout"], "standard");
     let m = &j.metrics;
-    assert_eq!((m.goal.as_str(), m.bits, m.target), ("memory", Some(10_000_000_000), None));
+    assert_eq!(
+        (m.goal.as_str(), m.bits, m.target),
+        ("memory", Some(10_000_000_000), None)
+    );
     assert_eq!(m.optimal.filters.len(), 7);
     assert!(m.optimal.bits <= 10_000_000_000 && m.uniform.bits <= 10_000_000_000);
     // Sums: bits, and Σ w·fp.
@@ -88,7 +91,11 @@ fn lsm_json_shape_and_savings() {
     let r: f64 = m.optimal.filters.iter().map(|f| f.weight * f.fp).sum();
     assert!((r / m.optimal.expected_fp - 1.0).abs() < 1e-12);
     // Uniform gives 10 bits per item; the smaller-levels choice none to L7.
-    assert!(m.uniform.filters.iter().all(|f| (f.bits_per_item - 10.0).abs() < 1e-6));
+    assert!(m
+        .uniform
+        .filters
+        .iter()
+        .all(|f| (f.bits_per_item - 10.0).abs() < 1e-6));
     assert_eq!(m.smaller_levels.filters[6].bits, 0);
     assert_eq!(m.smaller_levels.filters[6].fp, 1.0);
     // Monkey: smaller levels get more bits per item; the optimum beats uniform.
@@ -110,7 +117,11 @@ fn lsm_json_shape_and_savings() {
         && f.items > 0
         && !f.name.is_empty()
         && (f.law == "model" || f.law == "exact")));
-    let _ = (m.equal_fp.expected_fp, m.continuous.fp.len(), m.continuous.budget_bits);
+    let _ = (
+        m.equal_fp.expected_fp,
+        m.continuous.fp.len(),
+        m.continuous.budget_bits,
+    );
 }
 
 #[test]
@@ -118,7 +129,11 @@ fn table_fits_120_columns_and_csv_has_a_total_row() {
     let out = run_ok(README_TREE).get_output().stdout.clone();
     let text = String::from_utf8(out).unwrap();
     for line in text.lines() {
-        assert!(line.chars().count() <= 120, "{} columns: {line}", line.chars().count());
+        assert!(
+            line.chars().count() <= 120,
+            "{} columns: {line}",
+            line.chars().count()
+        );
     }
     assert!(text.contains("memory saving"), "{text}");
     run_ok(&format!("{README_TREE} --format csv"))
@@ -139,7 +154,11 @@ fn target_fp_gives_the_least_budget() {
     assert!(m.equal_fp.uniform_bits > m.budget_bits);
     // Existing-key lookups never need the last level's filter.
     assert_eq!(m.optimal.filters[4].bits, 0);
-    assert!(m.optimal.filters.iter().all(|f| f.layout == "blocked" && f.bits % 512 == 0));
+    assert!(m
+        .optimal
+        .filters
+        .iter()
+        .all(|f| f.layout == "blocked" && f.bits % 512 == 0));
 }
 
 #[test]
@@ -149,7 +168,10 @@ fn filter_files_csv_and_json() {
         "shards.csv",
         "name,items,weight,layout\nhot,1e5,0.7,\nwarm,1e6,0.25,partitioned\ncold,1e7,0.05,blocked\n",
     );
-    let v: serde_json::Value = json(&format!("allocate --budget 10MiB --filters {}", csv.display()));
+    let v: serde_json::Value = json(&format!(
+        "allocate --budget 10MiB --filters {}",
+        csv.display()
+    ));
     let f = &v["metrics"]["optimal"]["filters"];
     assert_eq!(f[0]["layout"], "standard");
     assert_eq!(f[1]["layout"], "partitioned");
@@ -171,7 +193,9 @@ fn filter_files_csv_and_json() {
 fn out_writes_svg_and_csv() {
     let dir = std::env::temp_dir().join(format!("bfopt-allocate-out-{}", std::process::id()));
     bfopt()
-        .args(words("allocate --budget 1e6 --lsm levels=4,ratio=8,entries=1e5 --out"))
+        .args(words(
+            "allocate --budget 1e6 --lsm levels=4,ratio=8,entries=1e5 --out",
+        ))
         .arg(&dir)
         .assert()
         .success()
@@ -192,22 +216,60 @@ fn out_writes_svg_and_csv() {
 fn bad_input_exits_2_naming_flag_value_and_range() {
     let lsm = "allocate --budget 1e6 --lsm";
     for (line, needle) in [
-        (format!("{lsm} levels=0,ratio=10,entries=1e6"), "--lsm levels = 0: allowed 1 <= levels <= 40"),
-        (format!("{lsm} levels=3,ratio=1,entries=1e6"), "--lsm ratio = 1: allowed 2 <= ratio <= 1000"),
-        (format!("{lsm} levels=3,ratio=10,entries=0"), "--lsm entries = 0: allowed 1 <= entries"),
-        (format!("{lsm} levels=3,ratio=10,entries=1e6,lookups=some"), "--lsm lookups = some: allowed zero-result or existing"),
-        (format!("{lsm} levels=3,ratio=10"), "--lsm = levels=3,ratio=10: allowed levels=L,ratio=T,entries=N"),
-        (format!("{lsm} levels=3,ratio=10,entries=1e6,depth=2"), "--lsm = depth: allowed the keys levels"),
-        (format!("{lsm} levels=x,ratio=10,entries=1e6"), "--lsm levels = x"),
-        ("allocate --target-fp 0 --lsm levels=3,ratio=10,entries=1e6".to_string(), "--target-fp = 0: allowed 0 < target_fp < inf"),
-        ("allocate --budget -1 --lsm levels=3,ratio=10,entries=1e6".to_string(), "--budget"),
-        ("allocate --budget 1e6 --max-hashes 0 --lsm levels=3,ratio=10,entries=1e6".to_string(), "--max-hashes = 0: allowed 1 <= k_max <= 64"),
+        (
+            format!("{lsm} levels=0,ratio=10,entries=1e6"),
+            "--lsm levels = 0: allowed 1 <= levels <= 40",
+        ),
+        (
+            format!("{lsm} levels=3,ratio=1,entries=1e6"),
+            "--lsm ratio = 1: allowed 2 <= ratio <= 1000",
+        ),
+        (
+            format!("{lsm} levels=3,ratio=10,entries=0"),
+            "--lsm entries = 0: allowed 1 <= entries",
+        ),
+        (
+            format!("{lsm} levels=3,ratio=10,entries=1e6,lookups=some"),
+            "--lsm lookups = some: allowed zero-result or existing",
+        ),
+        (
+            format!("{lsm} levels=3,ratio=10"),
+            "--lsm = levels=3,ratio=10: allowed levels=L,ratio=T,entries=N",
+        ),
+        (
+            format!("{lsm} levels=3,ratio=10,entries=1e6,depth=2"),
+            "--lsm = depth: allowed the keys levels",
+        ),
+        (
+            format!("{lsm} levels=x,ratio=10,entries=1e6"),
+            "--lsm levels = x",
+        ),
+        (
+            "allocate --target-fp 0 --lsm levels=3,ratio=10,entries=1e6".to_string(),
+            "--target-fp = 0: allowed 0 < target_fp < inf",
+        ),
+        (
+            "allocate --budget -1 --lsm levels=3,ratio=10,entries=1e6".to_string(),
+            "--budget",
+        ),
+        (
+            "allocate --budget 1e6 --max-hashes 0 --lsm levels=3,ratio=10,entries=1e6".to_string(),
+            "--max-hashes = 0: allowed 1 <= k_max <= 64",
+        ),
     ] {
         assert_exit(&line, 2, &[needle]);
     }
     // Exactly one goal and one source (clap's usage errors exit 2 too).
-    assert_exit("allocate --lsm levels=3,ratio=10,entries=1e6", 2, &["--budget"]);
-    assert_exit("allocate --budget 1e6 --target-fp 0.1 --lsm levels=3,ratio=10,entries=1e6", 2, &["--target-fp"]);
+    assert_exit(
+        "allocate --lsm levels=3,ratio=10,entries=1e6",
+        2,
+        &["--budget"],
+    );
+    assert_exit(
+        "allocate --budget 1e6 --target-fp 0.1 --lsm levels=3,ratio=10,entries=1e6",
+        2,
+        &["--target-fp"],
+    );
     assert_exit("allocate --budget 1e6", 2, &["--filters"]);
 }
 
@@ -216,26 +278,70 @@ fn bad_filter_files_name_the_file_and_the_line_or_json_path() {
     let run = |name: &str, body: &str, needles: &[&str]| {
         let path = temp_file("allocate-bad", name, body);
         exits(
-            bfopt().args(words("allocate --budget 1e6 --filters")).arg(&path),
+            bfopt()
+                .args(words("allocate --budget 1e6 --filters"))
+                .arg(&path),
             2,
             needles,
         );
     };
-    run("a.csv", "name,items,weight\nx,10,1\ny,ten,1\n", &["a.csv:3: items = \"ten\""]);
-    run("b.csv", "name,items,weight\nx,10,-1\n", &["b.csv:2: weight = -1 (allowed: 0 <= weight"]);
-    run("c.csv", "name,items,weight,layout\nx,10,1,diagonal\n", &["c.csv:2: layout = \"diagonal\""]);
-    run("d.csv", "name,items,weight,colour\nx,10,1,red\n", &["d.csv:1: column \"colour\""]);
-    run("e.csv", "name,items\nx,10\n", &["e.csv:1: no column \"weight\""]);
+    run(
+        "a.csv",
+        "name,items,weight\nx,10,1\ny,ten,1\n",
+        &["a.csv:3: items = \"ten\""],
+    );
+    run(
+        "b.csv",
+        "name,items,weight\nx,10,-1\n",
+        &["b.csv:2: weight = -1 (allowed: 0 <= weight"],
+    );
+    run(
+        "c.csv",
+        "name,items,weight,layout\nx,10,1,diagonal\n",
+        &["c.csv:2: layout = \"diagonal\""],
+    );
+    run(
+        "d.csv",
+        "name,items,weight,colour\nx,10,1,red\n",
+        &["d.csv:1: column \"colour\""],
+    );
+    run(
+        "e.csv",
+        "name,items\nx,10\n",
+        &["e.csv:1: no column \"weight\""],
+    );
     run("f.csv", "name,items,weight\n", &["f.csv: no filters"]);
-    run("g.csv", "name,items,weight,layout,block_bits\nx,10,1,blocked,100\n", &["g.csv:2: block_bits = 100"]);
-    run("h.csv", "name,items,weight\nx,10,1\nx,20,1\n", &["--name = x: allowed a name used once"]);
-    run("a.json", r#"[{"name": "x", "items": 10, "weight": 1}, {"name": "y", "items": 5, "weight": "lots"}]"#, &["a.json: $[1].weight = \"lots\""]);
-    run("b.json", r#"{"filters": [{"name": "x", "items": 10, "weight": 1, "size": 3}]}"#, &["b.json: $.filters[0].size: unknown key"]);
-    run("c.json", r#"[{"name": "x", "weight": 1}]"#, &["c.json: $[0].items missing"]);
+    run(
+        "g.csv",
+        "name,items,weight,layout,block_bits\nx,10,1,blocked,100\n",
+        &["g.csv:2: block_bits = 100"],
+    );
+    run(
+        "h.csv",
+        "name,items,weight\nx,10,1\nx,20,1\n",
+        &["--name = x: allowed a name used once"],
+    );
+    run(
+        "a.json",
+        r#"[{"name": "x", "items": 10, "weight": 1}, {"name": "y", "items": 5, "weight": "lots"}]"#,
+        &["a.json: $[1].weight = \"lots\""],
+    );
+    run(
+        "b.json",
+        r#"{"filters": [{"name": "x", "items": 10, "weight": 1, "size": 3}]}"#,
+        &["b.json: $.filters[0].size: unknown key"],
+    );
+    run(
+        "c.json",
+        r#"[{"name": "x", "weight": 1}]"#,
+        &["c.json: $[0].items missing"],
+    );
     run("d.json", "[1, 2", &["d.json: not JSON"]);
     let missing = std::env::temp_dir().join("bfopt-allocate-no-such-file.csv");
     exits(
-        bfopt().args(words("allocate --budget 1e6 --filters")).arg(&missing),
+        bfopt()
+            .args(words("allocate --budget 1e6 --filters"))
+            .arg(&missing),
         2,
         &["bfopt-allocate-no-such-file.csv"],
     );

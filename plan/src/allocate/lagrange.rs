@@ -111,7 +111,11 @@ pub fn for_budget(specs: &[FilterSpec], bits: f64) -> Result<Continuous, ModelEr
 /// `target` not positive and finite; [`ModelError::NoConvergence`] as [`for_budget`].
 pub fn for_target(specs: &[FilterSpec], target: f64) -> Result<Continuous, ModelError> {
     if !(target > 0.0 && target.is_finite()) {
-        return Err(ModelError::invalid("target_fp", target, "0 < target_fp < inf"));
+        return Err(ModelError::invalid(
+            "target_fp",
+            target,
+            "0 < target_fp < inf",
+        ));
     }
     let act = active(specs);
     let w_total: f64 = act.iter().map(|x| x.2).sum();
@@ -244,13 +248,19 @@ mod tests {
             }
             let marginal = s.weight() * c.fp[i] / s.items() as f64;
             if c.bits[i] > 0.0 {
-                assert!((marginal / t - 1.0).abs() < 1e-9, "filter {i}: {marginal} vs {t}");
+                assert!(
+                    (marginal / t - 1.0).abs() < 1e-9,
+                    "filter {i}: {marginal} vs {t}"
+                );
             } else {
                 assert_eq!(c.fp[i], 1.0);
                 assert!(marginal <= t * (1.0 + 1e-9), "filter {i}: {marginal} > {t}");
             }
         }
-        assert!((c.budget_bits - bits).abs() <= 1e-9 * bits.max(1.0), "{c:?}");
+        assert!(
+            (c.budget_bits - bits).abs() <= 1e-9 * bits.max(1.0),
+            "{c:?}"
+        );
     }
 
     #[test]
@@ -282,7 +292,12 @@ mod tests {
 
     #[test]
     fn inverse_meets_the_target_with_the_budget_of_the_forward_solve() {
-        let specs = [spec(100, 1.0), spec(10_000, 1.0), spec(1000, 0.2), spec(0, 1.0)];
+        let specs = [
+            spec(100, 1.0),
+            spec(10_000, 1.0),
+            spec(1000, 0.2),
+            spec(0, 1.0),
+        ];
         let fwd = for_budget(&specs, 50_000.0).unwrap();
         let inv = for_target(&specs, fwd.expected_fp).unwrap();
         assert!((inv.budget_bits / 50_000.0 - 1.0).abs() < 1e-9, "{inv:?}");

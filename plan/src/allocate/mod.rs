@@ -357,7 +357,11 @@ mod tests {
             &filters,
         )
         .unwrap();
-        assert!(less.optimal.expected_fp > 0.01, "{}", less.optimal.expected_fp);
+        assert!(
+            less.optimal.expected_fp > 0.01,
+            "{}",
+            less.optimal.expected_fp
+        );
         // And uniform at the least budget misses it.
         assert!(a.uniform.expected_fp > 0.01);
     }
