@@ -235,7 +235,39 @@ struct Step {
     down: f64,
 }
 
+/// Filter `i`'s step of `σ` bits (rounded up to whole units) at its current bits.
+fn step(curves: &mut Curves<'_>, m: &[u64], i: usize, sigma: u64) -> Step {
+    let spec = &curves.specs()[i];
+    let unit = spec.unit_bits();
+    let d = sigma.div_ceil(unit) * unit;
+    let w = spec.weight();
+    if w == 0.0 {
+        return Step {
+            i,
+            d,
+            up: 0.0,
+            down: if m[i] >= d { 0.0 } else { f64::INFINITY },
+        };
+    }
+    let now = curves.best(i, m[i]).fp;
+    let up = if m[i] + d <= curves.cap(i) {
+        w * (now - curves.best(i, m[i] + d).fp)
+    } else {
+        f64::NEG_INFINITY
+    };
+    let down = if m[i] >= d {
+        w * (curves.best(i, m[i] - d).fp - now)
+    } else {
+        f64::INFINITY
+    };
+    Step { i, d, up, down }
+}
+
 /// Improves `m` in place (see the module doc) without spending more than `budget`.
+///
+/// # Numerics
+/// A move changes two filters, so only their steps are recomputed; the objective is
+/// recomputed at each scale (no drift from running sums).
 pub(crate) fn improve(curves: &mut Curves<'_>, m: &mut [u64], budget: u64) {
     let specs = curves.specs();
     let movable: Vec<usize> = (0..m.len()).filter(|&i| specs[i].items() > 0).collect();
@@ -246,67 +278,52 @@ pub(crate) fn improve(curves: &mut Curves<'_>, m: &mut [u64], budget: u64) {
     let top = (budget / movable.len() as u64).max(1);
     let mut sigma = 1u64 << (63 - top.leading_zeros());
     loop {
+        let mut steps: Vec<Step> = movable.iter().map(|&i| step(curves, m, i, sigma)).collect();
+        let mut objective = curves.objective(m);
         for _ in 0..MOVES_PER_SCALE {
-            let objective = curves.objective(m);
             let tol = 1e-12 * objective + f64::MIN_POSITIVE;
             let free = budget - used;
-            let steps: Vec<Step> = movable
-                .iter()
-                .map(|&i| {
-                    let unit = specs[i].unit_bits();
-                    let d = sigma.div_ceil(unit) * unit;
-                    let w = specs[i].weight();
-                    if w == 0.0 {
-                        return Step {
-                            i,
-                            d,
-                            up: 0.0,
-                            down: if m[i] >= d { 0.0 } else { f64::INFINITY },
-                        };
-                    }
-                    let now = curves.best(i, m[i]).fp;
-                    let up = if m[i] + d <= curves.cap(i) {
-                        w * (now - curves.best(i, m[i] + d).fp)
-                    } else {
-                        f64::NEG_INFINITY
-                    };
-                    let down = if m[i] >= d {
-                        w * (curves.best(i, m[i] - d).fp - now)
-                    } else {
-                        f64::INFINITY
-                    };
-                    Step { i, d, up, down }
-                })
-                .collect();
             // A free step: the largest gain that fits the unspent budget.
             let add = steps
                 .iter()
-                .filter(|s| s.d <= free && s.up > tol)
-                .max_by(|a, b| a.up.total_cmp(&b.up));
-            if let Some(s) = add {
+                .enumerate()
+                .filter(|(_, s)| s.d <= free && s.up > tol)
+                .max_by(|a, b| a.1.up.total_cmp(&b.1.up))
+                .map(|(j, s)| (j, *s));
+            let touched = if let Some((j, s)) = add {
                 m[s.i] += s.d;
                 used += s.d;
-                continue;
-            }
-            // A transfer: the best receiver for its cheapest feasible donor.
-            let mut donors: Vec<&Step> = steps.iter().filter(|s| s.down.is_finite()).collect();
-            donors.sort_by(|a, b| a.down.total_cmp(&b.down));
-            let mut best: Option<(f64, &Step, &Step)> = None;
-            for r in steps.iter().filter(|s| s.up > tol) {
-                if let Some(d) = donors.iter().find(|d| d.i != r.i && free + d.d >= r.d) {
-                    let net = r.up - d.down;
-                    if net > tol && best.is_none_or(|b| net > b.0) {
-                        best = Some((net, d, r));
+                objective -= s.up;
+                [Some(j), None]
+            } else {
+                // A transfer: the best receiver for its cheapest feasible donor.
+                let mut donors: Vec<usize> =
+                    (0..steps.len()).filter(|&j| steps[j].down.is_finite()).collect();
+                donors.sort_by(|&a, &b| steps[a].down.total_cmp(&steps[b].down));
+                let mut best: Option<(f64, usize, usize)> = None;
+                for (rj, r) in steps.iter().enumerate().filter(|(_, s)| s.up > tol) {
+                    let donor = donors
+                        .iter()
+                        .find(|&&dj| dj != rj && free + steps[dj].d >= r.d);
+                    if let Some(&dj) = donor {
+                        let net = r.up - steps[dj].down;
+                        if net > tol && best.is_none_or(|b| net > b.0) {
+                            best = Some((net, dj, rj));
+                        }
                     }
                 }
-            }
-            match best {
-                Some((_, d, r)) => {
-                    m[d.i] -= d.d;
-                    m[r.i] += r.d;
-                    used = used - d.d + r.d;
-                }
-                None => break,
+                let Some((net, dj, rj)) = best else {
+                    break;
+                };
+                let (d, r) = (steps[dj], steps[rj]);
+                m[d.i] -= d.d;
+                m[r.i] += r.d;
+                used = used - d.d + r.d;
+                objective -= net;
+                [Some(dj), Some(rj)]
+            };
+            for j in touched.into_iter().flatten() {
+                steps[j] = step(curves, m, movable[j], sigma);
             }
         }
         if sigma == 1 {
