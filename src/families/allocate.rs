@@ -58,6 +58,10 @@ pub struct AllocateArgs {
     /// Largest hash count per filter.
     #[arg(long, default_value = "64", value_parser = parse_count, allow_hyphen_values = true)]
     pub max_hashes: u64,
+    /// Table: add the hash counts of uniform and the bits and hash counts of the
+    /// smaller-levels choice (wider than 120 columns; CSV always has them).
+    #[arg(long)]
+    pub wide: bool,
     /// Write `allocate.svg` (expected false positives against budget, optimal and
     /// uniform) and `allocate.csv` (its points) into this directory.
     #[arg(long)]
@@ -116,14 +120,15 @@ pub fn allocate(args: &AllocateArgs, format: Format) -> Result<Report, CliError>
         report.notes = notes;
         return Ok(report);
     }
-    let mut report = Report::list(rows(&a));
+    let mut report = Report::list(rows(&a, args.wide || format == Format::Csv));
     report.notes = summary(&a);
     report.notes.extend(notes);
     Ok(report)
 }
 
-/// One row per filter (optimal, uniform, smaller levels only), then the totals.
-fn rows(a: &Allocation) -> Vec<Row> {
+/// One row per filter (optimal, uniform, smaller levels only), then the totals; `wide`
+/// adds uniform's `k` and the smaller-levels bits and `k`.
+fn rows(a: &Allocation, wide: bool) -> Vec<Row> {
     let mut rows: Vec<Row> = a
         .optimal
         .filters
@@ -131,7 +136,7 @@ fn rows(a: &Allocation) -> Vec<Row> {
         .zip(&a.uniform.filters)
         .zip(&a.smaller_levels.filters)
         .map(|((o, u), s)| {
-            Row::new(
+            let row = Row::new(
                 "allocate",
                 json!({ "filter": o.name, "items": o.items, "weight": o.weight }),
                 json!({
@@ -143,12 +148,19 @@ fn rows(a: &Allocation) -> Vec<Row> {
                     "uniform_fp": u.fp,
                     "smaller_fp": s.fp,
                 }),
-            )
+            );
+            if wide {
+                row.metric("uniform_k", u.k)
+                    .metric("smaller_bits", s.bits)
+                    .metric("smaller_k", s.k)
+            } else {
+                row
+            }
         })
         .collect();
     let items: u64 = a.optimal.filters.iter().map(|f| f.items).sum();
     let weight: f64 = a.optimal.filters.iter().map(|f| f.weight).sum();
-    rows.push(Row::new(
+    let total = Row::new(
         "allocate",
         json!({ "filter": "total", "items": items, "weight": weight }),
         json!({
@@ -160,7 +172,15 @@ fn rows(a: &Allocation) -> Vec<Row> {
             "uniform_fp": a.uniform.expected_fp,
             "smaller_fp": a.smaller_levels.expected_fp,
         }),
-    ));
+    );
+    rows.push(if wide {
+        total
+            .metric("uniform_k", Value::Null)
+            .metric("smaller_bits", a.smaller_levels.bits)
+            .metric("smaller_k", Value::Null)
+    } else {
+        total
+    });
     rows
 }
 

@@ -138,9 +138,11 @@ fn table_fits_120_columns_and_csv_has_a_total_row() {
     assert!(text.contains("memory saving"), "{text}");
     run_ok(&format!("{README_TREE} --format csv"))
         .stdout(predicate::str::starts_with(
-            "family,filter,items,weight,bits,k,bits_per_item,fp,uniform_bits,uniform_fp,smaller_fp\n",
+            "family,filter,items,weight,bits,k,bits_per_item,fp,uniform_bits,uniform_fp,smaller_fp,uniform_k,smaller_bits,smaller_k\n",
         ))
-        .stdout(predicate::str::contains("allocate,total,1000000000,7.0,"));
+        .stdout(predicate::str::contains("allocate,total,1000000000,7.0,"))
+        .stdout(predicate::str::contains(",1.0,7,0,0\n"));
+    run_ok(&format!("{README_TREE} --wide")).stdout(predicate::str::contains("smaller_bits"));
 }
 
 #[test]

@@ -297,8 +297,9 @@ pub(crate) fn improve(curves: &mut Curves<'_>, m: &mut [u64], budget: u64) {
                 [Some(j), None]
             } else {
                 // A transfer: the best receiver for its cheapest feasible donor.
-                let mut donors: Vec<usize> =
-                    (0..steps.len()).filter(|&j| steps[j].down.is_finite()).collect();
+                let mut donors: Vec<usize> = (0..steps.len())
+                    .filter(|&j| steps[j].down.is_finite())
+                    .collect();
                 donors.sort_by(|&a, &b| steps[a].down.total_cmp(&steps[b].down));
                 let mut best: Option<(f64, usize, usize)> = None;
                 for (rj, r) in steps.iter().enumerate().filter(|(_, s)| s.up > tol) {
