@@ -26,8 +26,6 @@
 //! linear equation), so `Σ m_i = M` holds to rounding.
 
 use super::spec::FilterSpec;
-use argmin::core::{CostFunction, Executor, State};
-use argmin::solver::brent::BrentRoot;
 use bfopt_models::ModelError;
 use serde::Serialize;
 use std::f64::consts::LN_2;
@@ -175,54 +173,17 @@ fn finish(specs: &[FilterSpec], act: &[(usize, f64, f64, f64)], t: Option<f64>) 
     }
 }
 
-/// A function of one real, for argmin.
-struct Fn1<'a>(&'a dyn Fn(f64) -> f64);
-
-impl CostFunction for Fn1<'_> {
-    type Param = f64;
-    type Output = f64;
-    fn cost(&self, x: &f64) -> Result<f64, argmin::core::Error> {
-        Ok((self.0)(*x))
-    }
-}
-
-/// Brent's method (argmin) for `f` with `f(lo) ≥ 0 ≥ f(hi)`, signs checked first.
+/// Brent's method (argmin, [`bfopt_models::numeric::brent_root`]) for `f` with
+/// `f(lo) ≥ 0 ≥ f(hi)`; an end where `f` is exactly 0 is the root.
 fn root(f: &dyn Fn(f64) -> f64, lo: f64, hi: f64) -> Result<f64, ModelError> {
-    const MAX_ITERS: u64 = 200;
-    let (f_lo, f_hi) = (f(lo), f(hi));
-    if f_lo == 0.0 {
+    if f(lo) == 0.0 {
         return Ok(lo);
     }
-    if f_hi == 0.0 {
+    if f(hi) == 0.0 {
         return Ok(hi);
     }
-    if !(f_lo > 0.0 && f_hi < 0.0) {
-        return Err(ModelError::NoConvergence {
-            solver: "BrentRoot bracket",
-            iterations: 0,
-            residual: f_lo.min(-f_hi),
-        });
-    }
     let tol = 1e-14 * (1.0 + lo.abs().max(hi.abs()));
-    let result = Executor::new(Fn1(f), BrentRoot::new(lo, hi, tol))
-        .configure(|s| s.param(hi).max_iters(MAX_ITERS))
-        .timer(false)
-        .run()
-        .map_err(|_| ModelError::NoConvergence {
-            solver: "BrentRoot",
-            iterations: 0,
-            residual: f64::NAN,
-        })?;
-    let state = result.state();
-    let u = state.get_best_param().copied().unwrap_or(f64::NAN);
-    if !u.is_finite() || state.get_iter() >= MAX_ITERS {
-        return Err(ModelError::NoConvergence {
-            solver: "BrentRoot",
-            iterations: state.get_iter(),
-            residual: state.get_best_cost(),
-        });
-    }
-    Ok(u)
+    bfopt_models::numeric::brent_root(f, lo, hi, tol)
 }
 
 #[cfg(test)]
