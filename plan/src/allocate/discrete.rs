@@ -355,8 +355,9 @@ pub(crate) fn solve(curves: &mut Curves<'_>, budget: u64, start: &[f64]) -> Vec<
     }
 }
 
-/// The least budget (to a relative `1e-6`, or one unit) at which `eval(budget)` is at
-/// most `target`, by bisection from a guess; with the allocation found there.
+/// The least budget (to a relative `1e-6`, or the smallest unit) at which
+/// `eval(budget)` is at most `target`, by bisection from a guess; with the allocation
+/// found there, whose spent bits are the budget returned.
 ///
 /// # Errors
 /// [`ModelError::Infeasible`] when even the largest budget (2^53 bits, or every filter at
@@ -403,7 +404,10 @@ pub(crate) fn least_budget(
             lo = mid;
         }
     }
-    Ok((hi, at_hi.1))
+    // The allocation found spends at most `hi`; what it spends is a budget that meets the
+    // target (bisection stops within a unit, and whole blocks may leave bits unspent).
+    let spent = at_hi.1.iter().sum::<u64>();
+    Ok((spent, at_hi.1))
 }
 
 #[cfg(test)]

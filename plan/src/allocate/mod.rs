@@ -376,6 +376,47 @@ mod tests {
         assert!(a.optimal.filters.iter().all(|f| f.bits % 512 == 0));
     }
 
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(32))]
+        /// The whole call on random filter sets, both goals: within budget, no worse
+        /// than uniform, the target met, and the least budget no larger than uniform's.
+        #[test]
+        fn allocate_keeps_its_promises(
+            filters in proptest::collection::vec((0u64..50_000, 0.0f64..2.0, proptest::bool::ANY), 1..6),
+            bits_per_item in 0.5f64..14.0,
+        ) {
+            let specs: Vec<FilterSpec> = filters
+                .iter()
+                .enumerate()
+                .map(|(i, &(n, w, blocked))| {
+                    let layout = if blocked { Layout::Blocked { block_bits: 512 } } else { Layout::Standard };
+                    FilterSpec::new(format!("f{i}"), n, w, layout).unwrap()
+                })
+                .collect();
+            let n: u64 = specs.iter().map(FilterSpec::items).sum();
+            let bits = (bits_per_item * n as f64) as u64;
+            let a = allocate(&Budget::memory(bits).unwrap(), &specs).unwrap();
+            proptest::prop_assert!(a.optimal.bits <= bits && a.uniform.bits <= bits);
+            proptest::prop_assert!(a.optimal.expected_fp <= a.uniform.expected_fp);
+            proptest::prop_assert!(a.equal_fp.optimal_bits <= bits);
+            proptest::prop_assert!(a.fp_saving >= 0.0 && a.memory_saving >= 0.0);
+            if a.uniform.expected_fp > 0.0 {
+                let t = allocate(&Budget::expected_fp(a.uniform.expected_fp).unwrap(), &specs).unwrap();
+                proptest::prop_assert!(t.optimal.expected_fp <= a.uniform.expected_fp);
+                proptest::prop_assert!(t.budget_bits <= bits, "{} > {bits}", t.budget_bits);
+            }
+        }
+
+        /// Constructors return errors, never panic, on any value.
+        #[test]
+        fn constructors_never_panic(items: u64, weight: f64, bits: u64, target: f64, k: u32, work: f64) {
+            let ok = FilterSpec::new("x", items, weight, Layout::Standard).is_ok();
+            proptest::prop_assert_eq!(ok, items <= 1 << 50 && (0.0..=1e15).contains(&weight));
+            let _ = Budget::memory(bits).and_then(|b| b.with_k_max(k)).and_then(|b| b.with_exact_work(work));
+            let _ = Budget::expected_fp(target);
+        }
+    }
+
     #[test]
     fn bad_filter_sets_are_named() {
         let f = FilterSpec::new("a", 1, 1.0, Layout::Standard).unwrap();
