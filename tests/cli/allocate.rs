@@ -357,3 +357,11 @@ fn unreachable_target_exits_3() {
         &["expected false positives per lookup <= 1e-300"],
     );
 }
+
+#[test]
+fn help_says_how_entries_are_split_and_what_existing_assumes() {
+    run_ok("allocate --help")
+        .stdout(predicate::str::contains("bfopt allocate --budget"))
+        .stdout(predicate::str::contains("n_i = N·(T−1)·T^(i−1)/(T^L−1)"))
+        .stdout(predicate::str::contains("each key in exactly one"));
+}
