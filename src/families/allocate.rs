@@ -107,7 +107,22 @@ pub fn allocate(args: &AllocateArgs, format: Format) -> Result<Report, CliError>
             ))
         }
     };
-    let a = solve(&budget, &filters).map_err(model)?;
+    let a = solve(&budget, &filters).map_err(|e| match (e, &args.filters) {
+        // A repeated name is the file's fault: say which file.
+        (
+            bfopt_models::ModelError::InvalidParam {
+                name: "name",
+                value,
+                allowed,
+            },
+            Some(path),
+        ) => CliError::File {
+            path: path.display().to_string(),
+            line: 0,
+            message: format!("name = {value} (allowed: {allowed})"),
+        },
+        (e, _) => model(e),
+    })?;
     let mut notes = Vec::new();
     if let Some(dir) = &args.out {
         notes.extend(write_figure(dir, &budget, &filters, a.budget_bits)?);

@@ -321,7 +321,7 @@ fn bad_filter_files_name_the_file_and_the_line_or_json_path() {
     run(
         "h.csv",
         "name,items,weight\nx,10,1\nx,20,1\n",
-        &["--name = x: allowed a name used once"],
+        &["h.csv: name = x (allowed: a name used once (filter 2 repeats it))"],
     );
     run(
         "a.json",
