@@ -1,16 +1,18 @@
 //! `bfopt allocate`: one memory budget split over many filters (issue 23).
 
 use crate::cli::Format;
-use crate::exit::CliError;
+use crate::exit::{CliError, Exit};
 use crate::families::classic::LayoutArgs;
 use crate::families::to_u32;
 use crate::report::{Report, Row};
 use crate::reproduce::plot::{Plot, Series};
 use crate::units::{parse_bits, parse_count, parse_real};
 use bfopt_models::classic::Layout;
+use bfopt_plan::allocate::simulate::{simulate, SimConfig};
 use bfopt_plan::allocate::{
     allocate as solve, curve, Allocation, Budget, FilterSpec, Goal, Law, LsmLookups, LsmTree,
 };
+use bfopt_validation::agree::Check;
 use clap::Args;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
@@ -62,6 +64,21 @@ pub struct AllocateArgs {
     /// smaller-levels choice (wider than 120 columns; CSV always has them).
     #[arg(long)]
     pub wide: bool,
+    /// Build the optimal and the uniform allocation's reference filters, send absent keys
+    /// through all of them, and compare the measured expected false positives per lookup
+    /// with the prediction (Student t over epochs); exit 1 on a disagreement. Trees over
+    /// 2·10^7 entries are not simulated (a note says so).
+    #[arg(long)]
+    pub validate: bool,
+    /// Epochs of --validate (each its own filters).
+    #[arg(long, default_value = "32", value_parser = parse_count, allow_hyphen_values = true)]
+    pub epochs: u64,
+    /// Absent-key lookups per epoch of --validate.
+    #[arg(long, default_value = "100000", value_parser = parse_count, allow_hyphen_values = true)]
+    pub lookups: u64,
+    /// Base seed of --validate.
+    #[arg(long, default_value = "1", value_parser = parse_count, allow_hyphen_values = true)]
+    pub seed: u64,
     /// Write `allocate.svg` (expected false positives against budget, optimal and
     /// uniform) and `allocate.csv` (its points) into this directory.
     #[arg(long)]
@@ -124,6 +141,12 @@ pub fn allocate(args: &AllocateArgs, format: Format) -> Result<Report, CliError>
         (e, _) => model(e),
     })?;
     let mut notes = Vec::new();
+    let checks = if args.validate {
+        validate(args, &a, &mut notes)?
+    } else {
+        Vec::new()
+    };
+    let failed = checks.iter().any(|c| !c.pass);
     if let Some(dir) = &args.out {
         notes.extend(write_figure(dir, &budget, &filters, a.budget_bits)?);
     }
@@ -131,14 +154,64 @@ pub fn allocate(args: &AllocateArgs, format: Format) -> Result<Report, CliError>
         let mut params = source;
         params["layout"] = json!(layout.name());
         params["max_hashes"] = json!(k_max);
-        let mut report = Report::single(Row::new("allocate", params, &a));
+        let mut row = Row::new("allocate", params, &a);
+        if args.validate {
+            row = row.metric("validation", &checks);
+        }
+        let mut report = Report::single(row);
         report.notes = notes;
-        return Ok(report);
+        return Ok(finish(report, checks, failed));
     }
     let mut report = Report::list(rows(&a, args.wide || format == Format::Csv));
     report.notes = summary(&a);
     report.notes.extend(notes);
-    Ok(report)
+    Ok(finish(report, checks, failed))
+}
+
+/// Attaches the checks (for JUnit) and exit 1 on a failure.
+fn finish(mut report: Report, checks: Vec<Check>, failed: bool) -> Report {
+    if !checks.is_empty() {
+        report.checks = Some(checks);
+    }
+    if failed {
+        report.exit = Exit::Disagreement;
+    }
+    report
+}
+
+/// Entries above which `--validate` does not simulate (seconds per epoch beyond).
+pub const MAX_SIMULATED_ITEMS: u64 = 20_000_000;
+
+/// `--validate`: the optimal and uniform allocations against their reference filters;
+/// a line per check (or why none ran) goes to `notes`.
+fn validate(
+    args: &AllocateArgs,
+    a: &Allocation,
+    notes: &mut Vec<String>,
+) -> Result<Vec<Check>, CliError> {
+    let items: u64 = a.optimal.filters.iter().map(|f| f.items).sum();
+    if items > MAX_SIMULATED_ITEMS {
+        notes.push(format!(
+            "--validate: {items} entries is too many to simulate in seconds (at most {MAX_SIMULATED_ITEMS}); skipped"
+        ));
+        return Ok(Vec::new());
+    }
+    let cfg = SimConfig {
+        epochs: args.epochs,
+        lookups: args.lookups,
+        seed: args.seed,
+        confidence: 0.99,
+    };
+    let sim_flags = [("epochs", "--epochs"), ("lookups", "--lookups")];
+    let mut checks = Vec::new();
+    for (name, choice) in [("optimal", &a.optimal), ("uniform", &a.uniform)] {
+        let (mut check, _) =
+            simulate(choice, &cfg).map_err(|e| CliError::from_model(e, &sim_flags))?;
+        check.name = format!("{name}: {}", check.name);
+        notes.push(check.to_string());
+        checks.push(check);
+    }
+    Ok(checks)
 }
 
 /// One row per filter (optimal, uniform, smaller levels only), then the totals; `wide`

@@ -365,3 +365,30 @@ fn help_says_how_entries_are_split_and_what_existing_assumes() {
         .stdout(predicate::str::contains("n_i = N·(T−1)·T^(i−1)/(T^L−1)"))
         .stdout(predicate::str::contains("each key in exactly one"));
 }
+
+#[test]
+fn validate_simulates_the_optimal_and_uniform_allocations() {
+    let line = "allocate --budget 62000 --lsm levels=5,ratio=2,entries=6200 --validate --epochs 16 --lookups 20000 --seed 4";
+    run_ok(line)
+        .stdout(predicate::str::contains(
+            "PASS allocate: optimal: 5 filters",
+        ))
+        .stdout(predicate::str::contains(
+            "PASS allocate: uniform: 5 filters",
+        ));
+    let v: serde_json::Value = json(line);
+    let checks = v["metrics"]["validation"].as_array().unwrap();
+    assert_eq!(checks.len(), 2);
+    for c in checks {
+        assert_eq!(c["pass"], true, "{c}");
+        let (lo, hi) = (c["lo"].as_f64().unwrap(), c["hi"].as_f64().unwrap());
+        let measured = c["measured"].as_f64().unwrap();
+        assert!(lo <= measured && measured <= hi && hi < 0.05, "{c}");
+    }
+    run_ok(&format!("{README_TREE} --validate")).stdout(predicate::str::contains("skipped"));
+    assert_exit(
+        "allocate --budget 62000 --lsm levels=5,ratio=2,entries=6200 --validate --epochs 1",
+        2,
+        &["--epochs = 1: allowed 2 <= epochs"],
+    );
+}
