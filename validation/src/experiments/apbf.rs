@@ -9,9 +9,9 @@
 
 use crate::agree::{Check, Tolerance};
 use crate::filters::apbf::ApbfFilter;
+use crate::level::Level;
 use crate::sim::run_epochs;
 use crate::stats::{Mean, Proportion};
-use crate::level::Level;
 use crate::workload::{probe, Workload};
 use bfopt_models::apbf::{
     consecutive_match, query_accesses, window_accesses, ApbbfParams, ApbfParams, WindowDuplicates,

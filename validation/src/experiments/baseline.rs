@@ -6,9 +6,9 @@
 use crate::agree::{Check, Tolerance};
 use crate::filters::baseline::{FingerprintQueue, RotatingFilter};
 use crate::filters::WindowFilter;
+use crate::level::Level;
 use crate::sim::run_epochs;
 use crate::stats::Proportion;
-use crate::level::Level;
 use crate::workload::{member, probe};
 use bfopt_models::baseline::{
     fingerprint_queue::design_fingerprint_queue, rotating::design_rotating, FingerprintQueueDesign,

@@ -2,9 +2,9 @@
 
 use crate::agree::{Check, Tolerance};
 use crate::filters::classic::ClassicFilter;
+use crate::level::Level;
 use crate::sim::run_epochs;
 use crate::stats::{Mean, Proportion};
-use crate::level::Level;
 use crate::workload::{probe, Workload};
 use bfopt_models::classic::{ClassicParams, Layout};
 use bfopt_models::error::{check, ModelError};

@@ -4,9 +4,9 @@
 
 use crate::agree::{Check, Tolerance};
 use crate::filters::gbf::GbfFilter;
+use crate::level::Level;
 use crate::sim::run_epochs;
 use crate::stats::{wilson, Mean, Proportion};
-use crate::level::Level;
 
 use crate::workload::stream::PriorStream;
 use crate::workload::{member, mix, probe, rng};

@@ -17,8 +17,8 @@
 
 use crate::agree::{Check, Tolerance};
 use crate::filters::pbf::{PbfFilter, PbfSizing, SbfFilter};
-use crate::stats::Proportion;
 use crate::level::Level;
+use crate::stats::Proportion;
 use crate::workload::{member, mix, probe, rng};
 use bfopt_models::error::{check, ModelError};
 use bfopt_models::pbf::{

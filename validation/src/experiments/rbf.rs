@@ -12,9 +12,9 @@
 
 use crate::agree::{Check, Tolerance};
 use crate::filters::rbf::{Bound, RbfConfig, RbfFilter};
+use crate::level::Level;
 use crate::sim::run_epochs;
 use crate::stats::Mean;
-use crate::level::Level;
 use crate::workload::{member, mix, rng};
 use bfopt_models::error::{check, ModelError};
 use bfopt_models::rbf::{Hashing, Method, RbfNParams, RbfParams, Recycling};

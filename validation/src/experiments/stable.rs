@@ -3,9 +3,9 @@
 
 use crate::agree::{Check, Tolerance};
 use crate::filters::stable::StableFilter;
+use crate::level::Level;
 use crate::sim::run_epochs;
 use crate::stats::{Mean, Proportion};
-use crate::level::Level;
 use crate::workload::{member, mix, probe, rng};
 use bfopt_models::error::{check, ModelError};
 use bfopt_models::stable::{solve, weighted, IbfParams, ImportanceDist, Policy, SbfParams};

@@ -10,9 +10,9 @@
 
 use crate::agree::{Check, Tolerance};
 use crate::filters::timing::{BtbfFilter, SimpleBuffer};
+use crate::level::Level;
 use crate::sim::run_epochs;
 use crate::stats::{wilson, Mean, Proportion};
-use crate::level::Level;
 
 use crate::workload::stream::{PriorStream, MAX_UNIVERSE};
 use crate::workload::{member, probe};
