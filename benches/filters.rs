@@ -1,5 +1,7 @@
 //! Insert and query throughput of the reference standard filter, side by side with the
 //! `fastbloom` crate at m = 2^24 bits, k = 7 (target: at least 0.5× fastbloom).
+// criterion_group! defines undocumented functions (workspace lint missing_docs).
+#![allow(missing_docs)]
 
 use bfopt_models::classic::Layout;
 use bfopt_validation::filters::classic::ClassicFilter;

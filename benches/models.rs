@@ -1,4 +1,6 @@
 //! Model evaluation and optimizer speed.
+// criterion_group! defines undocumented functions (workspace lint missing_docs).
+#![allow(missing_docs)]
 
 use bfopt_models::classic::{design, ClassicParams, ClassicRequirement, Layout};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};

@@ -1,5 +1,7 @@
 //! `bfopt recommend` in the library and as a whole process (targets: `--window 1e6`
 //! under 50 ms, `--window 1e9` under 200 ms, as whole processes).
+// criterion_group! defines undocumented functions (workspace lint missing_docs).
+#![allow(missing_docs)]
 
 use bfopt::cli::Cli;
 use clap::Parser;
