@@ -3,6 +3,8 @@
 //! reference GBF's query + insert throughput.
 // criterion_group! defines undocumented functions (workspace lint missing_docs).
 #![allow(missing_docs)]
+// criterion_group! generates an undocumented `pub fn`.
+#![allow(missing_docs)]
 
 use bfopt_models::gbf::posterior::{window_posterior, window_posterior_eq34, TLikelihood};
 use bfopt_models::gbf::{GbfDistinctTable, GbfObservation, GbfParams};

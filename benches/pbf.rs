@@ -10,6 +10,8 @@
 //! paper's 0.1 s and 100 µs.
 // criterion_group! defines undocumented functions (workspace lint missing_docs).
 #![allow(missing_docs)]
+// criterion_group! generates an undocumented `pub fn`.
+#![allow(missing_docs)]
 
 use bfopt_models::pbf::{
     fine_probes_by_leaf, workload_stats, AllocationProblem, PbfLayout, Variant,

@@ -2,6 +2,8 @@
 //! reference filter throughput.
 // criterion_group! defines undocumented functions (workspace lint missing_docs).
 #![allow(missing_docs)]
+// criterion_group! generates an undocumented `pub fn`.
+#![allow(missing_docs)]
 
 use bfopt_models::stable::{
     design, design_decrements, solve, stream_metrics, Cost, IbfParams, IbfRequirement,

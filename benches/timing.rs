@@ -4,6 +4,8 @@
 //! inferential per insert/query pair, Table 5 [TBF]).
 // criterion_group! defines undocumented functions (workspace lint missing_docs).
 #![allow(missing_docs)]
+// criterion_group! generates an undocumented `pub fn`.
+#![allow(missing_docs)]
 
 use bfopt_models::timing::btbf::{BtbfModel, BtbfObservation, BtbfParams, TimerAge};
 use bfopt_models::timing::design::{expected_penalty, PenaltyResolution};

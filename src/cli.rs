@@ -2,10 +2,9 @@
 //! `families/<family>.rs`; this file holds the verbs and the flags every family shares.
 
 use crate::families;
-use crate::units::{parse_count, parse_real};
+use crate::units::parse_count;
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use std::ffi::OsString;
-use std::path::PathBuf;
 
 /// The command line as clap sees it, with one change applied to every verb: each option
 /// that takes a value also accepts a value starting with `-`. Without it `--layout -1`
@@ -51,7 +50,7 @@ where
 
 /// Model, size and validate Bloom-filter variants.
 #[derive(Debug, Parser)]
-#[command(name = "bfopt", version, about, long_about = None)]
+#[command(name = "bfopt", version, about, long_about = None, after_help = crate::exit::EXIT_CODES_HELP)]
 pub struct Cli {
     /// What to do.
     #[command(subcommand)]
@@ -64,7 +63,7 @@ pub struct Cli {
     pub quiet: bool,
     /// Worker threads for simulations (default: one per core); results do not depend
     /// on it.
-    #[arg(long, global = true, value_parser = crate::units::parse_count)]
+    #[arg(long, global = true, value_parser = crate::units::parse_threads)]
     pub threads: Option<u64>,
 }
 
@@ -94,6 +93,12 @@ pub enum Verb {
         after_help = "Examples:\n  bfopt allocate --budget 10Gb --lsm levels=7,ratio=10,entries=1e9\n  bfopt allocate --target-fp 0.01 --filters shards.csv --layout blocked --out figures"
     )]
     Allocate(families::allocate::AllocateArgs),
+    /// What a system (Guava, RedisBloom, Parquet, RocksDB, fastbloom) builds for an FP
+    /// target, the FP it really has, and what to type instead.
+    #[command(
+        after_help = "Examples:\n  bfopt target guava --fp 0.01 --capacity 1e6\n  bfopt target all --fp 0.001 --capacity 1e6 --format json"
+    )]
+    Target(families::target::TargetArgs),
     /// Evaluate a family's model for given parameters.
     #[command(after_help = "Example:\n  bfopt model classic --bits 8Mb --hashes 7 --items 1e6")]
     Model {
@@ -127,6 +132,16 @@ pub enum Verb {
         /// The family.
         #[command(subcommand)]
         family: SimulateFamily,
+    },
+    /// Audit a live filter from its occupancy: distinct items with an interval, FP given
+    /// the bits, headroom before an FP target.
+    #[command(
+        after_help = "Examples:\n  bfopt audit classic --bits 1e6 --hashes 7 --ones 400000 --fp 0.01\n  bfopt audit classic --hashes 7 --bitmap filter.bin   # bit i = (byte[i/8] >> (i%8)) & 1"
+    )]
+    Audit {
+        /// The family.
+        #[command(subcommand)]
+        family: families::audit::AuditFamily,
     },
     /// Run the model-vs-simulation suite (exit 1 on any FAIL).
     #[command(
@@ -229,52 +244,6 @@ pub enum SimulateFamily {
     Pbf(families::pbf::SimulateArgs),
     /// Section 6 stream experiment on a reference GBF.
     Gbf(families::gbf::SimulateArgs),
-}
-
-/// Workload names.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum WorkloadArg {
-    /// Every arrival new.
-    Distinct,
-    /// Repeats of earlier items with probability `--duplicates`.
-    Uniform,
-    /// Zipf law over `--universe` items with exponent `--zipf-exponent`.
-    Zipf,
-    /// Repeats, with probability `--duplicates`, of one of the last W insertions (the
-    /// window; the capacity for static filters).
-    WindowRepeats,
-}
-
-/// Flags every `simulate` verb shares.
-#[derive(Debug, Args)]
-pub struct SimArgs {
-    /// Independent epochs (fresh filter and keys each), run in parallel.
-    #[arg(long, default_value = "8", value_parser = parse_count, allow_hyphen_values = true)]
-    pub epochs: u64,
-    /// Non-member probes per epoch.
-    #[arg(long, default_value = "100000", value_parser = parse_count, allow_hyphen_values = true)]
-    pub probes: u64,
-    /// Base seed; the same seed gives the same result on any number of threads.
-    #[arg(long, default_value = "1", value_parser = parse_count, allow_hyphen_values = true)]
-    pub seed: u64,
-    /// Insertion stream.
-    #[arg(long, value_enum, default_value_t = WorkloadArg::Distinct)]
-    pub workload: WorkloadArg,
-    /// Duplicate rate of the uniform workload, 0 <= r < 1.
-    #[arg(long, default_value = "0.5", value_parser = parse_real, allow_hyphen_values = true)]
-    pub duplicates: f64,
-    /// Distinct items a Zipf stream draws from (default: 4 × items).
-    #[arg(long, value_parser = parse_count, allow_hyphen_values = true)]
-    pub universe: Option<u64>,
-    /// Zipf exponent s >= 0.
-    #[arg(long, default_value = "1.0", value_parser = parse_real, allow_hyphen_values = true)]
-    pub zipf_exponent: f64,
-    /// Insert the items of a CSV trace (`item[,timestamp][,importance]`) instead.
-    #[arg(long)]
-    pub trace: Option<PathBuf>,
-    /// Two-sided confidence of the reported intervals.
-    #[arg(long, default_value = "0.99", value_parser = parse_real, allow_hyphen_values = true)]
-    pub confidence: f64,
 }
 
 /// Suite sizes.

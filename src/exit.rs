@@ -4,7 +4,7 @@ use bfopt_models::ModelError;
 use std::fmt;
 use std::process::ExitCode;
 
-/// Exit codes (DESIGN.md).
+/// Exit codes, as README.md and `bfopt --help` list them ([`EXIT_CODES_HELP`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Exit {
     /// 0: success.
@@ -15,10 +15,20 @@ pub enum Exit {
     Invalid = 2,
     /// 3: no design satisfies the requirements.
     Infeasible = 3,
+    /// 4: a numerical solver failed to converge ([`ModelError::NoConvergence`]): the
+    /// requirement may well be feasible, the model could not answer it.
+    SolverFailure = 4,
     /// 130 (128 + SIGINT): `validate` was interrupted by Ctrl-C; the checks finished
     /// before it were printed.
     Interrupted = 130,
 }
+
+/// The exit-code list printed under `bfopt --help` (kept beside [`Exit`] so the two
+/// cannot drift; a CLI test checks both against README.md).
+pub const EXIT_CODES_HELP: &str = "Exit codes: 0 success; 1 a model-vs-simulation disagreement; \
+2 invalid input (the message names the flag, the value and the allowed range); \
+3 no design satisfies the requirements; 4 a numerical solver did not converge; \
+130 validate interrupted by Ctrl-C.";
 
 impl From<Exit> for ExitCode {
     fn from(e: Exit) -> Self {
@@ -49,6 +59,8 @@ pub enum CliError {
     },
     /// No design meets the requirement.
     Infeasible(String),
+    /// A numerical solver did not converge (not a statement about feasibility).
+    NoConvergence(String),
 }
 
 impl CliError {
@@ -62,7 +74,9 @@ impl CliError {
     }
 
     /// Maps a model error to the flag that carries the parameter: `flags` pairs model
-    /// names with flags (`("m", "--bits")`); unlisted names become `--name`.
+    /// names with flags (`("m", "--bits")`); unlisted names become `--name`. Listed names
+    /// with an underscore (`block_bits`) are replaced by their flags in the allowed text
+    /// too. A solver that did not converge is [`CliError::NoConvergence`] (exit 4).
     pub fn from_model(err: ModelError, flags: &[(&str, &str)]) -> Self {
         match err {
             ModelError::InvalidParam {
@@ -74,6 +88,13 @@ impl CliError {
                     || format!("--{}", name.replace('_', "-")),
                     |(_, f)| f.to_string(),
                 );
+                // The allowed text may name another parameter (`a multiple of block_bits
+                // = 512`): name its flag instead. Only names with an underscore, which
+                // cannot be ordinary words.
+                let allowed = flags
+                    .iter()
+                    .filter(|(n, _)| n.contains('_'))
+                    .fold(allowed, |text, (n, f)| text.replace(n, f));
                 CliError::Invalid {
                     flag,
                     value,
@@ -84,6 +105,7 @@ impl CliError {
                 binding,
                 achievable,
             } => CliError::Infeasible(format!("{binding}; achievable: {achievable}")),
+            e @ ModelError::NoConvergence { .. } => CliError::NoConvergence(e.to_string()),
             other => CliError::Infeasible(other.to_string()),
         }
     }
@@ -93,6 +115,7 @@ impl CliError {
         match self {
             CliError::Invalid { .. } | CliError::File { .. } => Exit::Invalid,
             CliError::Infeasible(_) => Exit::Infeasible,
+            CliError::NoConvergence(_) => Exit::SolverFailure,
         }
     }
 }
@@ -116,6 +139,7 @@ impl fmt::Display for CliError {
                 message,
             } => write!(f, "{path}:{line}: {message}"),
             CliError::Infeasible(why) => write!(f, "no design satisfies the requirements: {why}"),
+            CliError::NoConvergence(why) => write!(f, "the model could not be solved: {why}"),
         }
     }
 }

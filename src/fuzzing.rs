@@ -24,6 +24,8 @@ pub fn cli_parse(data: &[u8]) {
         let _ = units::parse_real(w);
         let _ = units::parse_bits(w);
         let _ = units::parse_rate(w);
+        let _ = units::parse_hashes(w);
+        let _ = units::parse_threads(w);
     }
     let _ = cli::parse_from(std::iter::once("bfopt").chain(words.iter().copied()));
 }
@@ -204,4 +206,78 @@ fn probabilities_in_unit_interval(v: &Value, args: &[String]) {
             .for_each(|x| probabilities_in_unit_interval(x, args)),
         _ => {}
     }
+}
+
+/// The planner: a requirement drawn from the bytes across the documented ranges (FP
+/// targets 1e-12 to 0.5, every shape, budgets), planned. A valid requirement gives a plan
+/// or an infeasibility, never a panic; a plan's candidates are ranked by memory, have
+/// probabilities in (0, 1] and positive sizes, and its pick is the first.
+pub fn plan(data: &[u8]) {
+    let mut u = Unstructured::new(data);
+    let Ok(req) = fuzz_requirement(&mut u) else {
+        return;
+    };
+    let Ok(p) = bfopt_plan::plan(&req) else {
+        return;
+    };
+    assert_eq!(p.pick.index, 0, "the pick is the least memory");
+    assert!(!p.pick.reason.is_empty());
+    for w in p.candidates.windows(2) {
+        assert!(w[0].bits <= w[1].bits, "ranked by memory");
+    }
+    for c in &p.candidates {
+        assert!(c.fp > 0.0 && c.fp <= 1.0, "{}: fp {}", c.design, c.fp);
+        assert!(c.bits > 0 && c.bits_per_item.is_finite(), "{}", c.design);
+        assert!(c.accesses_insert >= 0.0 && c.accesses_query >= 0.0);
+        if let Some(n) = c.npws {
+            assert!(n >= 0.0 && n.is_finite(), "{}: npws {n}", c.design);
+        }
+    }
+}
+
+/// A requirement from fuzz bytes; `Err` where the bytes run out or a constructor
+/// rejects a value (which must then be an error, not a panic).
+fn fuzz_requirement(u: &mut Unstructured<'_>) -> arbitrary::Result<bfopt_plan::Requirement> {
+    use bfopt_plan::Requirement;
+    let fp = 10f64.powf(-f64::from(u.int_in_range(3u32..=120)?) / 10.0);
+    let n = u.int_in_range(1u64..=1 << 27)?;
+    let invalid = |_| arbitrary::Error::IncorrectFormat;
+    let mut req = match u.int_in_range(0u8..=2)? {
+        0 => Requirement::capacity(fp, n),
+        1 => Requirement::window(fp, n.min(1 << 24)),
+        _ => Requirement::temporal(
+            fp,
+            n.clamp(2, 1 << 17),
+            u.int_in_range(2u64..=256)?,
+            n.min(1 << 20),
+        ),
+    }
+    .map_err(invalid)?;
+    if u.arbitrary::<bool>()? {
+        req = req
+            .with_memory(u.int_in_range(1u64..=1 << 34)?)
+            .map_err(invalid)?;
+    }
+    if u.arbitrary::<bool>()? {
+        let a = f64::from(u.int_in_range(10u32..=400)?) / 10.0;
+        req = req.with_max_accesses(a).map_err(invalid)?;
+    }
+    if req.window_insertions().is_some() {
+        if u.arbitrary::<bool>()? {
+            req = req
+                .with_max_npws(f64::from(u.int_in_range(0u32..=100)?) / 100.0)
+                .map_err(invalid)?;
+        }
+        if u.arbitrary::<bool>()? {
+            req = req
+                .with_duplicates(f64::from(u.int_in_range(0u32..=90)?) / 100.0)
+                .map_err(invalid)?;
+        }
+        if u.arbitrary::<bool>()? {
+            req = req
+                .with_allow_fn(f64::from(u.int_in_range(1u32..=50)?) / 100.0)
+                .map_err(invalid)?;
+        }
+    }
+    Ok(req)
 }

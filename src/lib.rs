@@ -5,6 +5,8 @@
 //! format. Models live in `bfopt-models`, reference filters and the validation suite in
 //! `bfopt-validation`.
 
+#![warn(missing_docs)]
+
 pub mod cli;
 pub mod exit;
 pub mod families;
@@ -34,8 +36,9 @@ pub fn run(cli: &Cli) -> Result<Report, CliError> {
         ));
     }
     match &cli.verb {
-        Verb::Recommend(a) => families::recommend::recommend(a),
+        Verb::Recommend(a) => families::recommend::recommend(a, cli.format),
         Verb::Allocate(a) => families::allocate::allocate(a, cli.format),
+        Verb::Target(a) => families::target::target(a),
         Verb::Model { family } => match family {
             ModelFamily::Classic(a) => families::classic::model(a),
             ModelFamily::Apbf(a) => families::apbf::model(a),
@@ -72,7 +75,9 @@ pub fn run(cli: &Cli) -> Result<Report, CliError> {
             SimulateFamily::Ibf(a) => families::stable::simulate_ibf(a),
             SimulateFamily::Pbf(a) => families::pbf::simulate_cmd(a),
             SimulateFamily::Gbf(a) => families::gbf::simulate_cmd(a),
-        },
+        }
+        .map(Report::exit_on_disagreement),
+        Verb::Audit { family } => families::audit::audit(family),
         Verb::Validate(a) => validate::validate_interruptible(a, cli.format, cli.quiet),
         Verb::Reproduce(a) => reproduce::reproduce(a),
         Verb::Completions { shell } => {

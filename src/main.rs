@@ -11,6 +11,9 @@ fn main() -> ExitCode {
             if cli.quiet {
                 report.notes.clear();
             }
+            if let Some(message) = &report.stderr {
+                eprintln!("error: {message}");
+            }
             let mut out = std::io::stdout().lock();
             let written =
                 bfopt::render::write(&report, cli.format, &mut out).and_then(|()| out.flush());

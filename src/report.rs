@@ -74,6 +74,13 @@ pub struct Report {
     pub exit: Exit,
     /// Text printed as it is, whatever the format (shell completion scripts).
     pub text: Option<String>,
+    /// The JSON document, when the verb has its own shape (`recommend`: the plan).
+    pub json: Option<serde_json::Value>,
+    /// The table, when the verb lays out its own (`recommend`).
+    pub table: Option<String>,
+    /// A message for standard error (an infeasible `recommend --format json` prints its
+    /// object on stdout and says why here).
+    pub stderr: Option<String>,
 }
 
 impl Report {
@@ -86,6 +93,9 @@ impl Report {
             notes: Vec::new(),
             exit: Exit::Ok,
             text: None,
+            json: None,
+            table: None,
+            stderr: None,
         }
     }
 
@@ -106,6 +116,23 @@ impl Report {
             notes: Vec::new(),
             exit: Exit::Ok,
             text: None,
+            json: None,
+            table: None,
+            stderr: None,
         }
+    }
+
+    /// Exit 1 ([`Exit::Disagreement`]) when any row says `agrees: false`, the verdict of
+    /// a `simulate` verb comparing its model with the simulation (README: exit 1 is a
+    /// model-vs-simulation disagreement).
+    pub fn exit_on_disagreement(mut self) -> Self {
+        let disagrees = self
+            .rows
+            .iter()
+            .any(|r| r.metrics.get("agrees") == Some(&Value::Bool(false)));
+        if disagrees {
+            self.exit = Exit::Disagreement;
+        }
+        self
     }
 }

@@ -12,7 +12,34 @@ pub const COUNT_MAX: u64 = 1 << 53;
 /// # Errors
 /// A message giving the allowed forms and range.
 pub fn parse_count(s: &str) -> Result<u64, String> {
-    let allowed = "a whole number from 0 to 2^53, e.g. 1000000, 1_000_000 or 1e6";
+    count_with(
+        s,
+        "a whole number from 0 to 2^53, e.g. 1000000, 1_000_000 or 1e6",
+    )
+}
+
+/// Parses a hash count (`--hashes`, `--max-hashes`, `--reset-hashes`, ...): a malformed
+/// value's message states the flag's own range, 1 to 64. Whole numbers outside it reach
+/// the model, whose error names the flag, the value and the same range.
+///
+/// # Errors
+/// Not a whole non-negative number.
+pub fn parse_hashes(s: &str) -> Result<u64, String> {
+    count_with(s, "a whole number from 1 to 64")
+}
+
+/// Parses `--threads`: as [`parse_hashes`], with the flag's range 1 to 1024
+/// (checked by `bfopt::configure`).
+///
+/// # Errors
+/// Not a whole non-negative number.
+pub fn parse_threads(s: &str) -> Result<u64, String> {
+    count_with(s, "a whole number from 1 to 1024")
+}
+
+/// [`parse_count`] with the flag's own `allowed` text in its messages (issue 16: a
+/// malformed `--threads` quoted the parser's range, 0 to 2^53, not the flag's).
+fn count_with(s: &str, allowed: &str) -> Result<u64, String> {
     let clean = s.trim().replace('_', "");
     if clean.is_empty() {
         return Err(format!("empty (allowed: {allowed})"));

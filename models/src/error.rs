@@ -46,7 +46,7 @@ impl ModelError {
     pub fn invalid(name: &'static str, value: impl Display, allowed: impl Display) -> Self {
         ModelError::InvalidParam {
             name,
-            value: value.to_string(),
+            value: short_number(value.to_string()),
             allowed: allowed.to_string(),
         }
     }
@@ -58,6 +58,20 @@ impl ModelError {
             achievable: achievable.to_string(),
         }
     }
+}
+
+/// A number's display in a message: as given, unless it is a plain decimal longer than
+/// 24 characters (`1e-300` displays as 300 zeros), which becomes exponent form.
+pub fn short_number(s: String) -> String {
+    match s.parse::<f64>() {
+        Ok(x) if s.len() > 24 && !s.contains('e') => format!("{x:e}"),
+        _ => s,
+    }
+}
+
+/// A rate for a message: `0.01`, `1e-300` (never a wall of zeros).
+pub fn show_rate(x: f64) -> String {
+    short_number(x.to_string())
 }
 
 /// Validating checks shared by every family's constructors.

@@ -15,6 +15,7 @@
 //! | [`timing`] | Timing / Block Timing Bloom filter, standard and inferential; priors, `D(j)`, penalties, posterior calibration | `000_4a86d6f208f608dd.txt` | `[TBF]` |
 //! | [`pbf`] | Persistent Bloom filters PBF-1, PBF-2 (temporal membership) | `001_2b1de25c23e3527a.txt` | `[PBF]` |
 //! | [`stable`] | Stable and Importance-aware Bloom filters (SBF, IBF1-IBF6) | `003_4e4c7c64af2667ba.txt` | `[SBF]` |
+//! | [`systems`] | the filters of Guava, RedisBloom, Parquet, RocksDB, fastbloom as each system sizes them | their sources and format specifications | |
 //!
 //! # Quick start
 //! Size a filter for a static set, and an Age-Partitioned Bloom filter for a sliding
@@ -51,7 +52,9 @@
 //!   (`003_4e4c7c64af2667ba.txt`).
 //!
 //! Where a paper is wrong or ambiguous, the module doc of its family says so under
-//! "Known errata" (see also `shared/SPEC-NOTES.md`).
+//! "Known errata" (see also `docs/errata.md`).
+
+#![warn(missing_docs)]
 
 pub mod apbf;
 pub mod baseline;
@@ -66,6 +69,7 @@ pub mod rbf;
 pub mod stable;
 #[cfg(any(test, feature = "proptest"))]
 pub mod strategies;
+pub mod systems;
 pub mod timing;
 
 pub use error::ModelError;

@@ -1,8 +1,8 @@
 //! `bfopt model apbf|apbbf`, `bfopt optimize apbf`, `bfopt simulate apbf|apbbf`.
 
-use crate::cli::SimArgs;
 use crate::exit::CliError;
-use crate::families::{to_u32, SIM_FLAGS};
+use crate::families::sim::{SimArgs, SIM_FLAGS};
+use crate::families::to_u32;
 use crate::report::{Report, Row};
 use crate::units::{parse_bits, parse_count, parse_real};
 use bfopt_models::apbf::{design, pareto, ApbbfParams, ApbfDesign, ApbfParams, ApbfRequirement};
@@ -34,7 +34,7 @@ fn model_err(e: bfopt_models::ModelError) -> CliError {
 #[derive(Debug, Args)]
 pub struct ShapeArgs {
     /// Slices (segments) written per insertion, k (1 to 64).
-    #[arg(long, value_parser = parse_count, allow_hyphen_values = true)]
+    #[arg(long, value_parser = crate::units::parse_hashes, allow_hyphen_values = true)]
     pub hashes: u64,
     /// Extra slices (segments), l (1 to 4096).
     #[arg(long, value_parser = parse_count, allow_hyphen_values = true)]
@@ -104,7 +104,7 @@ pub struct BlockArgs {
     #[arg(long, value_parser = parse_bits, allow_hyphen_values = true)]
     pub block_bits: u64,
     /// Bits set per block b (a divisor of B).
-    #[arg(long, value_parser = parse_count, allow_hyphen_values = true)]
+    #[arg(long, value_parser = crate::units::parse_hashes, allow_hyphen_values = true)]
     pub block_hashes: u64,
 }
 
@@ -193,7 +193,7 @@ pub struct OptimizeArgs {
     #[arg(long, value_parser = parse_bits, allow_hyphen_values = true, requires = "blocked")]
     pub block_bits: Option<u64>,
     /// Bits set per block b of the APBBF.
-    #[arg(long, value_parser = parse_count, allow_hyphen_values = true, requires = "blocked")]
+    #[arg(long, value_parser = crate::units::parse_hashes, allow_hyphen_values = true, requires = "blocked")]
     pub block_hashes: Option<u64>,
     /// List the Pareto set over (memory, accesses, NPWS), the default choice marked.
     #[arg(long)]
@@ -433,36 +433,4 @@ fn run_sim(
         );
     }
     Ok(report)
-}
-
-/// The APBF and APBBF designs for `bfopt recommend --fp P --window W` (least memory
-/// each; APBBF with 512-bit blocks and 8 bits per block, the paper's high-accuracy
-/// cache-line choice, and 64-bit words with 4 bits), as rows with `bits` and
-/// `accesses_insert` metrics like the classic rows, for the recommender to rank.
-///
-/// Not yet wired into `recommend` (its `--capacity` flag is shared by every family).
-///
-/// # Errors
-/// Invalid `fp` or `window`.
-pub fn recommend_rows(fp: f64, window: u64) -> Result<Vec<Row>, CliError> {
-    let base = ApbfRequirement::new(fp, window).map_err(model_err)?;
-    let mut rows = Vec::new();
-    let designs = [
-        ("apbf", Ok(base)),
-        ("apbbf(512,8)", base.blocked(512, 8)),
-        ("apbbf(64,4)", base.blocked(64, 4)),
-    ];
-    for (name, req) in designs {
-        let req = req.map_err(model_err)?;
-        // A design that cannot meet the target is simply not recommended.
-        if let Ok(d) = design(&req) {
-            rows.push(
-                design_row(&req, &d, true)
-                    .param("design", name)
-                    .metric("bits", d.metrics.total_bits)
-                    .metric("accesses_insert", d.k),
-            );
-        }
-    }
-    Ok(rows)
 }

@@ -1,8 +1,8 @@
 //! `bfopt model|optimize|simulate classic`.
 
-use crate::cli::SimArgs;
 use crate::exit::CliError;
-use crate::families::{to_u32, SIM_FLAGS};
+use crate::families::sim::{SimArgs, SIM_FLAGS};
+use crate::families::to_u32;
 use crate::report::{Report, Row};
 use crate::units::{parse_bits, parse_count, parse_real};
 use bfopt_models::classic::{
@@ -74,7 +74,7 @@ pub struct ModelArgs {
     #[arg(long, value_parser = parse_bits, allow_hyphen_values = true)]
     pub bits: u64,
     /// Hash functions k (1 to 64).
-    #[arg(long, value_parser = parse_count, allow_hyphen_values = true)]
+    #[arg(long, value_parser = crate::units::parse_hashes, allow_hyphen_values = true)]
     pub hashes: u64,
     /// Distinct items inserted n.
     #[arg(long, value_parser = parse_count, allow_hyphen_values = true)]
@@ -85,14 +85,46 @@ pub struct ModelArgs {
 }
 
 impl ModelArgs {
-    /// Validated parameters.
+    /// Validated parameters. A blocked layout's `--bits` that is not a whole number of
+    /// blocks is rounded up to the next whole block ([`Self::rounded_bits`]).
     ///
     /// # Errors
     /// Any flag out of range, named.
     pub fn params(&self) -> Result<ClassicParams, CliError> {
         let k = to_u32("--hashes", self.hashes, "1 <= k <= 64")?;
-        ClassicParams::new(self.bits, k, self.items, self.layout.layout()?)
-            .map_err(|e| CliError::from_model(e, FLAGS))
+        let layout = self.layout.layout()?;
+        let bits = self.rounded_bits(layout).unwrap_or(self.bits);
+        ClassicParams::new(bits, k, self.items, layout).map_err(|e| CliError::from_model(e, FLAGS))
+    }
+
+    /// `--bits` rounded up to whole blocks when the layout is blocked and `--bits` is not
+    /// a multiple of the block; `None` when no rounding is needed.
+    pub fn rounded_bits(&self, layout: Layout) -> Option<u64> {
+        match layout {
+            Layout::Blocked { block_bits } if block_bits > 0 && self.bits % block_bits != 0 => {
+                Some(self.bits.div_ceil(block_bits).saturating_mul(block_bits))
+            }
+            _ => None,
+        }
+    }
+
+    /// Adds `bits_requested` and a `note` to `row` when [`Self::rounded_bits`] rounded
+    /// `--bits` up.
+    fn note_rounding(&self, row: Row, params: &ClassicParams) -> Row {
+        match params.layout() {
+            Layout::Blocked { block_bits } if params.m() != self.bits => row
+                .param("bits_requested", self.bits)
+                .param(
+                    "note",
+                    format!(
+                        "--bits {} is not a whole number of {block_bits}-bit blocks: rounded up to {} ({} blocks)",
+                        self.bits,
+                        params.m(),
+                        params.m() / block_bits
+                    ),
+                ),
+            _ => row,
+        }
     }
 }
 
@@ -102,7 +134,9 @@ impl ModelArgs {
 /// Invalid flags.
 pub fn model(args: &ModelArgs) -> Result<Report, CliError> {
     let p = args.params()?;
-    Ok(Report::single(Row::new("classic", p, p.metrics())))
+    Ok(Report::single(
+        args.note_rounding(Row::new("classic", p, p.metrics()), &p),
+    ))
 }
 
 /// `bfopt optimize classic` flags: one of three questions.
@@ -122,10 +156,10 @@ pub struct OptimizeArgs {
     #[arg(long, value_parser = parse_bits, allow_hyphen_values = true)]
     pub bits: Option<u64>,
     /// Hash functions (for the capacity question).
-    #[arg(long, value_parser = parse_count, allow_hyphen_values = true)]
+    #[arg(long, value_parser = crate::units::parse_hashes, allow_hyphen_values = true)]
     pub hashes: Option<u64>,
     /// Largest hash count to consider when sizing (fewer accesses, more bits).
-    #[arg(long, default_value = "64", value_parser = parse_count, allow_hyphen_values = true)]
+    #[arg(long, default_value = "64", value_parser = crate::units::parse_hashes, allow_hyphen_values = true)]
     pub max_hashes: u64,
     /// The layout.
     #[command(flatten)]
@@ -242,5 +276,5 @@ pub fn simulate_cmd(args: &SimulateArgs) -> Result<Report, CliError> {
             "agrees",
             r.probe_fp.interval.contains(predicted) && r.state_fp.interval.contains(predicted),
         );
-    Ok(Report::single(row))
+    Ok(Report::single(args.filter.note_rounding(row, &params)))
 }

@@ -38,10 +38,10 @@ pub struct FilterArgs {
     #[arg(long, value_parser = parse_bits, allow_hyphen_values = true)]
     pub bits: u64,
     /// Resetting hashes k0 (1 to 64).
-    #[arg(long, value_parser = parse_count, allow_hyphen_values = true)]
+    #[arg(long, value_parser = crate::units::parse_hashes, allow_hyphen_values = true)]
     pub reset_hashes: u64,
     /// Setting hashes k1 (1 to 64).
-    #[arg(long, value_parser = parse_count, allow_hyphen_values = true)]
+    #[arg(long, value_parser = crate::units::parse_hashes, allow_hyphen_values = true)]
     pub set_hashes: u64,
     /// Window w the queries ask about.
     #[arg(long, value_parser = parse_count, allow_hyphen_values = true)]
@@ -232,7 +232,7 @@ pub struct OptimizeArgs {
     #[arg(long, default_value = "uniform:1:10")]
     pub penalties: String,
     /// Largest k0 and k1 tried.
-    #[arg(long, default_value = "12", value_parser = parse_count, allow_hyphen_values = true)]
+    #[arg(long, default_value = "12", value_parser = crate::units::parse_hashes, allow_hyphen_values = true)]
     pub max_hashes: u64,
 }
 

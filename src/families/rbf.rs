@@ -105,7 +105,7 @@ pub struct ModelArgs {
     #[arg(long, value_parser = parse_bits, allow_hyphen_values = true)]
     pub bits: u64,
     /// Hash functions k (1 to 64).
-    #[arg(long, value_parser = parse_count, allow_hyphen_values = true)]
+    #[arg(long, value_parser = crate::units::parse_hashes, allow_hyphen_values = true)]
     pub hashes: u64,
     /// σ-bounded: recycle when more than this many bits (per filter) are set.
     #[arg(long, value_parser = parse_count, allow_hyphen_values = true)]
@@ -208,11 +208,9 @@ pub struct OptimizeArgs {
 
 /// The row of an optimised design.
 pub fn design_row(d: &RbfDesign) -> Row {
-    let mut row = Row::new("rbf", d.params, serde_json::json!({}))
-        .param("fp_target", d.fp_target)
-        .metric("bits", d.params.bits())
-        .metric("hashes", d.params.k())
-        .metric("recycle_bits", d.params.sigma());
+    // One column per quantity: bits, k and sigma are parameters (issue 16 bug 11: they
+    // were repeated as the metrics bits, hashes and recycle_bits).
+    let mut row = Row::new("rbf", d.params, serde_json::json!({})).param("fp_target", d.fp_target);
     row.metrics.extend(Row::new("rbf", (), d.metrics).metrics);
     row.metric("worst_case_messages", d.worst_case_messages)
         .metric("worst_case_hashes", d.worst_case_hashes)

@@ -79,7 +79,7 @@ pub struct SbfArgs {
     #[arg(long, value_parser = parse_count, allow_hyphen_values = true)]
     pub cells: u64,
     /// Hash functions K (1 to 64, K < m).
-    #[arg(long, value_parser = parse_count, allow_hyphen_values = true)]
+    #[arg(long, value_parser = crate::units::parse_hashes, allow_hyphen_values = true)]
     pub hashes: u64,
     /// Largest cell value Max (1 to 255).
     #[arg(long, value_parser = parse_count, allow_hyphen_values = true)]
@@ -90,7 +90,8 @@ pub struct SbfArgs {
 }
 
 impl SbfArgs {
-    fn params(&self) -> Result<SbfParams, CliError> {
+    /// Validated parameters.
+    pub(crate) fn params(&self) -> Result<SbfParams, CliError> {
         let k = to_u32("--hashes", self.hashes, "1 <= k <= 64")?;
         let max = to_u32("--max", self.max, "1 <= max <= 255")?;
         SbfParams::new(self.cells, k, max, self.decrements).map_err(model_err)
@@ -214,7 +215,7 @@ pub struct SbfOptimizeArgs {
     #[arg(long, value_parser = parse_count, allow_hyphen_values = true)]
     pub cells: u64,
     /// Hash functions K.
-    #[arg(long, value_parser = parse_count, allow_hyphen_values = true)]
+    #[arg(long, value_parser = crate::units::parse_hashes, allow_hyphen_values = true)]
     pub hashes: u64,
     /// Largest cell value Max.
     #[arg(long, value_parser = parse_count, allow_hyphen_values = true)]

@@ -116,7 +116,7 @@ pub struct FilterArgs {
     #[arg(long, value_parser = parse_count, allow_hyphen_values = true)]
     pub timers: u64,
     /// Hash functions k (1 to 64).
-    #[arg(long, value_parser = parse_count, allow_hyphen_values = true)]
+    #[arg(long, value_parser = crate::units::parse_hashes, allow_hyphen_values = true)]
     pub hashes: u64,
     /// Bits per timer; 2^bpt must hold T_max + 2 = ceil(w/B) + 3 + P values.
     #[arg(long, value_parser = parse_count, allow_hyphen_values = true)]
@@ -184,7 +184,7 @@ pub struct PosteriorArgs {
     #[arg(long, value_parser = parse_count, allow_hyphen_values = true)]
     pub timers: u64,
     /// Hash functions k.
-    #[arg(long, value_parser = parse_count, allow_hyphen_values = true)]
+    #[arg(long, value_parser = crate::units::parse_hashes, allow_hyphen_values = true)]
     pub hashes: u64,
     /// Insertion block size B.
     #[arg(long, default_value = "1", value_parser = parse_count, allow_hyphen_values = true)]
@@ -296,7 +296,7 @@ pub struct OptimizeArgs {
     #[arg(long, default_value = "uniform:1:10")]
     pub penalties: String,
     /// Largest k tried.
-    #[arg(long, default_value = "30", value_parser = parse_count, allow_hyphen_values = true)]
+    #[arg(long, default_value = "30", value_parser = crate::units::parse_hashes, allow_hyphen_values = true)]
     pub max_hashes: u64,
     /// Largest bits per timer tried.
     #[arg(long, default_value = "12", value_parser = parse_count, allow_hyphen_values = true)]

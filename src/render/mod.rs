@@ -5,6 +5,8 @@ mod json;
 mod junit;
 mod table;
 
+pub use table::aligned;
+
 use crate::cli::Format;
 use crate::report::{Report, Row};
 use serde_json::Value;
@@ -18,6 +20,18 @@ pub fn write(report: &Report, format: Format, out: &mut dyn Write) -> io::Result
     if let Some(text) = &report.text {
         return out.write_all(text.as_bytes());
     }
+    match (format, &report.table, &report.json) {
+        (Format::Table, Some(text), _) => out.write_all(text.as_bytes()),
+        (Format::Json, _, Some(value)) => {
+            let text = serde_json::to_string_pretty(value).map_err(io::Error::other)?;
+            writeln!(out, "{text}")
+        }
+        _ => write_rows(report, format, out),
+    }
+}
+
+/// The generic renderers over rows.
+fn write_rows(report: &Report, format: Format, out: &mut dyn Write) -> io::Result<()> {
     match format {
         Format::Table => table::write(report, out),
         Format::Json => json::write(report, out),

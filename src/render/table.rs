@@ -25,6 +25,35 @@ pub(crate) fn human(v: &Value) -> String {
     }
 }
 
+/// Left-aligned columns two spaces apart, trailing spaces trimmed, one line per row
+/// after the header.
+pub fn aligned(header: &[&str], body: &[Vec<String>]) -> String {
+    let widths: Vec<usize> = (0..header.len())
+        .map(|i| {
+            body.iter()
+                .map(|r| r[i].chars().count())
+                .chain([header[i].chars().count()])
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let line = |cells: &mut dyn Iterator<Item = &str>| {
+        let mut s = cells
+            .zip(&widths)
+            .map(|(c, w)| format!("{c:<w$}"))
+            .collect::<Vec<_>>()
+            .join("  ");
+        s.truncate(s.trim_end().len());
+        s.push('\n');
+        s
+    };
+    let mut out = line(&mut header.iter().copied());
+    for r in body {
+        out.push_str(&line(&mut r.iter().map(String::as_str)));
+    }
+    out
+}
+
 /// Aligned columns: `family`, then params, then metrics; notes below.
 pub(super) fn write(report: &Report, out: &mut dyn Write) -> io::Result<()> {
     let cols = columns(&report.rows);
@@ -40,31 +69,8 @@ pub(super) fn write(report: &Report, out: &mut dyn Write) -> io::Result<()> {
                 .collect()
         })
         .collect();
-    let widths: Vec<usize> = cols
-        .iter()
-        .enumerate()
-        .map(|(i, c)| {
-            body.iter()
-                .map(|r| r[i].len())
-                .chain([c.2.len()])
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
-    let line = |cells: Vec<&str>| {
-        cells
-            .iter()
-            .zip(&widths)
-            .map(|(c, w)| format!("{c:<w$}"))
-            .collect::<Vec<_>>()
-            .join("  ")
-            .trim_end()
-            .to_string()
-    };
-    writeln!(out, "{}", line(cols.iter().map(|c| c.2.as_str()).collect()))?;
-    for r in &body {
-        writeln!(out, "{}", line(r.iter().map(String::as_str).collect()))?;
-    }
+    let header: Vec<&str> = cols.iter().map(|c| c.2.as_str()).collect();
+    out.write_all(aligned(&header, &body).as_bytes())?;
     for note in &report.notes {
         writeln!(out, "{note}")?;
     }

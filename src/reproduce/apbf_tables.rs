@@ -3,7 +3,7 @@
 //! The printed tables are kept here as the paper prints them (strings, row order) and
 //! are the test vectors of `tests/paper/apbf.rs`. Every entry that does not round to
 //! the printed value is listed as a difference with its explanation (the misprints and
-//! one-unit-off entries of `SPEC-NOTES.md`, checked one by one in
+//! one-unit-off entries of `docs/errata.md`, checked one by one in
 //! `tests/paper/apbf.rs`).
 
 use super::plot::{Plot, Series};
@@ -171,7 +171,7 @@ fn table_2(_: &Options) -> Result<Reproduced, CliError> {
         real_fp.push((x, m.fp));
     }
     out.differences.push(
-        "every fp: the printed \"actual fp\" (chord fills i/(2k)) understates the real worst case by 7-27% (fp_real_fills; SPEC-NOTES, measured in apbf-figure6)".into(),
+        "every fp: the printed \"actual fp\" (chord fills i/(2k)) understates the real worst case by 7-27% (fp_real_fills; docs/errata.md, measured in apbf-figure6)".into(),
     );
     out.plot = Some(Plot::new(
         "row of Table 2 (aimed fp 0.1 … 1e-5, five (k, l) each)",

@@ -89,7 +89,7 @@ fn model_matches_simulation_across_22_configurations() {
 
 #[test]
 fn measured_worst_case_refutes_the_paper_fills() {
-    // SPEC-NOTES "modelling finding": for (10, 7) the real worst case is 22% above the
+    // docs/errata.md "modelling finding": for (10, 7) the real worst case is 22% above the
     // paper's 0.001211; the measured interval must contain the real-fill model and
     // exclude the paper's figure.
     let cfg = ApbfSimConfig {

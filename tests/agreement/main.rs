@@ -3,6 +3,7 @@
 
 mod allocate;
 mod apbf;
+mod audit;
 mod baseline;
 mod classic;
 mod gbf;
@@ -10,6 +11,7 @@ mod hashing;
 mod pbf;
 mod rbf;
 mod stable;
+mod systems;
 mod timing;
 
 /// Asserts that every check passed, printing each failing one.

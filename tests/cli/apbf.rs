@@ -1,6 +1,6 @@
 //! `bfopt model|optimize|simulate apbf` and `model|simulate apbbf` (issue 3).
 
-use super::{assert_exit, json, run_ok};
+use super::{assert_exit, json, plan_rows, run_ok};
 use predicates::prelude::*;
 use serde::Deserialize;
 use serde_json::Value;
@@ -196,23 +196,14 @@ fn validate_apbf_passes() {
     run_ok("validate --family apbf").stdout(predicate::str::contains("FAIL").not());
 }
 
-#[test]
-fn recommend_rows_meet_the_target() {
-    let rows = bfopt::families::apbf::recommend_rows(1e-3, 100_000).unwrap();
-    assert_eq!(rows.len(), 3);
-    for r in rows {
-        assert!(r.metrics["fp"].as_f64().unwrap() <= 1e-3);
-        assert!(r.metrics["bits"].as_u64().unwrap() > 0);
-    }
-}
-
 /// Issue 9 `--duplicates`: the APBF row is sized on the repeats model (less memory, its
-/// repeats FP within the target) and simulated on such a stream; every other row says
-/// the flag is not modelled for it; without `--window` the flag is an error.
+/// repeats FP within the target) and simulated on such a stream; the APBBF says it is
+/// sized for distinct insertions and the plan says what the other rows assume; without
+/// `--window` the flag is an error.
 #[test]
 fn recommend_duplicates_sizes_the_apbf_on_repeats() {
     let rows = |extra: &str| -> Vec<Value> {
-        json(&format!("recommend --fp 0.01 --window 20000 {extra}"))
+        plan_rows(&format!("recommend --fp 0.01 --window 20000 {extra}"))
     };
     let apbf = |rows: &[Value]| -> Value {
         rows.iter()
@@ -224,15 +215,21 @@ fn recommend_duplicates_sizes_the_apbf_on_repeats() {
     let all = rows("--duplicates 0.6");
     let dup = apbf(&all);
     assert!(dup["metrics"]["fp"].as_f64().unwrap() <= 0.01);
-    assert_eq!(
-        dup["metrics"]["fp_kind"],
-        "worst case with repeats (just before a shift)"
-    );
+    assert_eq!(dup["metrics"]["fp_kind"], "worst_case_with_repeats");
     assert!(dup["metrics"]["bits"].as_u64() < plain["metrics"]["bits"].as_u64());
-    for r in all.iter().filter(|r| r["params"]["design"] != "apbf") {
-        let notes = r["metrics"]["notes"].as_str().unwrap();
-        assert!(notes.contains("not modelled"), "{notes}");
-    }
+    let apbbf = all
+        .iter()
+        .find(|r| r["params"]["design"] == "apbbf")
+        .unwrap();
+    assert!(
+        apbbf["metrics"]["notes"]
+            .to_string()
+            .contains("sized for distinct insertions"),
+        "{apbbf}"
+    );
+    run_ok("recommend --fp 0.01 --window 20000 --duplicates 0.6").stdout(predicate::str::contains(
+        "only the apbf row is sized on a model of repeats",
+    ));
     assert_exit(
         "recommend --fp 0.01 --capacity 1000 --duplicates 0.5",
         2,
@@ -241,7 +238,7 @@ fn recommend_duplicates_sizes_the_apbf_on_repeats() {
     assert_exit(
         "recommend --fp 0.01 --window 1000 --duplicates 1",
         2,
-        &["0 <= rate < 1"],
+        &["0 <= duplicates < 1"],
     );
 }
 

@@ -9,10 +9,9 @@
 //! one run of the binary; the runs are spread over two threads.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// A valid, quick command line per leaf verb (`{trace}`: a small good trace file).
 const BASES: &[&str] = &[
@@ -46,6 +45,11 @@ const BASES: &[&str] = &[
     "simulate pbf --scale 0.001 --method sbf --queries 200",
     "simulate gbf --bits 10000 --reset-hashes 2 --set-hashes 3 --window 100 --prior uniform:1000 --queries 500 --epochs 2",
     "recommend --fp 0.01 --capacity 1e4",
+    "audit classic --bits 1000 --hashes 4 --ones 300 --fp 0.01",
+    "audit classic --hashes 4 --bitmap {dir}/garbage.bin --layout partitioned --fp 0.01",
+    "audit apbf --hashes 2 --extra-slices 2 --slice-bits 1000 --ones 250,600,400,390",
+    "audit sbf --cells 1000 --hashes 3 --max 3 --decrements 10 --zeros 400",
+    "audit btbf --hashes 3 --ages 290,300,310,295 --idle 2901",
     "validate --family classic",
     "reproduce apbf-table1",
     "completions bash",
@@ -59,11 +63,32 @@ const GENERATED: &[&str] = &["nan", "-inf", "1e400", "1.2.3", "7Qb", "", "-1"];
 const FREE_TEXT: &[&str] = &["--out"];
 
 /// Flags that name a file: the message names the file (and line) instead of the flag.
-const FILE_FLAGS: &[&str] = &["--trace"];
+const FILE_FLAGS: &[&str] = &["--trace", "--bitmap"];
 
 /// Semantic cases: the command line and the texts the message must contain (besides
 /// exit 2). `{trace}` is a small good trace; `{dir}/NAME` a file written by [`traces`].
 const CASES: &[(&str, &[&str])] = &[
+    // Issue 22: audit counts out of range, lists of the wrong length, missing sources.
+    ("audit classic --bits 1000 --hashes 4 --ones 1001", &["--ones = 1001", "0 <= ones <= 1000"]),
+    ("audit classic --bits 1000 --hashes 4 --layout partitioned --ones 1,2,3", &["--ones = 3 counts", "one count per slice (4)"]),
+    ("audit classic --bits 1000 --hashes 4 --layout partitioned --ones 1,2,3,251", &["--ones = 251 (count 3)", "per slice"]),
+    ("audit classic --bits 1024 --hashes 4 --layout blocked --block-bits 512 --ones 1,600", &["--ones = 600 (count 1)", "per block"]),
+    ("audit classic --bits 1000 --hashes 4", &["--ones/--bitmap", "allowed"]),
+    ("audit classic --hashes 4 --ones 10", &["--bits = missing", "allowed"]),
+    ("audit classic --bits 1000 --hashes 4 --ones 10 --fp 1", &["--fp = 1", "0 < fp < 1"]),
+    ("audit classic --bits 1000 --hashes 4 --ones 10 --confidence 1.5", &["--confidence = 1.5", "allowed"]),
+    ("audit classic --bits 1000 --hashes 65 --ones 10", &["--hashes = 65", "allowed"]),
+    ("audit classic --bits 7 --hashes 4 --layout partitioned --ones 1", &["--bits = 7", "m >= 2k = 8"]),
+    ("audit classic --hashes 4 --bitmap {dir}/empty.csv", &["empty.csv", "empty --bitmap", "allowed"]),
+    ("audit classic --hashes 4 --bitmap {dir}/small.csv --bits 100", &["--bits = 100", "at most the 48 bits"]),
+    ("audit classic --hashes 4 --bitmap {dir}", &["cannot be read as --bitmap", "allowed"]),
+    ("audit classic --hashes 4 --bits 100 --ones 10 --bitmap {dir}/small.csv", &["--ones", "cannot be used with"]),
+    ("audit apbf --hashes 2 --extra-slices 2 --slice-bits 1000 --ones 1,2,3", &["--ones = 3 counts", "k + l = 4"]),
+    ("audit apbf --hashes 2 --extra-slices 2 --slice-bits 1000 --ones 1,2,3,1001", &["--ones = 1001 (slice 3)", "allowed"]),
+    ("audit apbf --hashes 2 --extra-slices 2 --ones 1,2,3,4", &["--slice-bits/--window", "allowed"]),
+    ("audit btbf --hashes 3 --ages 1 --idle 0", &["--ages/--idle = 1", "at least 2 timers"]),
+    ("audit btbf --hashes 0 --ages 10 --idle 10", &["--hashes = 0", "allowed"]),
+    ("audit sbf --cells 1000 --hashes 3 --max 3 --decrements 10 --zeros 1001", &["--zeros = 1001", "0 <= zeros <= 1000"]),
     // Zero where a positive count is needed.
     ("model classic --bits 0 --hashes 7 --items 10", &["--bits = 0", "allowed"]),
     ("model classic --bits 1e4 --hashes 0 --items 10", &["--hashes = 0", "allowed"]),
@@ -275,32 +300,7 @@ fn traces() -> PathBuf {
 /// One run of the binary: exit code (None: killed by a signal or the time limit) and
 /// stderr.
 fn run(args: &[String]) -> (Option<i32>, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_bfopt"))
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stderr = child.stderr.take().unwrap();
-    let reader = std::thread::spawn(move || {
-        let mut s = String::new();
-        std::io::Read::read_to_string(&mut stderr, &mut s).ok();
-        s
-    });
-    let deadline = Instant::now() + Duration::from_secs(60);
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break Some(status);
-        }
-        if Instant::now() > deadline {
-            child.kill().ok();
-            child.wait().ok();
-            break None;
-        }
-        std::thread::sleep(Duration::from_millis(2));
-    };
-    (status.and_then(|s| s.code()), reader.join().unwrap())
+    crate::run_capped(args, None, Duration::from_secs(60))
 }
 
 /// The value-taking long flags of the verb a base command line runs (clap's own view).
@@ -437,4 +437,67 @@ fn issue_10_every_bad_input_exits_2_and_names_flag_value_and_range() {
         cases.len(),
         CASES.len()
     );
+}
+
+/// Issue 16, bug 7: a malformed value of a flag with its own range is reported with that
+/// range, not the generic parser's ("a whole number from 0 to 2^53"): every hash-count
+/// flag of every verb (read from clap) says 1 to 64, `--threads` 1 to 1024; and an
+/// allowed text that names another parameter names its flag (`--block-bits`, not
+/// `block_bits`).
+#[test]
+fn issue_16_bug_7_parse_errors_name_the_flag_and_its_own_range() {
+    let dir = traces();
+    let mut cases: Vec<(Vec<String>, Vec<String>)> = Vec::new();
+    for base in BASES {
+        let base = expand(base, &dir);
+        for flag in value_flags(&base).iter().filter(|f| f.ends_with("hashes")) {
+            for value in ["7.5", "-1"] {
+                cases.push((
+                    with_flag(&base, flag, value),
+                    vec![flag.clone(), value.to_string(), "from 1 to 64".to_string()],
+                ));
+            }
+        }
+    }
+    assert!(cases.len() >= 30, "{} hash-flag cases", cases.len());
+    for value in ["-1", "7.5"] {
+        cases.push((
+            expand(
+                &format!("validate --family classic --threads {value}"),
+                &dir,
+            ),
+            vec!["--threads".into(), value.into(), "from 1 to 1024".into()],
+        ));
+    }
+    for (line, needles) in [
+        (
+            "model apbbf --hashes 4 --extra-slices 3 --block-bits 512 --block-hashes 3 --window 1000",
+            &["--block-hashes = 3", "a divisor of --block-bits = 512"][..],
+        ),
+        (
+            "optimize classic --bits 1000 --items 10 --layout blocked",
+            &["--bits = 1000", "a multiple of --block-bits = 512"][..],
+        ),
+    ] {
+        cases.push((expand(line, &dir), needles.iter().map(|s| s.to_string()).collect()));
+    }
+    let mut failures = Vec::new();
+    for (args, needles) in &cases {
+        let (code, stderr) = run(args);
+        let missing: Vec<&String> = needles
+            .iter()
+            .filter(|n| !stderr.contains(n.as_str()))
+            .collect();
+        if code != Some(2)
+            || !missing.is_empty()
+            || stderr.contains("2^53")
+            || stderr.contains("block_bits")
+        {
+            failures.push(format!(
+                "{}: exit {code:?}, missing {missing:?}: {stderr}",
+                args.join(" ")
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

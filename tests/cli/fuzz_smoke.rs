@@ -12,6 +12,7 @@ const TARGETS: &[Target] = &[
     ("cli_parse", fuzzing::cli_parse),
     ("trace_reader", fuzzing::trace),
     ("models", fuzzing::models),
+    ("plan", fuzzing::plan),
 ];
 
 /// Files of `fuzz/<dir>/<target>/`, sorted.
@@ -58,7 +59,11 @@ fn issue_10_fuzz_targets_random_smoke() {
         state.wrapping_mul(0x2545_F491_4F6C_DD1D)
     };
     for (target, run) in TARGETS {
-        let cases = if *target == "models" { 150 } else { 2000 };
+        let cases = match *target {
+            "models" => 150,
+            "plan" => 40,
+            _ => 2000,
+        };
         for _ in 0..cases {
             let len = (next() % 512) as usize;
             let data: Vec<u8> = (0..len).map(|_| next() as u8).collect();

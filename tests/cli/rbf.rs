@@ -1,6 +1,6 @@
 //! `bfopt model|optimize|simulate|validate rbf` (issue 4).
 
-use super::{assert_exit, bfopt, json, run_ok};
+use super::{assert_exit, bfopt, json, plan_excluded, plan_rows, run_ok};
 use predicates::prelude::*;
 use serde::Deserialize;
 
@@ -72,9 +72,6 @@ struct OptimizeJson {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct OptimizeMetricsJson {
-    bits: u64,
-    hashes: u32,
-    recycle_bits: u64,
     #[serde(flatten)]
     model: SigmaMetricsJson,
     worst_case_messages: u64,
@@ -133,17 +130,14 @@ fn optimize_rbf_by_memory_and_by_messages() {
     assert_eq!(j.family, "rbf");
     assert_eq!(j.params.fp_target, Some(0.01));
     let m = &j.metrics;
-    assert_eq!(
-        (m.bits, m.hashes, m.recycle_bits),
-        (10_000, j.params.k, j.params.sigma)
-    );
+    assert_eq!(j.params.bits, 10_000);
     assert!(m.model.fp_avg <= 0.01);
     assert!(m.worst_case_ratio < 0.7 && m.worst_case_messages > 0 && m.worst_case_hashes > 0);
 
     let j: OptimizeJson = json("optimize rbf --messages 1000 --fp 0.01 --phases 2");
     assert!(j.metrics.model.expected_messages >= 1000.0);
     assert!(j.metrics.model.fp_avg <= 0.01);
-    assert_eq!(j.metrics.bits % 2, 0);
+    assert_eq!(j.params.bits % 2, 0);
 }
 
 #[test]
@@ -217,16 +211,20 @@ fn validate_rbf_passes() {
 
 #[test]
 fn recommend_window_lists_the_two_phase_rbf() {
-    let rows: Vec<serde_json::Value> = json("recommend --fp 0.01 --window 1000");
+    let rows = plan_rows("recommend --fp 0.01 --window 1000");
     let rbf = rows
         .iter()
         .find(|r| r["params"]["design"] == "rbf/two-phase")
         .expect("an rbf row");
     assert_eq!(rbf["family"], "rbf");
     assert!(rbf["metrics"]["fp"].as_f64().unwrap() <= 0.01);
-    assert_eq!(rbf["metrics"]["false_negatives"], "none in the window");
-    // A static set: the RBF is excluded (it recycles), with the reason in the notes.
-    run_ok("recommend --fp 0.01 --capacity 1000").stdout(predicate::str::contains("rbf: recycles"));
+    assert_eq!(rbf["metrics"]["false_negatives"]["kind"], "none_in_window");
+    // A static set: the RBF is excluded, with the reason.
+    let excluded = plan_excluded("recommend --fp 0.01 --capacity 1000");
+    assert!(
+        excluded.contains(&"rbf/two-phase: serves a sliding window, not a static set".into()),
+        "{excluded:?}"
+    );
 }
 
 #[test]

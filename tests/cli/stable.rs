@@ -1,6 +1,6 @@
 //! `bfopt model|optimize|simulate sbf|ibf` and `validate --family stable` (issue 8).
 
-use super::{assert_exit, json};
+use super::{assert_exit, json, plan_rows};
 use serde::Deserialize;
 
 #[derive(Debug, Deserialize)]
@@ -159,7 +159,7 @@ fn validate_knows_the_stable_family() {
 #[test]
 fn recommend_lists_a_stable_design_when_fn_is_allowed() {
     let rows = |extra: &str| -> Vec<serde_json::Value> {
-        json(&format!("recommend --fp 0.01 --window 1e4 {extra}"))
+        plan_rows(&format!("recommend --fp 0.01 --window 1e4 {extra}"))
     };
     let v = rows("--allow-fn 0.1");
     let sbf: Vec<&serde_json::Value> = v.iter().filter(|r| r["family"] == "stable").collect();
@@ -235,8 +235,7 @@ fn model_ibf_scale_mapping_is_reported() {
 /// the MinImp IBF2 and IBF4 too), each meeting the FP target at its stable point.
 #[test]
 fn issue_9_recommend_importance_adds_ibf_rows() {
-    let v: Vec<serde_json::Value> =
-        json("recommend --fp 0.05 --window 2e4 --allow-fn 0.1 --importance linear:1:50");
+    let v = plan_rows("recommend --fp 0.05 --window 2e4 --allow-fn 0.1 --importance linear:1:50");
     let ibf: Vec<&serde_json::Value> = v
         .iter()
         .filter(|r| r["family"] == "stable" && r["params"]["design"] != "sbf")

@@ -1,6 +1,6 @@
 //! Tables 2, 3 and 4 [APBF] at their printed precision.
 //!
-//! Table 2 rounds, but several entries are one unit off in the last digit (SPEC-NOTES);
+//! Table 2 rounds, but several entries are one unit off in the last digit (docs/errata.md);
 //! each of those is listed by name in `ONE_UNIT_OFF` and compared at ±1 unit, every
 //! other entry at ±½ unit. Four entries are misprints that no reading of the formulas
 //! reproduces; each is checked against the reading that does reproduce it.
@@ -146,7 +146,7 @@ fn table2_misprints() {
 
 #[test]
 fn table2_real_fills_exceed_paper_fp() {
-    // SPEC-NOTES "modelling finding": the chord fills understate the real worst case
+    // docs/errata.md "modelling finding": the chord fills understate the real worst case
     // by about 7% (k = 4) to 27% (k = 17, l = 13); never overstate it.
     for (k, l, ..) in TABLE_2 {
         let p = ApbfParams::new(k, l).unwrap();

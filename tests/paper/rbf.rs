@@ -56,7 +56,7 @@ fn figure_8_one_phase_holds_more_and_two_phase_overhead_shrinks_with_fp() {
 
 #[test]
 fn eq_19_closed_form_is_the_k1_chain() {
-    // Eq. (19) [RBF] with its constant normaliser (SPEC-NOTES) equals Eq. (18) for k = 1.
+    // Eq. (19) [RBF] with its constant normaliser (docs/errata.md) equals Eq. (18) for k = 1.
     for &(m, sigma) in &[(1000u64, 100u64), (1000, 900), (50_000, 30_000)] {
         let law = Law {
             m,

@@ -49,7 +49,7 @@ fn figure8_more_slices_benefit_less_and_the_model_matches() {
 }
 
 /// Table 2 [APBF]: every entry rounds to the printed value except the eleven listed in
-/// SPEC-NOTES (each explained), plus the chord-fill note.
+/// docs/errata.md (each explained), plus the chord-fill note.
 #[test]
 fn table2_differences_are_exactly_the_explained_ones() {
     let r = build("apbf-table2");

@@ -37,6 +37,8 @@
 //! # Ok::<(), bfopt_models::ModelError>(())
 //! ```
 
+#![warn(missing_docs)]
+
 pub mod agree;
 pub mod experiments;
 pub mod filters;

@@ -25,7 +25,7 @@
 
 use super::recursion::consecutive_match_prefixes_upto;
 use super::{blocked::ApbbfParams, npws_formula, ApbfParams, WindowDuplicates};
-use crate::error::{check, ModelError};
+use crate::error::{check, show_rate, ModelError};
 use crate::numeric::{first_true, last_true};
 use serde::Serialize;
 
@@ -531,7 +531,11 @@ pub fn design(req: &ApbfRequirement) -> Result<ApbfDesign, ModelError> {
                 ),
             };
             return Err(ModelError::infeasible(
-                format!("{bound} binds (fp <= {}, window {})", req.fp, req.window),
+                format!(
+                    "{bound} binds (fp <= {}, window {})",
+                    show_rate(req.fp),
+                    req.window
+                ),
                 achievable,
             ));
         }
@@ -548,7 +552,11 @@ pub fn design(req: &ApbfRequirement) -> Result<ApbfDesign, ModelError> {
     {
         let least = Sized::of(req, ApbfRequirement::K_MAX, 1).map_or(f64::NAN, |s| s.fp());
         return Err(ModelError::infeasible(
-            format!("fp <= {} binds (k <= {})", req.fp, ApbfRequirement::K_MAX),
+            format!(
+                "fp <= {} binds (k <= {})",
+                show_rate(req.fp),
+                ApbfRequirement::K_MAX
+            ),
             format!("fp {least:e}"),
         ));
     }

@@ -10,7 +10,7 @@
 //! | real, slice of `m` bits | `1 − (1−1/m)^((i+1)g)` | `1 − (1−1/m)^(kg)` | [`sized`] |
 //!
 //! The paper's linear ratios are the chord under the concave fill curve, so they
-//! understate the fills of slices `1..k−2` (SPEC-NOTES, "modelling finding").
+//! understate the fills of slices `1..k−2` (docs/errata.md, "modelling finding").
 //! [`real_at_phase`] and [`sized_at_phase`] give the fills part-way through a
 //! generation.
 

@@ -70,7 +70,7 @@
 //!   (k = 17, l = 13). Simulation agrees with the real fills. The optimizer uses `fp`.
 //! * Table 2 [APBF]: the fp printed for `(13, 23)` is `F(13, 22)`; the `eff` printed for
 //!   `(19, 22)`, `(20, 33)`, `(21, 54)` is the formula at fp = 1e-6 (the group's aimed
-//!   fp over ten; the computed fp/10 of SPEC-NOTES gives 0.6852 for `(21, 54)`, printed
+//!   fp over ten; the computed fp/10 of docs/errata.md gives 0.6852 for `(21, 54)`, printed
 //!   0.68); the NPWS printed for `(4, 3)` (0.58) sums `k − 1` terms (`k` terms give
 //!   0.625). Six entries are one unit off in the last digit: window of `(11, 46)` and
 //!   `(18, 16)`, fp accesses of `(17, 36)`, false accesses of `(20, 33)`, NPWS of
@@ -83,12 +83,14 @@
 //! * F. Putze, P. Sanders, J. Singler, "Cache-, hash-, and space-efficient Bloom
 //!   filters", JEA 14, 2009 (blocked filters).
 
+mod audit;
 mod blocked;
 mod design;
 pub mod duplicates;
 pub mod fills;
 mod recursion;
 
+pub use audit::{ApbfAudit, ApbfOccupancy};
 pub use blocked::{ApbbfMetrics, ApbbfParams, ApbbfSizing};
 pub use design::{
     design, pareto, rule_of_thumb, ApbfDesign, ApbfRequirement, Constraint, DesignMetrics,
@@ -478,7 +480,7 @@ impl ApbfParams {
 
     /// Space efficiency relative to a Bloom filter with the same FP and capacity `w`
     /// (Section 5.5 [APBF]): `eff = (k_b/k_a)·l/(k_a+l)` with the real-valued
-    /// `k_b = log2(1/fp)`, `fp` = [`Self::fp_paper`] (SPEC-NOTES).
+    /// `k_b = log2(1/fp)`, `fp` = [`Self::fp_paper`] (docs/errata.md).
     pub fn efficiency(&self) -> f64 {
         efficiency(self.fp_paper(), self.k, self.l)
     }

@@ -163,7 +163,7 @@ pub fn query_accesses(r: &[f64], k: usize, l: usize) -> QueryAccesses {
 /// An item inserted `j` generations before the current one has slices `j..j+k−1` set,
 /// so they match with probability 1; the query always returns true. The average is
 /// taken uniformly over `j = 0..l−1` (the reading that reproduces Table 2 [APBF]; see
-/// `shared/SPEC-NOTES.md`).
+/// `docs/errata.md`).
 ///
 /// # Numerics
 /// Run starts `(p, s)` of Algorithm 1 strictly descend, and a run from `s` examines
@@ -263,7 +263,7 @@ pub fn window_accesses(r: &[f64], k: usize, l: usize) -> f64 {
 /// An item inserted `j` generations before the current one has slices `j..j+k−1` set,
 /// so they match with probability 1; the query always returns true. The average is
 /// taken uniformly over `j = 0..l−1` (the reading that reproduces Table 2 [APBF]; see
-/// `shared/SPEC-NOTES.md`).
+/// `docs/errata.md`).
 ///
 /// # Numerics
 /// The query always succeeds, so one value per state suffices: the expected accesses

@@ -111,7 +111,10 @@ pub fn design_fingerprint_queue(
         .find(|&b| req.fp_with(b) <= req.fp)
         .ok_or_else(|| {
             ModelError::infeasible(
-                format!("fp = {} with 64-bit fingerprints", req.fp),
+                format!(
+                    "fp = {} with 64-bit fingerprints",
+                    crate::error::show_rate(req.fp)
+                ),
                 format!("fp = {:e}", req.fp_with(max)),
             )
         })?;

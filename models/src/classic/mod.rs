@@ -17,7 +17,7 @@
 //! | partitioned FP (exact) | `(1-(1-1/s)^n)^k`, `s = ⌊m/k⌋` | [`fp_partitioned`] |
 //! | blocked FP | `Σ_j Bin(j; n, B/m)·fp_standard(B, k, j)` | [`fp_blocked`], exact: [`fp_blocked_exact`] |
 //! | half-fill sizing, Table 1 [APBF] | `k = ⌈log2(1/p)⌉`, `k/ln2` bits/item | [`HalfFillDesign`] |
-//! | sizing `(n, p) → (m, k)`, best `k`, capacity | | [`design`], [`best_k`], [`capacity`] |
+//! | sizing `(n, p) → (m, k)`, best `k`, capacity | by the exact law where computable ([`FpLaw`]) | [`design`], [`best_k`], [`capacity`] |
 //!
 //! # Assumptions
 //! Hash functions are ideal (independent, uniform). The reference filters in
@@ -32,15 +32,19 @@
 //! Size a standard filter for a million items at 1% FP, then read its metrics; the
 //! half-fill rule of Table 1 [APBF] for the same target.
 //! ```
-//! use bfopt_models::classic::{design, ClassicParams, ClassicRequirement, HalfFillDesign, Layout};
+//! use bfopt_models::classic::{
+//!     design, fp_standard, ClassicParams, ClassicRequirement, FpLaw, HalfFillDesign, Layout,
+//! };
 //! let d = design(&ClassicRequirement::new(0.01, 1_000_000, Layout::Standard)?)?;
 //! assert_eq!((d.params.m(), d.params.k()), (9_592_956, 7));
 //! let x = ClassicParams::new(d.params.m(), 7, 1_000_000, Layout::Standard)?.metrics();
 //! assert!(x.fp <= 0.01 && (x.fill - 0.518).abs() < 0.001);
-//! // The exact FP (occupancy law, computed where small enough) is a little above the
-//! // usual formula (Bose et al. 2008).
+//! // Small filters use the exact FP (occupancy law), a little above the usual formula
+//! // (Bose et al. 2008); `fp_law` says which law `fp` follows.
 //! let small = ClassicParams::new(1000, 7, 100, Layout::Standard)?.metrics();
-//! assert!(small.fp_exact.unwrap() > small.fp);
+//! assert_eq!(small.fp_law, FpLaw::Exact);
+//! assert!(small.fp > fp_standard(1000.0, 7.0, 100.0));
+//! assert_eq!(d.metrics.fp_law, FpLaw::UsualFormula); // n = 10^6: too costly
 //! let h = HalfFillDesign::for_fp(0.01)?;
 //! assert_eq!((h.k, format!("{:.2}", h.bits_per_item)), (7, "10.10".to_string()));
 //! # Ok::<(), bfopt_models::error::ModelError>(())
@@ -54,11 +58,15 @@
 //! * A. Shtul, C. Baquero, P. S. Almeida, "Age-Partitioned Bloom Filters", 2020
 //!   (`002_41fd060d2f807067.txt`), Section 4 and Table 1.
 
+mod audit;
 mod design;
 mod exact;
 mod formulas;
 mod half_fill;
 
+pub use audit::{
+    z_quantile, ClassicAudit, ClassicOccupancy, FpKind, Headroom, ItemEstimate, Ones, ZeroLaw,
+};
 pub use design::{best_k, capacity, design, ClassicDesign, ClassicRequirement};
 pub use exact::{
     fp_exact_after_throws, fp_exact_by_load, fp_exact_rational, fp_exact_standard, BlockFpTable,
@@ -73,6 +81,29 @@ pub use half_fill::HalfFillDesign;
 use crate::error::{check, ModelError};
 use serde::Serialize;
 use std::ops::RangeInclusive;
+
+/// Work budget (recursion steps, about 10 ms) under which [`ClassicParams::fp`] — and so
+/// [`design`], [`best_k`] and [`capacity`] — use the exact occupancy law of the standard
+/// layout ([`fp_exact_standard`]) instead of the usual formula: `k·n·min(k·n, m, 17√m) ≤
+/// 10^7`, about `n ≤ 800` at `k = 7`. Beyond it the two differ by less than 0.1%
+/// (relative), and [`ClassicMetrics::fp_law`] says which law a value follows.
+pub const FP_EXACT_BUDGET: f64 = 1e7;
+
+/// Which law a model false-positive rate ([`ClassicMetrics::fp`]) follows, and so which
+/// law a sized design ([`design`]) is guaranteed to meet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FpLaw {
+    /// The exact law: the occupancy law `Σ_i P(i bits set)(i/m)^k` (standard, Bose et al.
+    /// 2008; Christensen et al. 2010), the closed form `(1-(1-1/s)^n)^k` (partitioned), or
+    /// the occupancy law mixed over the binomial block load (blocked).
+    Exact,
+    /// The usual independent-bits formula `(1-(1-1/m)^(kn))^k` (standard; for blocked,
+    /// mixed over the block load), used where the exact law is too costly. It understates
+    /// the exact FP slightly (by 0.7% at `m = 960, k = 7, n = 100`, less as `m` grows; see
+    /// `docs/errata.md`).
+    UsualFormula,
+}
 
 /// How the bits of a classic filter are laid out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -191,23 +222,46 @@ impl ClassicParams {
         self.m / u64::from(self.k)
     }
 
-    /// The model's false-positive rate for this layout: [`fp_standard`] (the usual
-    /// formula), [`fp_partitioned`] (exact), or for blocked the exact load mixture
-    /// [`fp_blocked_exact`] where the block is small enough for it (up to about 4096
-    /// bits), else the independent-bits mixture [`fp_blocked`].
+    /// The model's false-positive rate for this layout: for standard the exact
+    /// occupancy law [`fp_exact_standard`] where it costs at most [`FP_EXACT_BUDGET`],
+    /// else the usual formula [`fp_standard`]; [`fp_partitioned`] (exact); for blocked the
+    /// exact load mixture [`fp_blocked_exact`] where the block is small enough for it (up
+    /// to about 4096 bits), else the independent-bits mixture [`fp_blocked`].
+    /// [`Self::fp_law`] says which.
     ///
     /// # Accuracy
+    /// Standard: the usual formula understates the exact FP by about 0.7% at `n = 100`,
+    /// `m = 960`, `k = 7` (enough for a filter sized by it to miss its target; tested).
     /// Blocked: in a 512-bit block the independent-bits mixture understates the exact FP
     /// by about 1% at FP 0.01 (measured in this module's tests), which a sizing must not
     /// ignore; for blocks over 4096 bits the gap is below 0.1%.
     pub fn fp(&self) -> f64 {
+        self.fp_with_law().0
+    }
+
+    /// Which law [`Self::fp`] follows for these parameters.
+    pub fn fp_law(&self) -> FpLaw {
+        self.fp_with_law().1
+    }
+
+    fn fp_with_law(&self) -> (f64, FpLaw) {
         let (m, k, n) = (self.m as f64, f64::from(self.k), self.n as f64);
         match self.layout {
-            Layout::Standard => fp_standard(m, k, n),
-            Layout::Partitioned => fp_partitioned(self.slice_bits() as f64, k, n),
+            Layout::Standard => fp_exact_standard(self.m, self.k, self.n, FP_EXACT_BUDGET)
+                .map_or((fp_standard(m, k, n), FpLaw::UsualFormula), |x| {
+                    (x, FpLaw::Exact)
+                }),
+            Layout::Partitioned => (fp_partitioned(self.slice_bits() as f64, k, n), FpLaw::Exact),
             Layout::Blocked { block_bits } => {
-                fp_blocked_exact(self.m, block_bits, self.k, self.n, EXACT_BUDGET)
-                    .unwrap_or_else(|| fp_blocked(self.m, block_bits, self.k, self.n))
+                fp_blocked_exact(self.m, block_bits, self.k, self.n, EXACT_BUDGET).map_or_else(
+                    || {
+                        (
+                            fp_blocked(self.m, block_bits, self.k, self.n),
+                            FpLaw::UsualFormula,
+                        )
+                    },
+                    |x| (x, FpLaw::Exact),
+                )
             }
         }
     }
@@ -234,13 +288,16 @@ impl ClassicParams {
             // (exactly so in the partitioned layout).
             _ => (k, accesses_query_false(fill, self.k), k),
         };
+        let (fp, fp_law) = self.fp_with_law();
         ClassicMetrics {
-            fp: self.fp(),
+            fp,
+            fp_law,
             fp_approx: fp_approx(m, k, n),
-            fp_exact: match self.layout {
-                Layout::Standard => fp_exact_standard(self.m, self.k, self.n, EXACT_BUDGET),
-                Layout::Partitioned => Some(self.fp()),
-                Layout::Blocked { block_bits } => {
+            fp_exact: match (fp_law, self.layout) {
+                (FpLaw::Exact, _) => Some(fp),
+                (_, Layout::Standard) => fp_exact_standard(self.m, self.k, self.n, EXACT_BUDGET),
+                (_, Layout::Partitioned) => Some(fp),
+                (_, Layout::Blocked { block_bits }) => {
                     fp_blocked_exact(self.m, block_bits, self.k, self.n, EXACT_BUDGET)
                 }
             },
@@ -257,14 +314,19 @@ impl ClassicParams {
 /// Predicted metrics of a classic filter.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct ClassicMetrics {
-    /// False-positive rate of the layout's model ([`ClassicParams::fp`]):
-    /// `(1-(1-1/m)^(kn))^k` (standard), `(1-(1-1/s)^n)^k` (partitioned, exact), the
+    /// False-positive rate of the layout's model ([`ClassicParams::fp`]): the exact
+    /// occupancy law where it costs at most [`FP_EXACT_BUDGET`], else
+    /// `(1-(1-1/m)^(kn))^k` (standard); `(1-(1-1/s)^n)^k` (partitioned, exact); the
     /// block-load mixture (blocked, exact up to 4096-bit blocks).
     pub fp: f64,
+    /// Which law `fp` follows (`"exact"` or `"usual_formula"` in JSON): a design sized by
+    /// [`design`] meets its target under this law.
+    pub fp_law: FpLaw,
     /// `(1-e^(-kn/m))^k`, the textbook approximation.
     pub fp_approx: f64,
     /// The exact FP where computable (`None` beyond [`EXACT_BUDGET`]): the occupancy law
-    /// (standard), the same mixed over block loads (blocked), equal to `fp` (partitioned).
+    /// (standard), the same mixed over block loads (blocked), equal to `fp` (partitioned,
+    /// and wherever `fp_law` is exact).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fp_exact: Option<f64>,
     /// Expected fraction of set bits.

@@ -237,3 +237,36 @@ proptest! {
         }
     }
 }
+
+/// Issue 16, bug 1 (a): a small standard filter sized by the usual formula (m = 960,
+/// k = 7 at n = 100) has exact FP 0.01006 > 0.01; sized by the exact law it meets the
+/// target, is the smallest that does, and says which law it meets.
+#[test]
+fn standard_design_meets_its_target_under_the_exact_law() {
+    let req = ClassicRequirement::new(0.01, 100, Layout::Standard).unwrap();
+    let d = design(&req).unwrap();
+    let (m, k) = (d.params.m(), d.params.k());
+    assert_eq!((m, k), (962, 7));
+    assert_eq!(d.metrics.fp_law, FpLaw::Exact);
+    let exact = |m: u64, k: u32| fp_exact_standard(m, k, 100, EXACT_BUDGET).unwrap();
+    assert!(exact(m, k) <= 0.01, "m={m} k={k}: {}", exact(m, k));
+    assert_eq!(d.metrics.fp_exact, Some(d.metrics.fp));
+    // The usual formula's size misses the target under the exact law.
+    let usual_m =
+        crate::numeric::first_true(1, 1 << 20, |m| fp_standard(m as f64, 7.0, 100.0) <= 0.01)
+            .unwrap();
+    assert_eq!(usual_m, 960);
+    assert!(exact(960, 7) > 0.01);
+    // Smallest: one bit less fails for every k near the optimum.
+    for k in 5..=9 {
+        assert!(exact(m - 1, k) > 0.01, "k={k}");
+    }
+    // Large sets: the exact law is too costly and the design says so.
+    let big = design(&ClassicRequirement::new(0.01, 1_000_000, Layout::Standard).unwrap()).unwrap();
+    assert_eq!(big.metrics.fp_law, FpLaw::UsualFormula);
+    // Partitioned and blocked are exact.
+    for layout in [Layout::Partitioned, Layout::Blocked { block_bits: 512 }] {
+        let d = design(&ClassicRequirement::new(0.01, 1000, layout).unwrap()).unwrap();
+        assert_eq!(d.metrics.fp_law, FpLaw::Exact, "{layout:?}");
+    }
+}

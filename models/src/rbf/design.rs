@@ -215,7 +215,7 @@ pub fn design(bits: u64, req: &RbfRequirement) -> Result<RbfDesign, ModelError> 
     let (worst_case_hashes, worst_case_messages) = worst_case_messages(bits, req.fp, req.phases)?;
     let Some((k, sigma, _)) = best else {
         return Err(ModelError::infeasible(
-            format!("average fp <= {}", req.fp),
+            format!("average fp <= {}", crate::error::show_rate(req.fp)),
             format!("no k <= {} and sigma with bits = {bits}", req.k_max),
         ));
     };
@@ -283,7 +283,10 @@ pub fn least_bits(messages: u64, req: &RbfRequirement) -> Result<RbfDesign, Mode
     let guess =
         crate::numeric::first_true(hi / 2, hi, |u| enough(u, &fluid_req)).ok_or_else(|| {
             ModelError::infeasible(
-                format!("{messages} messages per cycle at fp <= {}", req.fp),
+                format!(
+                    "{messages} messages per cycle at fp <= {}",
+                    crate::error::show_rate(req.fp)
+                ),
                 format!("more than {} bits", RbfParams::BITS.end()),
             )
         })?;
@@ -307,7 +310,10 @@ pub fn least_bits(messages: u64, req: &RbfRequirement) -> Result<RbfDesign, Mode
     }
     let units = crate::numeric::first_true(lo, hi, |u| enough(u, req)).ok_or_else(|| {
         ModelError::infeasible(
-            format!("{messages} messages per cycle at fp <= {}", req.fp),
+            format!(
+                "{messages} messages per cycle at fp <= {}",
+                crate::error::show_rate(req.fp)
+            ),
             format!("more than {} bits", RbfParams::BITS.end()),
         )
     })?;
@@ -404,7 +410,10 @@ pub fn design_window(window: u64, req: &RbfRequirement) -> Result<RbfDesign, Mod
     }
     let Some((m, k, sigma)) = best else {
         return Err(ModelError::infeasible(
-            format!("window >= {window} at average fp <= {}", req.fp),
+            format!(
+                "window >= {window} at average fp <= {}",
+                crate::error::show_rate(req.fp)
+            ),
             format!("no memory up to {} bits", RbfParams::BITS.end()),
         ));
     };

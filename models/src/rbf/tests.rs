@@ -196,7 +196,7 @@ fn curve_scan_equals_the_per_sigma_solve() {
 #[test]
 fn eq10_product_law_errs_little_small_and_vanishes_large() {
     // Measured: 1.1e-3 (M=30), 6.9e-4 (M=50, k=4), 2.7e-5 (M=200), < 1e-5 from M=1000.
-    // SPEC-NOTES says "~1% for M ≤ 200"; the f_σ gap is smaller than that (the brute-force
+    // docs/errata.md says "~1% for M ≤ 200"; the f_σ gap is smaller than that (the brute-force
     // test confirms the exact law), though single transition rows differ by more.
     let gap = |m: u64, k: u32, sigma: u64| {
         let l = law(m, k, Hashing::Colliding);

@@ -106,7 +106,7 @@ pub fn distinct_positions(m: u64, k: u32, hashing: Hashing) -> Vec<f64> {
 /// The false-positive probability of a new message in state `i`, `ρ(i)`:
 /// `(i/M)^k` (colliding), `C(i,k)/C(M,k)` (distinct). Eq. (17) [RBF].
 ///
-/// Equal to the self-loop `τ_k(i, i)` (SPEC-NOTES), which the tests check.
+/// Equal to the self-loop `τ_k(i, i)` (docs/errata.md), which the tests check.
 pub fn rho(m: u64, k: u32, i: u64, hashing: Hashing) -> f64 {
     let (mf, i_f) = (m as f64, i as f64);
     match hashing {

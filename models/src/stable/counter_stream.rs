@@ -101,10 +101,10 @@
 // The chain operators index several parallel arrays by level and state.
 #![allow(clippy::needless_range_loop)]
 
-use super::ibf::IbfParams;
+use super::params::IbfParams;
 use super::policy::Delete;
-use super::repeats::RepeatStream;
 use super::sbf::fn_from_zero;
+use super::stream::RepeatStream;
 use crate::error::{check, ModelError};
 use crate::numeric::probability;
 

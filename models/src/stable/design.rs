@@ -1,8 +1,9 @@
 //! The importance-weighted optimizer, the "knob" of Section 7 [SBF]: choose the policy,
 //! `Max`, `P` and `K` that minimise the expected cost of errors for a memory budget.
 
-use super::ibf::{solve, solve_screen, IbfMetrics, IbfParams};
+use super::ibf::{solve, solve_screen, IbfMetrics};
 use super::importance::ImportanceDist;
+use super::params::IbfParams;
 use super::policy::Delete;
 use super::policy::Policy;
 use crate::error::{check, ModelError};

@@ -86,7 +86,7 @@
 //! `C = 255`; the threshold model is one to twenty level-wise solves.
 
 use super::chain::CellChain;
-use super::ibf::{IbfParams, StableMethod};
+use super::params::{IbfParams, StableMethod};
 use super::root::brent;
 use crate::error::ModelError;
 use crate::numeric::probability;

@@ -132,30 +132,34 @@
 //! * F. Deng, D. Rafiei, SIGMOD 2006.
 //! * R. Boraskar, IIT Bombay 2010 (`003_4e4c7c64af2667ba.txt`).
 
+mod audit;
 mod chain;
 mod counter_stream;
 mod design;
 mod ibf;
 mod importance;
 mod minimp;
+mod params;
 mod policy;
 mod repeats;
 mod root;
 mod sbf;
+mod stream;
 
+pub use audit::{Decrements, SbfAudit, SbfOccupancy, ZeroVariance};
 pub use design::{design, design_observed, grid_size, Cost, IbfDesign, IbfRequirement};
 pub use ibf::{
-    crossover, solve, weighted, zero_fraction_transient, IbfMetrics, IbfParams, IbfSolution,
-    ImpMapping, StableMethod, Weighted, TRANSIENT_WORK,
+    crossover, solve, weighted, zero_fraction_transient, IbfMetrics, IbfSolution, Weighted,
+    TRANSIENT_WORK,
 };
 pub use importance::ImportanceDist;
+pub use params::{IbfParams, ImpMapping, StableMethod};
 pub use policy::{Delete, Insert, Policy};
-pub use repeats::{
-    stream_metrics, RepeatMetrics, RepeatStream, StreamMethod, AGE_GRID, AGE_SAMPLES, TIME_SAMPLES,
-};
+pub use repeats::{stream_metrics, RepeatMetrics, StreamMethod, AGE_GRID, TIME_SAMPLES};
 pub use sbf::{
     cell_bits, decrements_real, design_decrements, SbfDesign, SbfMetrics, SbfParams, SbfRequirement,
 };
+pub use stream::{RepeatStream, AGE_SAMPLES};
 
 #[cfg(test)]
 mod tests;

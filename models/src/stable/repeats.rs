@@ -62,124 +62,17 @@
 //! The pool size is taken at its mean; the age law averages [`AGE_SAMPLES`] evenly
 //! spaced query times on long streams, and the per-cell-items FN [`TIME_SAMPLES`].
 
-use super::ibf::{solve, zero_fraction_transient, IbfParams, TRANSIENT_WORK};
+use super::ibf::{solve, zero_fraction_transient, TRANSIENT_WORK};
+use super::params::IbfParams;
 use super::policy::Delete;
 use super::sbf::fn_from_zero;
+use super::stream::RepeatStream;
 use crate::error::{check, ModelError};
 use crate::numeric::probability;
 use serde::Serialize;
 
-/// Query times averaged for the age law of a long stream.
-pub const AGE_SAMPLES: u64 = 1024;
 /// Ages at which FN is evaluated exactly (linear interpolation in between).
 pub const AGE_GRID: u64 = 2048;
-
-/// A duplicate-detection stream: `arrivals` arrivals, a share `duplicate_rate` of which
-/// repeat an earlier distinct item drawn uniformly.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct RepeatStream {
-    arrivals: u64,
-    duplicate_rate: f64,
-}
-
-impl RepeatStream {
-    /// Allowed stream lengths.
-    pub const ARRIVALS: std::ops::RangeInclusive<u64> = 2..=100_000_000;
-
-    /// Validates and builds the stream.
-    ///
-    /// # Errors
-    /// `arrivals` outside [`Self::ARRIVALS`]; `duplicate_rate` not in `[0, 1)`.
-    pub fn new(arrivals: u64, duplicate_rate: f64) -> Result<Self, ModelError> {
-        check::in_range("arrivals", arrivals, Self::ARRIVALS)?;
-        if !(0.0..1.0).contains(&duplicate_rate) {
-            return Err(ModelError::invalid(
-                "duplicate_rate",
-                duplicate_rate,
-                "0 <= duplicate_rate < 1",
-            ));
-        }
-        Ok(Self {
-            arrivals,
-            duplicate_rate,
-        })
-    }
-
-    /// Arrivals `N`.
-    pub fn arrivals(&self) -> u64 {
-        self.arrivals
-    }
-    /// Share of repeats `r`.
-    pub fn duplicate_rate(&self) -> f64 {
-        self.duplicate_rate
-    }
-
-    /// `D(u)`, the mean number of distinct items before arrival `u` (0 before the first,
-    /// then `1 + (1 − r)(u − 1)`; module doc).
-    pub(crate) fn distinct_before(&self, u: usize) -> f64 {
-        if u == 0 {
-            0.0
-        } else {
-            1.0 + (1.0 - self.duplicate_rate) * (u - 1) as f64
-        }
-    }
-
-    /// Probability that arrival `u` is a new item (the first always is).
-    pub(crate) fn p_new(&self, u: usize) -> f64 {
-        if u == 0 {
-            1.0
-        } else {
-            1.0 - self.duplicate_rate
-        }
-    }
-
-    /// `ln w(L)` for `L = 0..N−1` (see the module doc).
-    pub(crate) fn log_weights(&self) -> Vec<f64> {
-        let r = self.duplicate_rate;
-        let mut lw = Vec::with_capacity(self.arrivals as usize);
-        let mut acc = 0.0;
-        lw.push(0.0);
-        for u in 1..self.arrivals.saturating_sub(1) {
-            let d = 1.0 + (1.0 - r) * (u - 1) as f64;
-            acc -= (-r / d).ln_1p();
-            lw.push(acc);
-        }
-        lw
-    }
-
-    /// The age law of repeat queries `h(a)`, `a = 0..N−2`: the probability that a repeat
-    /// query finds its item last inserted `a` insertions before the query. Sums to 1.
-    pub fn age_distribution(&self) -> Vec<f64> {
-        let n = self.arrivals;
-        let lw = self.log_weights();
-        let mut h = vec![0.0; (n - 1) as usize];
-        if self.duplicate_rate == 0.0 {
-            return h;
-        }
-        let queries = n - 1; // t = 1..N−1
-        let (count, stride) = if queries <= AGE_SAMPLES {
-            (queries, 1.0)
-        } else {
-            (AGE_SAMPLES, queries as f64 / AGE_SAMPLES as f64)
-        };
-        for j in 0..count {
-            // Query time t: every t, or the midpoint of the j-th of `count` equal spans.
-            let t = if stride == 1.0 {
-                j + 1
-            } else {
-                1 + ((j as f64 + 0.5) * stride) as u64
-            };
-            let top = lw[(t - 1) as usize];
-            let total: f64 = lw[..t as usize].iter().map(|&l| (l - top).exp()).sum();
-            for l in 0..t {
-                let a = (t - 1 - l) as usize;
-                h[a] += (lw[l as usize] - top).exp() / total;
-            }
-        }
-        h.iter_mut().for_each(|x| *x /= count as f64);
-        h
-    }
-}
 
 /// Predicted rates of a filter on a [`RepeatStream`].
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -233,8 +126,8 @@ pub const TIME_SAMPLES: u64 = 24;
 /// larger), or when cells end up holding more than 150 items on average (the repeat rates
 /// of cells then vary by less than 8%).
 fn items_per_cell(params: &IbfParams, stream: &RepeatStream) -> Option<usize> {
-    let r = stream.duplicate_rate;
-    let d_end = 1.0 + (1.0 - r) * stream.arrivals as f64;
+    let r = stream.duplicate_rate();
+    let d_end = 1.0 + (1.0 - r) * stream.arrivals() as f64;
     let lambda = f64::from(params.k()) * d_end / params.m() as f64;
     if lambda > 150.0 {
         return None;
@@ -265,7 +158,7 @@ fn per_cell_items(
     stream: &RepeatStream,
     cap: usize,
 ) -> Result<(f64, Vec<f64>, f64), ModelError> {
-    let big_n = stream.arrivals as usize;
+    let big_n = stream.arrivals() as usize;
     let (m, k, max, p) = (
         params.m() as f64,
         params.k(),
@@ -276,7 +169,7 @@ fn per_cell_items(
     let states = (max + 1) * (cap + 1);
     check::in_range(
         "arrivals",
-        stream.arrivals,
+        stream.arrivals(),
         2..=TRANSIENT_WORK / (states as u64 * 8),
     )?;
     let dist = params.importance();
@@ -461,8 +354,8 @@ pub fn stream_metrics(
             (wfp, fns, z, StreamMethod::IndependentSets)
         }
     };
-    let n = stream.arrivals;
-    let r = stream.duplicate_rate;
+    let n = stream.arrivals();
+    let r = stream.duplicate_rate();
     let h = stream.age_distribution();
     let dist = params.importance();
     let fns: Vec<f64> = fns.into_iter().map(probability).collect();
@@ -500,8 +393,8 @@ fn independent_sets(
     params: &IbfParams,
     stream: &RepeatStream,
 ) -> Result<(f64, Vec<f64>, f64), ModelError> {
-    let n = stream.arrivals;
-    let r = stream.duplicate_rate;
+    let n = stream.arrivals();
+    let r = stream.duplicate_rate();
     let k = params.k();
     let z = zero_fraction_transient(params, n)?;
     let new_weight = |t: u64| if t == 0 { 1.0 } else { 1.0 - r };

@@ -85,6 +85,8 @@ pub mod penalty;
 pub mod posterior;
 pub mod prior;
 
+mod audit;
+pub use audit::{TimerAudit, TimerHistogram};
 pub use btbf::{BtbfMetrics, BtbfModel, BtbfObservation, BtbfParams, GForm, TimerAge};
 pub use design::{design, expected_penalty, BtbfDesign, BtbfRequirement, ExpectedPenalty};
 pub use penalty::{Decision, Penalties, PenaltyDist};

@@ -320,8 +320,10 @@ pub fn simulate(cfg: &ApbfSimConfig) -> Result<ApbfSimResult, ModelError> {
             (j, s / (cfg.epochs * cfg.generations) as f64)
         })
         .collect();
-    let probes_fp = per_epoch.iter().map(|(t, _)| t.probes_fp).sum();
-    let probes = per_epoch.iter().map(|(t, _)| t.probes).sum();
+    let probes: Vec<(u64, u64)> = per_epoch
+        .iter()
+        .map(|(t, _)| (t.probes_fp, t.probes))
+        .collect();
     let pooled = |f: fn(&Tally) -> &Vec<f64>| -> Vec<f64> {
         per_epoch
             .iter()
@@ -331,7 +333,7 @@ pub fn simulate(cfg: &ApbfSimConfig) -> Result<ApbfSimResult, ModelError> {
     Ok(ApbfSimResult {
         worst_fp: worst,
         average_fp: average,
-        probe_fp: Proportion::new(probes_fp, probes, conf),
+        probe_fp: Proportion::over_epochs(&probes, conf),
         probe_fp_epochs: mean_of(
             per_epoch
                 .iter()
@@ -481,12 +483,12 @@ pub fn checks(level: Level, seed: u64, confidence: f64) -> Vec<Check> {
     out
 }
 
-/// The interval a probe-FP check uses: the union of the pooled Wilson interval (valid
-/// when the state FP hardly varies, and when false positives are too rare for the
-/// epochs' rates to vary) and the Student t interval over epochs (valid when it does).
+/// The interval a probe-FP check uses: [`Proportion::over_epochs`], the union of the
+/// pooled Wilson interval (valid when the state FP hardly varies, and when false
+/// positives are too rare for the epochs' rates to vary) and the Student t interval over
+/// epochs (valid when it does).
 pub fn probe_interval(r: &ApbfSimResult) -> (f64, f64) {
-    let (w, t) = (&r.probe_fp.interval, &r.probe_fp_epochs.interval);
-    (w.lo.min(t.lo), w.hi.max(t.hi))
+    (r.probe_fp.interval.lo, r.probe_fp.interval.hi)
 }
 
 /// Runs `cfg` and compares every measured quantity with the model.

@@ -47,9 +47,8 @@ pub fn simulate_window<F: WindowFilter>(
         (fps, missed)
     });
     WindowSimResult {
-        probe_fp: Proportion::new(
-            per_epoch.iter().map(|e| e.0).sum(),
-            probes * epochs,
+        probe_fp: Proportion::over_epochs(
+            &per_epoch.iter().map(|e| (e.0, probes)).collect::<Vec<_>>(),
             confidence,
         ),
         false_negatives: per_epoch.iter().map(|e| e.1).sum(),

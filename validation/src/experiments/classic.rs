@@ -48,7 +48,8 @@ impl ClassicSimConfig {
 /// What a classic simulation measured.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ClassicSimResult {
-    /// False positives among the non-member probes, with a Wilson interval.
+    /// False positives among the non-member probes, with an interval that includes the
+    /// between-filter variance ([`Proportion::over_epochs`]).
     pub probe_fp: Proportion,
     /// The state-conditional FP (the exact FP given each epoch's bits), with a
     /// Student t interval over epochs.
@@ -78,12 +79,12 @@ pub fn simulate(cfg: &ClassicSimConfig) -> Result<ClassicSimResult, ModelError> 
         Ok((fps, filter.state_fp(), filter.fill(), arrivals))
     });
     let per_epoch: Vec<(u64, f64, f64, u64)> = per_epoch.into_iter().collect::<Result<_, _>>()?;
-    let fps: u64 = per_epoch.iter().map(|e| e.0).sum();
+    let probes: Vec<(u64, u64)> = per_epoch.iter().map(|e| (e.0, cfg.probes)).collect();
     let state: Vec<f64> = per_epoch.iter().map(|e| e.1).collect();
     let fill: Vec<f64> = per_epoch.iter().map(|e| e.2).collect();
     let arrivals = per_epoch.iter().map(|e| e.3 as f64).sum::<f64>() / cfg.epochs as f64;
     Ok(ClassicSimResult {
-        probe_fp: Proportion::new(fps, cfg.probes * cfg.epochs, cfg.confidence),
+        probe_fp: Proportion::over_epochs(&probes, cfg.confidence),
         state_fp: Mean::new(&state, cfg.confidence),
         fill: Mean::new(&fill, cfg.confidence),
         arrivals,

@@ -166,14 +166,16 @@ pub fn simulate(cfg: &GbfSimConfig) -> Result<GbfSimResult, ModelError> {
         (fp, out, fneg, inside, std_cost, inf_cost, cal)
     });
     let qn = cfg.queries as f64;
-    let sum = |g: &dyn Fn(&EpochTally) -> u64| -> u64 { per_epoch.iter().map(g).sum() };
+    let pairs = |g: &dyn Fn(&EpochTally) -> (u64, u64)| -> Vec<(u64, u64)> {
+        per_epoch.iter().map(g).collect()
+    };
     let mut calibration = Calibration::new();
     per_epoch.iter().for_each(|e| calibration.merge(&e.6));
     let std: Vec<f64> = per_epoch.iter().map(|e| e.4 / qn).collect();
     let inf: Vec<f64> = per_epoch.iter().map(|e| e.5 / qn).collect();
     Ok(GbfSimResult {
-        fp: Proportion::new(sum(&|e| e.0), sum(&|e| e.1), cfg.confidence),
-        fn_: Proportion::new(sum(&|e| e.2), sum(&|e| e.3), cfg.confidence),
+        fp: Proportion::over_epochs(&pairs(&|e| (e.0, e.1)), cfg.confidence),
+        fn_: Proportion::over_epochs(&pairs(&|e| (e.2, e.3)), cfg.confidence),
         penalty_ratio: inf.iter().sum::<f64>() / std.iter().sum::<f64>(),
         standard_penalty: Mean::new(&std, cfg.confidence),
         inferential_penalty: Mean::new(&inf, cfg.confidence),
@@ -250,10 +252,12 @@ pub fn simulate_flat(cfg: &FlatRunConfig) -> Result<FlatRunResult, ModelError> {
         }
         (fp, fneg)
     });
-    let trials = cfg.steps * cfg.epochs;
+    let steps = |g: fn(&(u64, u64)) -> u64| -> Vec<(u64, u64)> {
+        per_epoch.iter().map(|e| (g(e), cfg.steps)).collect()
+    };
     Ok(FlatRunResult {
-        fp: Proportion::new(per_epoch.iter().map(|e| e.0).sum(), trials, cfg.confidence),
-        fn_: Proportion::new(per_epoch.iter().map(|e| e.1).sum(), trials, cfg.confidence),
+        fp: Proportion::over_epochs(&steps(|e| e.0), cfg.confidence),
+        fn_: Proportion::over_epochs(&steps(|e| e.1), cfg.confidence),
     })
 }
 

@@ -1007,16 +1007,17 @@ pub fn simulate_even(cfg: &EvenRunConfig) -> Result<EvenRunResult, ModelError> {
     let e = cfg.epochs as f64;
     let trials = cfg.queries * cfg.epochs;
     let c = cfg.confidence;
+    let worst_yes: Vec<(u64, u64)> = per_epoch.iter().map(|t| (t.0, cfg.queries)).collect();
+    let random_yes: Vec<(u64, u64)> = per_epoch.iter().map(|t| (t.2, cfg.queries)).collect();
     Ok(EvenRunResult {
-        worst: Proportion::new(per_epoch.iter().map(|t| t.0).sum(), trials, c),
+        worst: Proportion::over_epochs(&worst_yes, c),
         predicted_worst: per_epoch.iter().map(|t| t.1).sum::<f64>() / trials as f64,
         worst_probes,
         worst_ranges: worst_list.len().max(1) as u64,
-        random: Proportion::new(per_epoch.iter().map(|t| t.2).sum(), trials, c),
+        random: Proportion::over_epochs(&random_yes, c),
         predicted_random: per_epoch.iter().map(|t| t.3).sum::<f64>() / e,
-        false_negatives: Proportion::new(
-            per_epoch.iter().map(|t| t.4).sum(),
-            per_epoch.iter().map(|t| t.5).sum(),
+        false_negatives: Proportion::over_epochs(
+            &per_epoch.iter().map(|t| (t.4, t.5)).collect::<Vec<_>>(),
             c,
         ),
     })

@@ -182,9 +182,10 @@ pub fn simulate(cfg: &TimingSimConfig) -> Result<TimingSimResult, ModelError> {
         let v: Vec<f64> = per_epoch.iter().map(f).collect();
         Mean::new(&v, cfg.confidence)
     };
-    let (fp, out, fneg, inside) = per_epoch.iter().fold((0, 0, 0, 0), |a, e| {
-        (a.0 + e.fp, a.1 + e.out, a.2 + e.fneg, a.3 + e.inside)
+    let (out, fneg, inside) = per_epoch.iter().fold((0, 0, 0), |a, e| {
+        (a.0 + e.out, a.1 + e.fneg, a.2 + e.inside)
     });
+    let fp: Vec<(u64, u64)> = per_epoch.iter().map(|e| (e.fp, e.out)).collect();
     let mut calibration = Calibration::new();
     per_epoch
         .iter()
@@ -194,7 +195,7 @@ pub fn simulate(cfg: &TimingSimConfig) -> Result<TimingSimResult, ModelError> {
     let std_total: f64 = per_epoch.iter().map(|e| e.std_cost).sum();
     let inf_total: f64 = per_epoch.iter().map(|e| e.inf_cost).sum();
     Ok(TimingSimResult {
-        fp: Proportion::new(fp, out, cfg.confidence),
+        fp: Proportion::over_epochs(&fp, cfg.confidence),
         false_negatives: fneg,
         in_window: Proportion::new(inside, inside + out, cfg.confidence),
         standard_penalty: mean(&|e| e.std_cost / q),
@@ -553,12 +554,17 @@ pub fn simulate_distinct(cfg: &DistinctRunConfig) -> Result<DistinctRunResult, M
         }
         (at, at_trials, all, fneg)
     });
-    let steps = cfg.blocks * big_b * cfg.epochs;
-    let sum = |g: fn(&(u64, u64, u64, u64)) -> u64| per_epoch.iter().map(g).sum::<u64>();
+    let steps = cfg.blocks * big_b;
+    let (mut at, mut all, mut fneg) = (Vec::new(), Vec::new(), Vec::new());
+    for e in &per_epoch {
+        at.push((e.0, e.1));
+        all.push((e.2, steps));
+        fneg.push((e.3, steps));
+    }
     Ok(DistinctRunResult {
-        fp_at_offset: Proportion::new(sum(|e| e.0), sum(|e| e.1), cfg.confidence),
-        fp_all_offsets: Proportion::new(sum(|e| e.2), steps, cfg.confidence),
-        false_negatives: Proportion::new(sum(|e| e.3), steps, cfg.confidence),
+        fp_at_offset: Proportion::over_epochs(&at, cfg.confidence),
+        fp_all_offsets: Proportion::over_epochs(&all, cfg.confidence),
+        false_negatives: Proportion::over_epochs(&fneg, cfg.confidence),
     })
 }
 

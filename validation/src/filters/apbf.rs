@@ -3,7 +3,8 @@
 //!
 //! A circular buffer of `k + l` segments; physical segment `b` has its own hash
 //! function (the `b`-th index of the item's double-hashing sequence, so an item's
-//! index in a segment does not change as the segment ages); logical segment `s_i` is
+//! index in a segment does not change as the segment ages; an APBBF segment takes its
+//! block from that index and its part offsets from [`crate::hash::InBlock`]); logical segment `s_i` is
 //! physical `(base + i) mod (k + l)`. Every `g` insertions the oldest segment is zeroed
 //! and becomes `s_0`. Queries run Algorithm 1 [APBF] and count their memory accesses
 //! (one per segment probed: a bit for the APBF, a block for the APBBF).
@@ -31,7 +32,7 @@
 //! # Ok::<(), bfopt_models::ModelError>(())
 //! ```
 
-use crate::hash::{reduce, HashPair, HashScheme};
+use crate::hash::{reduce, HashPair, HashScheme, InBlock};
 use crate::workload::mix;
 use bfopt_models::apbf::{ApbbfParams, ApbfParams};
 
@@ -75,6 +76,8 @@ pub struct ApbfFilter {
     n: u64,
     /// Insertions per generation.
     g: u64,
+    /// One odd multiplier per physical segment, for the in-block positions.
+    salts: Vec<u64>,
     scheme: HashScheme,
 }
 
@@ -134,6 +137,7 @@ impl ApbfFilter {
             base: 0,
             n: 0,
             g,
+            salts: (0..u64::from(k + l)).map(|p| mix(p ^ SALT) | 1).collect(),
             scheme: HashScheme::new(seed),
         }
     }
@@ -178,6 +182,7 @@ impl ApbfFilter {
     fn positions(
         segment: Segment,
         stride: usize,
+        salt: u64,
         h: HashPair,
         p: u32,
         mut f: impl FnMut(usize, u64) -> bool,
@@ -193,27 +198,20 @@ impl ApbfFilter {
                 block_bits,
                 b,
             } => {
-                // One 64-bit value per physical segment picks the block; the part
-                // offsets take log2(B/b) fresh bits each from a splitmix stream seeded
-                // by it. (Double hashing inside the block would give only (B/b)²
-                // distinct bit patterns — 256 for 16-bit parts — so probes would
-                // resemble inserted items and match 5-20% more often than the model.)
+                // The block: the `p`-th value of the item's double-hashing sequence, as
+                // a slice index is for the APBF. The part offsets: the digits of
+                // `h2·salt_p` ([`InBlock`]), one multiply each. `h2·salt_p` is a
+                // bijection of `h2`, so within a segment the offsets are exactly
+                // uniform, independent of each other and of the block (which `h1`
+                // randomizes). Double hashing inside the block would give only (B/b)²
+                // distinct bit patterns (256 for 16-bit parts), so probes would
+                // resemble inserted items and match 5-20% more often than the model.
                 let x = h.index(p, u64::MAX);
-                let block = reduce(x, blocks);
+                let block_start = reduce(x, blocks) * block_bits;
                 let part = block_bits / u64::from(b);
-                let width = part.trailing_zeros();
-                let block_start = block * block_bits;
-                let mut word = mix(x ^ 0xA5A5_A5A5_A5A5_A5A5);
-                let mut left = 64;
+                let mut offsets = InBlock::new(h.h2.wrapping_mul(salt), x, part);
                 (0..b).all(|j| {
-                    if left < width {
-                        word = mix(word);
-                        left = 64;
-                    }
-                    let offset = word & (part - 1);
-                    word = word.checked_shr(width).unwrap_or(0);
-                    left -= width;
-                    let bit = block_start + u64::from(j) * part + offset;
+                    let bit = block_start + u64::from(j) * part + offsets.next_index();
                     f(start + (bit >> 6) as usize, 1 << (bit & 63))
                 })
             }
@@ -236,7 +234,8 @@ impl ApbfFilter {
         for i in 0..self.k {
             let p = self.physical(i);
             let words = &mut self.words;
-            Self::positions(segment, stride, h, p, |w, mask| {
+            let salt = self.salts[p as usize];
+            Self::positions(segment, stride, salt, h, p, |w, mask| {
                 words[w] |= mask;
                 true
             });
@@ -255,7 +254,8 @@ impl ApbfFilter {
     #[inline]
     fn matches(&self, h: HashPair, i: u32) -> bool {
         let p = self.physical(i);
-        Self::positions(self.segment, self.stride, h, p, |w, mask| {
+        let salt = self.salts[p as usize];
+        Self::positions(self.segment, self.stride, salt, h, p, |w, mask| {
             self.words[w] & mask != 0
         })
     }
@@ -309,6 +309,22 @@ impl ApbfFilter {
         bfopt_models::apbf::consecutive_match(&r, self.k as usize)
     }
 
+    /// Set bits of each slice, youngest (logical `s_0`) first, for an APBF (`None` for
+    /// an APBBF): the counts `bfopt audit apbf --ones` takes.
+    pub fn slice_ones(&self) -> Option<Vec<u64>> {
+        matches!(self.segment, Segment::Slice { .. }).then(|| {
+            (0..self.k + self.l)
+                .map(|i| {
+                    let start = self.physical(i) as usize * self.stride;
+                    self.words[start..start + self.stride]
+                        .iter()
+                        .map(|w| u64::from(w.count_ones()))
+                        .sum()
+                })
+                .collect()
+        })
+    }
+
     /// Match probability of a fresh item in physical segment `p`.
     fn segment_match(&self, p: u32) -> f64 {
         let start = p as usize * self.stride;
@@ -340,6 +356,9 @@ impl ApbfFilter {
         }
     }
 }
+
+/// Seed of the per-segment multipliers (fixed: the filter's seed is in `h2`).
+const SALT: u64 = 0xA5A5_A5A5_A5A5_A5A5;
 
 #[cfg(test)]
 mod tests {

@@ -72,6 +72,15 @@ impl BitVec {
         &self.words
     }
 
+    /// The bits as bytes in little-endian bit order: bit `i` is
+    /// `(bytes[i / 8] >> (i % 8)) & 1`, the raw bit array `bfopt audit --bitmap` reads
+    /// (padding bits of the last byte are 0).
+    pub fn to_le_bytes(&self) -> Vec<u8> {
+        let mut bytes: Vec<u8> = self.words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        bytes.truncate(self.len.div_ceil(8) as usize);
+        bytes
+    }
+
     /// Word `w` for direct block access.
     #[inline]
     pub fn word(&self, w: usize) -> u64 {
@@ -101,6 +110,8 @@ mod tests {
         assert_eq!(b.count_ones_in(64, 64), 1);
         b.clear(64);
         assert_eq!(b.count_ones(), 2);
+        assert_eq!(b.to_le_bytes().len(), 17);
+        assert_eq!(b.to_le_bytes()[16], 0b10, "bit 129 is bit 1 of byte 16");
         b.clear_all();
         assert_eq!(b.count_ones(), 0);
     }

@@ -10,6 +10,8 @@ pub mod classic;
 pub mod gbf;
 pub mod pbf;
 pub mod rbf;
+pub mod rocksdb;
+pub mod split_block;
 pub mod timing;
 
 pub use bits::BitVec;

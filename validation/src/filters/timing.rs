@@ -158,6 +158,23 @@ impl BtbfFilter {
         }
     }
 
+    /// The timers by age in blocks, `(by_age, idle)`: `by_age[a]` timers written `a`
+    /// blocks ago (`a` from 0 to `T_Ω`), `idle` expired or never written: the histogram
+    /// `bfopt audit btbf` takes.
+    pub fn age_histogram(&self) -> (Vec<u64>, u64) {
+        let mut by_age = vec![0u64; self.modulus as usize];
+        let mut idle = 0;
+        for i in 0..self.params.m() {
+            let t = self.get(i);
+            if t == self.mask {
+                idle += 1;
+            } else {
+                by_age[self.age(t) as usize] += 1;
+            }
+        }
+        (by_age, idle)
+    }
+
     /// Queries a 64-bit key: the observation `(λ_x, c_x, r_x, b)` and the standard answer.
     pub fn query_u64(&self, key: u64) -> BtbfQuery {
         let h = self.hash.hash_u64(key);

@@ -1,30 +1,31 @@
-//! Timing / Block Timing Bloom filter and Generalized Bloom filter rows of
-//! `bfopt recommend` ([TBF], issues 5, 6, 9).
+//! Block Timing Bloom filter rows for a window ([TBF]).
 //!
-//! * `btbf` (`--window W`): the standard BTBF has no false negatives; an item is
-//!   reported for up to `B − 1` insertions past the window (block granularity) and
-//!   otherwise only when other items refreshed all its timers. Sized for the worst
-//!   block offset on a stream of distinct items.
-//! * `btbf/inferential` (with `--penalties FP:FN`): the same filter answering by the
+//! * `btbf`: the standard BTBF has no false negatives; an item is reported for up to
+//!   `B − 1` insertions past the window (block granularity) and otherwise only when
+//!   other items refreshed all its timers. Sized for the worst block offset on a stream
+//!   of distinct items.
+//! * `btbf/inferential` (with penalties): the same filter answering by the
 //!   minimum-penalty rule of Section 2.6 [TBF]; its expected penalty per query is
 //!   predicted on a Uniform stream over `W` items (the paper's [Pos≈Neg] condition,
 //!   Table 4 [TBF]) and printed beside the standard filter's.
-//! * `gbf` (`--window W --allow-fn RATE`): forgets gradually (Section 5 [TBF]); the
-//!   least memory whose window-averaged false-negative rate is within RATE and whose
-//!   never-inserted FP meets the target.
 
-use super::{probes, validator, Candidate, Proposal, Requirement, Shape, EPOCHS};
-use bfopt_models::gbf::GbfParams;
+use super::{epochs, probes, simulation, validator, wrong_shape, Family, Proposal, EPOCHS};
+use crate::candidate::{AccessUnit, Candidate, FalseNegatives, FpKind, Params, SimRun, Validator};
+use crate::requirement::Requirement;
 use bfopt_models::timing::design::{expected_penalty, PenaltyResolution};
 use bfopt_models::timing::{BtbfModel, BtbfParams, StreamPrior};
 use bfopt_validation::agree::{Check, Tolerance};
-use bfopt_validation::experiments::{gbf as gbf_sim, timing as timing_sim};
+use bfopt_validation::experiments::timing as timing_sim;
+
+/// The registry entry.
+pub(super) const FAMILY: Family = Family {
+    name: "btbf",
+    propose: btbf,
+};
 
 /// Largest `k` and bits per timer tried for the BTBF row.
 const BTBF_K_MAX: u32 = 16;
 const BTBF_BPT_MAX: u32 = 16;
-/// Largest `k0`, `k1` tried for the GBF row.
-const GBF_K_MAX: u32 = 8;
 
 /// The standard BTBF of least memory for `(fp, w)`, with its worst-case FP.
 ///
@@ -35,7 +36,7 @@ const GBF_K_MAX: u32 = 8;
 /// `fp <= (1 − (1 − 1/m)^(kH))^k` (Section 3.2.2 [TBF], distinct stream), and
 /// `m = ⌈1 / (1 − exp(ln(1 − fp^(1/k)) / (kH)))⌉`. Padding then takes the rule of thumb
 /// `P ≈ m/(kB)` within the room `bpt` leaves.
-pub(super) fn standard_btbf(fp: f64, w: u64) -> Option<(BtbfParams, f64)> {
+pub(crate) fn standard_btbf(fp: f64, w: u64) -> Option<(BtbfParams, f64)> {
     let mut best: Option<(BtbfParams, f64)> = None;
     for bpt in 2..=BTBF_BPT_MAX {
         let room = (1u64 << bpt) - 3;
@@ -63,12 +64,16 @@ pub(super) fn standard_btbf(fp: f64, w: u64) -> Option<(BtbfParams, f64)> {
     best
 }
 
-/// `btbf` (and `btbf/inferential` with `--penalties`) rows for `--window W`.
-pub(super) fn btbf(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
-    let Shape::Window(w) = req.shape else {
-        return Err(Proposal::Excluded(
-            "btbf: a sliding-window structure; needs --window".into(),
-        ));
+/// `btbf` (and `btbf/inferential` with penalties) rows for a window.
+///
+/// # Peak NPWS
+/// At the worst block offset the `B − 1` items just past the window still have
+/// unexpired timers and are reported with probability 1 (Section 3.2 [TBF]); older
+/// items are reported only when other items refreshed all their timers, at the
+/// never-inserted FP. So the peak NPWS is `(B − 1)/W`.
+fn btbf(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
+    let Some(w) = req.window_insertions() else {
+        return Err(wrong_shape("btbf", "a sliding window", req));
     };
     if w > *BtbfParams::W.end() {
         return Err(Proposal::Excluded(format!(
@@ -76,58 +81,72 @@ pub(super) fn btbf(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
             BtbfParams::W.end()
         )));
     }
-    let (p, fp) = standard_btbf(req.fp, w).ok_or_else(|| {
+    let (p, fp) = standard_btbf(req.fp(), w).ok_or_else(|| {
         Proposal::Excluded(format!(
             "btbf: no k <= {BTBF_K_MAX}, bpt <= {BTBF_BPT_MAX} meets fp {} within 2^40 timers",
-            req.fp
+            crate::text::prob(req.fp())
         ))
     })?;
-    let parameters = format!(
-        "m={} k={} bpt={} B={} P={}",
-        p.m(),
-        p.k(),
-        p.bpt(),
-        p.block_size(),
-        p.padding()
-    );
+    let params = Params::Btbf {
+        m: p.m(),
+        k: p.k(),
+        bpt: p.bpt(),
+        block_size: p.block_size(),
+        padding: p.padding(),
+    };
+    let (validator, not_simulated) = simulation(standard_validator(&p, fp, req.fp()));
     let standard = Candidate {
         family: "timing",
         design: "btbf".into(),
-        parameters: parameters.clone(),
+        params: params.clone(),
         bits: p.memory_bits(),
+        bits_per_item: 0.0,
         accesses_insert: f64::from(p.k()) + p.scan_per_insert(),
         accesses_query: f64::from(p.k()),
-        false_negatives: "none in the window",
+        access_unit: AccessUnit::BitProbes,
+        false_negatives: FalseNegatives::NoneInWindow,
         slack: p.block_size() - 1,
-        npws: None,
+        npws: Some((p.block_size() - 1) as f64 / w as f64),
         fp,
-        fp_kind: "worst case over the block offset (distinct stream)",
-        note: "a timestamp per cell: no false negatives, and a hit's age can be inferred (--penalties)",
-        validator: standard_validator(&p, fp, req.fp),
+        fp_kind: FpKind::WorstBlockOffset,
+        notes: vec![
+            "a timestamp per cell: no false negatives, and a hit's age can be inferred (penalties)"
+                .into(),
+        ],
+        not_simulated,
+        validator,
     };
     let mut rows = vec![standard];
-    if let Some(pen) = req.penalties {
+    if let Some(pen) = req.penalties() {
         // The inferential answer needs a stream with repeats: Uniform over W items.
         let prior = StreamPrior::uniform(w.max(2)).map_err(Proposal::Model)?;
         let model = BtbfModel::new(p, prior.distinct());
         let e = expected_penalty(&model, &prior, &pen, PenaltyResolution::default());
+        let (validator, not_simulated) = simulation(inferential_validator(&p, prior, pen, e));
         rows.push(Candidate {
             family: "timing",
             design: "btbf/inferential".into(),
-            parameters: format!(
-                "{parameters}; expected penalty per query {:.4} (standard {:.4}) on a uniform stream over W items",
-                e.inferential, e.standard
-            ),
+            params,
             bits: p.memory_bits(),
+            bits_per_item: 0.0,
             accesses_insert: f64::from(p.k()) + p.scan_per_insert(),
             accesses_query: f64::from(p.k()),
-            false_negatives: "by choice: answers Neg when the expected penalty says so",
+            access_unit: AccessUnit::BitProbes,
+            false_negatives: FalseNegatives::ByChoice,
             slack: p.block_size() - 1,
-            npws: None,
+            npws: Some((p.block_size() - 1) as f64 / w as f64),
             fp,
-            fp_kind: "of the standard answer; the inferential answer minimises the expected penalty",
-            note: "when errors have prices: posterior P(in window | timers) and the cheaper answer",
-            validator: inferential_validator(&p, prior, pen, e),
+            fp_kind: FpKind::StandardAnswer,
+            notes: vec![
+                "when errors have prices: posterior P(in window | timers) and the cheaper answer"
+                    .into(),
+                format!(
+                    "expected penalty per query {:.4} (standard answer {:.4}) on a uniform stream over W items",
+                    e.inferential, e.standard
+                ),
+            ],
+            not_simulated,
+            validator,
         });
     }
     Ok(rows)
@@ -140,7 +159,7 @@ pub(super) fn btbf(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
 /// insertions (at least two blocks) per epoch, with about [`probes`]`(fp)` queries at
 /// the worst offset spread over its blocks. (The default `--window 1e6` design has
 /// `B = 2·10^5` and scans about 57 timers per insertion: 64 blocks cost 60 s of CPU.)
-fn standard_validator(p: &BtbfParams, worst: f64, fp: f64) -> Result<super::Validator, String> {
+fn standard_validator(p: &BtbfParams, worst: f64, fp: f64) -> Result<Validator, String> {
     let big_b = p.block_size();
     let blocks = p.w().div_ceil(big_b).max(2);
     let cfg = timing_sim::DistinctRunConfig {
@@ -162,13 +181,14 @@ fn standard_validator(p: &BtbfParams, worst: f64, fp: f64) -> Result<super::Vali
         p.w()
     );
     let items = p.w() + 2 * big_b + blocks * big_b;
-    validator(items, move |seed, confidence| {
+    validator(items, move |run: SimRun| {
         timing_sim::distinct_checks(
             &name,
             worst,
             &timing_sim::DistinctRunConfig {
-                seed,
-                confidence,
+                seed: run.seed,
+                confidence: run.confidence,
+                epochs: epochs(run),
                 ..cfg
             },
         )
@@ -193,7 +213,7 @@ fn inferential_validator(
     prior: StreamPrior,
     penalties: bfopt_models::timing::PenaltyDist,
     e: bfopt_models::timing::design::ExpectedPenalty,
-) -> Result<super::Validator, String> {
+) -> Result<Validator, String> {
     let w = p.w();
     let cfg = timing_sim::TimingSimConfig {
         params: *p,
@@ -215,10 +235,12 @@ fn inferential_validator(
         p.block_size(),
         p.padding()
     );
-    validator(items, move |seed, confidence| {
+    validator(items, move |run: SimRun| {
+        let (seed, confidence) = (run.seed, run.confidence);
         let cfg = timing_sim::TimingSimConfig {
             seed,
             confidence,
+            epochs: PENALTY_EPOCHS * run.scale,
             ..cfg.clone()
         };
         let r = match timing_sim::simulate(&cfg) {
@@ -290,164 +312,52 @@ fn inferential_validator(
     })
 }
 
-/// The GBF of least memory for `(fp, w, rate)`: `(params, fp, fn)`.
-///
-/// # Formula
-/// Without a stream prior every window age is equally likely and out-of-window items
-/// are arbitrarily old ([`GbfParams::metrics_flat`]): `fp = π0^k0 (1 − π0)^k1`,
-/// `fn = 1 − (1/w) Σ_{i<w} Pos(i)` (Eqs. (28)-(31) [TBF]). `fn` falls as `m` grows, so
-/// the least `m` is found by bisection for each `(k0, k1)`.
-pub(super) fn gbf_design(fp: f64, w: u64, rate: f64) -> Option<(GbfParams, f64, f64)> {
-    let mut best: Option<(GbfParams, f64, f64)> = None;
-    for k0 in 1..=GBF_K_MAX {
-        for k1 in 1..=GBF_K_MAX {
-            let ok = |m: u64| {
-                GbfParams::new(m, k0, k1)
-                    .map(|p| {
-                        let x = p.metrics_flat(w, None);
-                        x.fp <= fp && x.fn_ <= rate
-                    })
-                    .unwrap_or(false)
-            };
-            let Some(m) = bfopt_models::numeric::first_true(2, 1 << 40, ok) else {
-                continue;
-            };
-            let Ok(p) = GbfParams::new(m, k0, k1) else {
-                continue;
-            };
-            if best.is_none_or(|(b, _, _)| m < b.m()) {
-                let x = p.metrics_flat(w, None);
-                best = Some((p, x.fp, x.fn_));
-            }
-        }
-    }
-    best
-}
-
-/// `gbf` row for `--window W --allow-fn RATE`.
-pub(super) fn gbf(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
-    let (Shape::Window(w), Some(rate)) = (req.shape, req.allow_fn) else {
-        return Err(Proposal::Excluded(
-            "gbf: forgets window items gradually; needs --window and --allow-fn".into(),
-        ));
-    };
-    let (p, fp, fn_) = gbf_design(req.fp, w, rate).ok_or_else(|| {
-        Proposal::Excluded(format!(
-            "gbf: no k0, k1 <= {GBF_K_MAX} meets fp {} with a window FN within {rate}",
-            req.fp
-        ))
-    })?;
-    let k = f64::from(p.k0() + p.k1());
-    // The design on a distinct stream: FP of never-inserted keys and FN at a uniform
-    // window age, about `probes(fp)` of each per epoch.
-    let cfg = gbf_sim::FlatRunConfig {
-        params: p,
-        w,
-        steps: probes(req.fp),
-        epochs: EPOCHS,
-        seed: 0,
-        confidence: 0.99,
-    };
-    let name = format!(
-        "gbf m={} k0={} k1={} w={w} (fn {fn_:.4})",
-        p.m(),
-        p.k0(),
-        p.k1()
-    );
-    let check = move |seed, confidence| {
-        gbf_sim::flat_checks(
-            &name,
-            rate,
-            &gbf_sim::FlatRunConfig {
-                seed,
-                confidence,
-                ..cfg
-            },
-        )
-    };
-    Ok(vec![Candidate {
-        family: "gbf",
-        design: "gbf".into(),
-        parameters: format!("m={} k0={} k1={}", p.m(), p.k0(), p.k1()),
-        bits: p.m(),
-        accesses_insert: k,
-        accesses_query: k,
-        false_negatives: "yes: window-averaged FN within --allow-fn",
-        slack: 0,
-        npws: None,
-        fp,
-        fp_kind: "never-inserted item (items just past the window: higher)",
-        note: "one bit per cell, no bookkeeping; resets as it sets, so it forgets gradually",
-        validator: validator(cfg.insertions(), check),
-    }])
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn window(fp: f64, w: u64) -> Requirement {
-        Requirement {
-            fp,
-            shape: Shape::Window(w),
-            max_npws: None,
-            allow_fn: None,
-            duplicates: None,
-            importance: None,
-            penalties: None,
-        }
-    }
-
-    fn run(c: &Candidate) -> Vec<Check> {
-        let v = c.validator.as_ref().expect("simulated");
-        let checks = (v.0)(3, 0.999);
+    fn run(c: &Candidate) -> Vec<bfopt_validation::agree::Check> {
+        let checks = c.validator().expect("simulated").run(SimRun {
+            seed: 3,
+            confidence: 0.999,
+            scale: 1,
+        });
         checks.iter().for_each(|k| println!("{k}"));
         checks
     }
 
     #[test]
     fn btbf_row_passes_and_a_wrong_worst_case_fails() {
-        let rows = btbf(&window(0.02, 2000)).ok().unwrap();
+        let rows = btbf(&Requirement::window(0.02, 2000).unwrap())
+            .ok()
+            .unwrap();
         let checks = run(&rows[0]);
         assert!(checks.len() == 4 && checks.iter().all(|k| k.pass));
         // The printed worst case is the model at the worst offset: a third of it is
         // refuted by the measurement, and only the one-sided check says so.
         let (p, worst) = standard_btbf(0.02, 2000).unwrap();
         let v = standard_validator(&p, worst / 3.0, 0.02).unwrap();
-        let failed: Vec<_> = (v.0)(3, 0.999).into_iter().filter(|k| !k.pass).collect();
+        let failed: Vec<_> = v
+            .run(SimRun {
+                seed: 3,
+                confidence: 0.999,
+                scale: 1,
+            })
+            .into_iter()
+            .filter(|k| !k.pass)
+            .collect();
         assert_eq!(failed.len(), 1, "{failed:?}");
         assert!(failed[0].name.contains("printed worst case"));
     }
 
     #[test]
     fn inferential_row_passes() {
-        let mut req = window(0.02, 2000);
-        req.penalties = Some(bfopt_models::timing::PenaltyDist::Fixed { fp: 1.0, fn_: 10.0 });
+        let req = Requirement::window(0.02, 2000)
+            .unwrap()
+            .with_penalties(bfopt_models::timing::PenaltyDist::Fixed { fp: 1.0, fn_: 10.0 })
+            .unwrap();
         let rows = btbf(&req).ok().unwrap();
         let checks = run(&rows[1]);
         assert!(checks.len() == 4 && checks.iter().all(|k| k.pass));
-    }
-
-    #[test]
-    fn gbf_row_passes_and_a_wrong_fn_bound_fails() {
-        let mut req = window(0.02, 1000);
-        req.allow_fn = Some(0.05);
-        let rows = gbf(&req).ok().unwrap();
-        let checks = run(&rows[0]);
-        assert!(checks.len() == 3 && checks.iter().all(|k| k.pass));
-        // The same design promised at a third of its FN: the one-sided check fails.
-        let (p, _, fn_) = gbf_design(0.02, 1000, 0.05).unwrap();
-        let cfg = gbf_sim::FlatRunConfig {
-            params: p,
-            w: 1000,
-            steps: 20_000,
-            epochs: 4,
-            seed: 3,
-            confidence: 0.999,
-        };
-        let checks = gbf_sim::flat_checks("gbf", fn_ / 3.0, &cfg);
-        let failed: Vec<_> = checks.iter().filter(|k| !k.pass).collect();
-        assert_eq!(failed.len(), 1, "{checks:?}");
-        assert!(failed[0].name.contains("within --allow-fn"));
     }
 }

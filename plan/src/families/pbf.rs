@@ -1,8 +1,7 @@
-//! The temporal-membership rows of `bfopt recommend --horizon T --query-length Q
-//! --pairs n` ([PBF], issue 9).
+//! The temporal-membership rows ([PBF]): PBF-2, PBF-1 and one filter of pairs.
 //!
 //! # Validation
-//! `--validate` builds each design as sized ([`EvenDesign`]) and simulates it on `n`
+//! `Plan::validate` builds each design as sized ([`EvenDesign`]) and simulates it on `n`
 //! distinct items at uniform timestamps ([`even_checks`]). The printed FP of a tree row
 //! is a bound for the worst query; its exact value (the built filters' integer hash
 //! counts and actual loads) is checked two-sided on the ranges with the most probes,
@@ -13,9 +12,17 @@
 //! at `g = 2` down to 0.0011 at `g = 16`): the bound counts every fine-filter probe, but
 //! route 3 asks the fine filter only after the partial leaf's filter answered yes.
 
-use super::{probes, validator, Candidate, Proposal, Requirement, Shape, Validator, EPOCHS};
+use super::{epochs, probes, simulation, validator, wrong_shape, Family, Proposal, EPOCHS};
+use crate::candidate::{AccessUnit, Candidate, FalseNegatives, FpKind, Params, SimRun, Validator};
+use crate::requirement::{Requirement, Shape};
 use bfopt_models::pbf::{fp_sbf, BoundRequest, Variant};
 use bfopt_validation::experiments::pbf::{even_checks, EvenDesign, EvenRunConfig};
+
+/// The registry entry.
+pub(super) const FAMILY: Family = Family {
+    name: "pbf",
+    propose: pbf,
+};
 
 /// `--validate` for one temporal row: the design built as sized (see
 /// [`EvenDesign`]) on `pairs` distinct items at uniform timestamps, about
@@ -38,13 +45,14 @@ fn temporal_validator(
         seed: 0,
         confidence: 0.99,
     };
-    validator(cfg.insertions(), move |seed, confidence| {
+    validator(cfg.insertions(), move |run: SimRun| {
         even_checks(
             &name,
             printed,
             &EvenRunConfig {
-                seed,
-                confidence,
+                seed: run.seed,
+                confidence: run.confidence,
+                epochs: epochs(run),
                 ..cfg
             },
         )
@@ -57,28 +65,35 @@ fn temporal_validator(
 /// every pair enters `insertions` filters, a query probes at most `max_probes`, each
 /// probe at FP `1 − (1 − p)^(1/max_probes)` ([`Bound::bits_levels`]). A workload-aware
 /// split (`bfopt optimize pbf --trace`) needs fewer bits.
-pub(super) fn pbf(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
+fn pbf(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
     let Shape::Temporal {
         horizon,
         query_length,
         pairs,
-    } = req.shape
+    } = *req.shape()
     else {
-        return Err(Proposal::Excluded(
-            "pbf: temporal membership; needs --horizon --query-length --pairs".into(),
-        ));
+        return Err(wrong_shape("pbf", "temporal membership", req));
     };
+    let fp = req.fp();
     let mut out = Vec::new();
     let mut g = 1u64;
     while g <= 16 && g <= query_length {
-        let r = BoundRequest::new(pairs, horizon, req.fp, query_length, g)?;
+        let r = BoundRequest::new(pairs, horizon, fp, query_length, g)?;
         let b = r.bound();
+        let per_probe = -((-fp).ln_1p() / b.max_probes as f64).exp_m1();
         let design = EvenDesign::Tree {
             variant: if g == 1 { Variant::Pbf2 } else { Variant::Pbf1 },
             granularity: g,
-            per_probe: -((-req.fp).ln_1p() / b.max_probes as f64).exp_m1(),
+            per_probe,
         };
         let name = format!("pbf g={g} T={horizon} |q|={query_length} n={pairs}");
+        let (validator, not_simulated) = simulation(temporal_validator(
+            design,
+            fp,
+            (horizon, query_length, pairs),
+            fp,
+            name,
+        ));
         out.push(Candidate {
             family: "pbf",
             design: if g == 1 {
@@ -86,49 +101,60 @@ pub(super) fn pbf(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
             } else {
                 format!("pbf-1 g={g}")
             },
-            parameters: format!("filters per pair={} probes<={}", b.insertions, b.max_probes),
+            params: Params::PbfTree {
+                granularity: g,
+                filters_per_pair: b.insertions,
+                max_probes: b.max_probes,
+                per_probe_fp: per_probe,
+            },
             bits: b.bits_levels.ceil() as u64,
+            bits_per_item: 0.0,
             accesses_insert: b.insertions as f64,
             accesses_query: b.max_probes as f64,
-            false_negatives: "none",
+            access_unit: AccessUnit::BitProbes,
+            false_negatives: FalseNegatives::None,
             slack: 0,
-            fp: req.fp,
-            fp_kind: "worst query of length |q| (even split)",
-            note: "time-interval tree of filters: probes grow with log |q|",
             npws: None,
-            validator: temporal_validator(
-                design,
-                req.fp,
-                (horizon, query_length, pairs),
-                req.fp,
-                name,
-            ),
+            fp,
+            fp_kind: FpKind::WorstQuery,
+            notes: vec![
+                "time-interval tree of filters, bits split evenly: probes grow with log |q|".into(),
+            ],
+            not_simulated,
+            validator,
         });
         g *= 2;
     }
-    let per_probe = -((-req.fp).ln_1p() / query_length as f64).exp_m1();
+    let per_probe = -((-fp).ln_1p() / query_length as f64).exp_m1();
     let bits = (pairs as f64 * -per_probe.ln() / (std::f64::consts::LN_2.powi(2))).ceil();
-    let fp = fp_sbf(per_probe, query_length);
+    let pair_fp = fp_sbf(per_probe, query_length);
+    let (validator, not_simulated) = simulation(temporal_validator(
+        EvenDesign::Pairs { bits: bits as u64 },
+        pair_fp,
+        (horizon, query_length, pairs),
+        fp,
+        format!("pairs m={bits} T={horizon} |q|={query_length} n={pairs}"),
+    ));
     out.push(Candidate {
         family: "pbf",
-        design: "single-filter (pairs)".into(),
-        parameters: format!("probes={query_length}"),
+        design: "pair-filter".into(),
+        params: Params::PairFilter {
+            m: bits as u64,
+            probes: query_length,
+        },
         bits: bits as u64,
+        bits_per_item: 0.0,
         accesses_insert: 1.0,
         accesses_query: query_length as f64,
-        false_negatives: "none",
+        access_unit: AccessUnit::BitProbes,
+        false_negatives: FalseNegatives::None,
         slack: 0,
-        fp,
-        fp_kind: "exact for a query of length |q| (Eq. 4)",
-        note: "baseline: one filter of (item, time) pairs, one probe per timestamp",
         npws: None,
-        validator: temporal_validator(
-            EvenDesign::Pairs { bits: bits as u64 },
-            fp,
-            (horizon, query_length, pairs),
-            req.fp,
-            format!("pairs m={bits} T={horizon} |q|={query_length} n={pairs}"),
-        ),
+        fp: pair_fp,
+        fp_kind: FpKind::ExactQuery,
+        notes: vec!["baseline: one filter of (item, time) pairs, one probe per timestamp".into()],
+        not_simulated,
+        validator,
     });
     Ok(out)
 }
@@ -140,23 +166,15 @@ mod tests {
     #[test]
     fn temporal_rows_pass_and_wrong_predictions_fail() {
         let (horizon, query_length, pairs) = (1024, 32, 20_000);
-        let req = Requirement {
-            fp: 0.02,
-            shape: Shape::Temporal {
-                horizon,
-                query_length,
-                pairs,
-            },
-            max_npws: None,
-            allow_fn: None,
-            duplicates: None,
-            importance: None,
-            penalties: None,
-        };
+        let req = Requirement::temporal(0.02, horizon, query_length, pairs).unwrap();
         let rows = pbf(&req).ok().unwrap();
         assert_eq!(rows.len(), 6);
         for c in &rows {
-            let checks = (c.validator.as_ref().unwrap().0)(5, 0.999);
+            let checks = c.validator().unwrap().run(SimRun {
+                seed: 5,
+                confidence: 0.999,
+                scale: 1,
+            });
             checks.iter().for_each(|k| println!("{k}"));
             assert!(checks.iter().all(|k| k.pass), "{}", c.design);
         }

@@ -1,7 +1,7 @@
-//! Importance-aware Bloom filter rows of `bfopt recommend --importance SPEC`
+//! Importance-aware Bloom filter rows for a window with an importance law
 //! (Sections 4-5 [SBF]): for each policy IBF1-IBF6 the least memory whose stable-point FP
-//! meets `--fp` and whose importance-weighted FN (Eq. (6) [SBF] per unit of queried
-//! importance) at age `W` (`--window W`) is at most `--allow-fn RATE`.
+//! meets the FP target and whose importance-weighted FN (Eq. (6) [SBF] per unit of queried
+//! importance) at age `W` is at most `allow_fn`.
 //!
 //! The MinImp policies (IBF2, IBF4) are sized the same way: with the [`COUNTER_BITS`]-bit
 //! counters used here an importance of 15 or more saturates an empty cell's counter, and
@@ -37,11 +37,13 @@
 //! The least memory over `(Max, K)` is the policy's row; a policy none of whose
 //! combinations can be met (or whose mean-field solve fails) is listed as excluded.
 //!
-//! `--validate` runs each row's own design ([`stable_validator`]): the reference filter
+//! `Plan::validate` runs each row's own design ([`stable_validator`]): the reference filter
 //! from its warm-up to the stable point, then `2·W` insertions, checking zero fraction,
 //! probe FP and weighted FN at age `W` with the policy's stated band.
 
-use super::{validator, Candidate, Proposal, Requirement, Shape, Validator, EPOCHS};
+use super::{needs_allow_fn, simulation, validator, wrong_shape, Family, Proposal};
+use crate::candidate::{AccessUnit, Candidate, FalseNegatives, FpKind, Params, SimRun, Validator};
+use crate::requirement::Requirement;
 use bfopt_models::stable::{solve, Delete, IbfParams, IbfSolution, ImportanceDist, Policy};
 use bfopt_validation::experiments::stable::{config_checks, StableSimConfig};
 use rayon::prelude::*;
@@ -53,29 +55,36 @@ pub const M_REF: u64 = 1 << 14;
 /// Largest number of corrections of `P` and of `m` at the final size.
 pub const ADJUST: u32 = 40;
 
+/// The registry entry.
+pub(super) const FAMILY: Family = Family {
+    name: "ibf",
+    propose: ibf,
+};
+
 /// The IBF rows, or why there are none.
-pub(super) fn ibf(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
-    let Some(dist) = &req.importance else {
+fn ibf(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
+    let Some(w) = req.window_insertions() else {
+        return Err(wrong_shape("ibf", "a sliding window", req));
+    };
+    let Some(dist) = req.importance() else {
         return Err(Proposal::Excluded(
-            "ibf: importance-aware filters need --importance SPEC".into(),
+            "ibf: importance-aware filters need an importance law (--importance SPEC)".into(),
         ));
     };
-    let (Shape::Window(w), Some(rate)) = (req.shape, req.allow_fn) else {
-        return Err(Proposal::Excluded(
-            "ibf: forgets by decrements; needs --window W and --allow-fn RATE".into(),
-        ));
+    let Some(rate) = req.allow_fn() else {
+        return Err(needs_allow_fn("ibf", "by decrements"));
     };
     // Every importance-aware policy (the SBF has its own row).
     let policies = &Policy::ALL[1..];
     let rows: Vec<Option<Candidate>> = policies
         .par_iter()
-        .map(|&policy| best(policy, dist, req.fp, w, rate).map(|(p, s)| row(&p, &s, w)))
+        .map(|&policy| best(policy, dist, req.fp(), w, rate).map(|(p, s)| row(&p, &s, w, rate)))
         .collect();
     let found: Vec<Candidate> = rows.into_iter().flatten().collect();
     if found.is_empty() {
         return Err(Proposal::Excluded(format!(
             "ibf: no policy with Max <= 7, K <= 8 keeps the weighted FN at age {w} within {rate} at fp {}",
-            req.fp
+            req.fp()
         )));
     }
     Ok(found)
@@ -174,49 +183,52 @@ fn sized(
 /// `W` insertions earlier against the model ([`config_checks`]); skipped (with the
 /// reason) above [`super::MAX_SIMULATED_ITEMS`] insertions per epoch.
 pub(super) fn stable_validator(params: IbfParams, w: u64) -> Result<Validator, String> {
-    let cfg = StableSimConfig::new(params, 2 * w, w, EPOCHS, 0);
+    let cfg = StableSimConfig::new(params, 2 * w, w, super::EPOCHS, 0);
     let items = cfg.warmup + cfg.steps;
-    validator(items, move |seed, confidence| {
+    validator(items, move |run: SimRun| {
         config_checks(&StableSimConfig {
-            seed,
-            confidence,
+            seed: run.seed,
+            confidence: run.confidence,
+            epochs: super::epochs(run),
             ..cfg.clone()
         })
     })
 }
 
-fn row(p: &IbfParams, s: &IbfSolution, w: u64) -> Candidate {
-    let counter = if p.policy().tracks_cumulative() {
-        format!(" counter={}b", p.counter_bits())
-    } else {
-        String::new()
-    };
+fn row(p: &IbfParams, s: &IbfSolution, w: u64, rate: f64) -> Candidate {
     let note = match p.policy() {
         Policy::Ibf1 => "importance sets the cell value: important items live longer",
         Policy::Ibf3 | Policy::Ibf5 => "decrements with probability ∝ 1/cumulative importance",
         Policy::Ibf2 | Policy::Ibf4 => "decrements the cells of least cumulative importance",
         _ => "decrements with probability ∝ 1/cell value",
     };
+    let (validator, not_simulated) = simulation(stable_validator(p.clone(), w));
     Candidate {
         family: "stable",
         design: p.policy().name().into(),
-        parameters: format!(
-            "m={} K={} Max={} P={}{counter}",
-            p.m(),
-            p.k(),
-            p.max(),
-            p.p()
-        ),
+        params: Params::Stable {
+            m: p.m(),
+            k: p.k(),
+            max: p.max(),
+            decrements: p.p(),
+            counter_bits: p.policy().tracks_cumulative().then(|| p.counter_bits()),
+        },
         bits: p.memory_bits(),
+        bits_per_item: 0.0,
         accesses_insert: f64::from(p.k()) + p.p() as f64,
         accesses_query: f64::from(p.k()),
-        false_negatives: "yes: importance-weighted FN at age W within --allow-fn",
+        access_unit: AccessUnit::BitProbes,
+        false_negatives: FalseNegatives::AtMost {
+            rate,
+            of: "importance-weighted FN of an item W insertions old",
+        },
         slack: 0,
-        fp: s.fp(),
-        fp_kind: "stable point",
-        note,
         npws: None,
-        validator: stable_validator(p.clone(), w),
+        fp: s.fp(),
+        fp_kind: FpKind::StablePoint,
+        notes: vec![note.into()],
+        not_simulated,
+        validator,
     }
 }
 
@@ -258,7 +270,11 @@ mod tests {
         for policy in [Policy::Ibf6, Policy::Ibf3] {
             let (p, s) = sized(policy, &dist, 3, 4, 0.05, w, 0.1).unwrap();
             let v = stable_validator(p.clone(), w).expect("small enough to simulate");
-            let checks = (v.0)(7, 0.999);
+            let checks = v.run(SimRun {
+                seed: 7,
+                confidence: 0.999,
+                scale: 1,
+            });
             assert_eq!(checks.len(), 3, "{checks:?}");
             for c in &checks {
                 assert!(c.pass, "{c}");

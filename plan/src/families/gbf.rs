@@ -1,0 +1,167 @@
+//! The Generalized Bloom filter row for a window with `allow_fn` (Section 5 [TBF]): it
+//! forgets gradually; the least memory whose window-averaged false-negative rate is
+//! within the allowance and whose never-inserted FP meets the target.
+
+use super::{
+    epochs, needs_allow_fn, probes, simulation, validator, wrong_shape, Family, Proposal, EPOCHS,
+};
+use crate::candidate::{AccessUnit, Candidate, FalseNegatives, FpKind, Params, SimRun};
+use crate::requirement::Requirement;
+use bfopt_models::gbf::GbfParams;
+use bfopt_validation::experiments::gbf as gbf_sim;
+
+/// The registry entry.
+pub(super) const FAMILY: Family = Family {
+    name: "gbf",
+    propose: gbf,
+};
+
+/// Largest `k0`, `k1` tried for the GBF row.
+const GBF_K_MAX: u32 = 8;
+
+/// The GBF of least memory for `(fp, w, rate)`: `(params, fp, fn)`.
+///
+/// # Formula
+/// Without a stream prior every window age is equally likely and out-of-window items
+/// are arbitrarily old ([`GbfParams::metrics_flat`]): `fp = π0^k0 (1 − π0)^k1`,
+/// `fn = 1 − (1/w) Σ_{i<w} Pos(i)` (Eqs. (28)-(31) [TBF]). `fn` falls as `m` grows, so
+/// the least `m` is found by bisection for each `(k0, k1)`.
+pub(crate) fn gbf_design(fp: f64, w: u64, rate: f64) -> Option<(GbfParams, f64, f64)> {
+    let mut best: Option<(GbfParams, f64, f64)> = None;
+    for k0 in 1..=GBF_K_MAX {
+        for k1 in 1..=GBF_K_MAX {
+            let ok = |m: u64| {
+                GbfParams::new(m, k0, k1)
+                    .map(|p| {
+                        let x = p.metrics_flat(w, None);
+                        x.fp <= fp && x.fn_ <= rate
+                    })
+                    .unwrap_or(false)
+            };
+            let Some(m) = bfopt_models::numeric::first_true(2, 1 << 40, ok) else {
+                continue;
+            };
+            let Ok(p) = GbfParams::new(m, k0, k1) else {
+                continue;
+            };
+            if best.is_none_or(|(b, _, _)| m < b.m()) {
+                let x = p.metrics_flat(w, None);
+                best = Some((p, x.fp, x.fn_));
+            }
+        }
+    }
+    best
+}
+
+/// `gbf` row for a window with `allow_fn`.
+fn gbf(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
+    let Some(w) = req.window_insertions() else {
+        return Err(wrong_shape("gbf", "a sliding window", req));
+    };
+    let Some(rate) = req.allow_fn() else {
+        return Err(needs_allow_fn(
+            "gbf",
+            "gradually: it resets bits as it sets them",
+        ));
+    };
+    let (p, fp, fn_) = gbf_design(req.fp(), w, rate).ok_or_else(|| {
+        Proposal::Excluded(format!(
+            "gbf: no k0, k1 <= {GBF_K_MAX} meets fp {} with a window FN within {rate}",
+            crate::text::prob(req.fp())
+        ))
+    })?;
+    let k = f64::from(p.k0() + p.k1());
+    // The design on a distinct stream: FP of never-inserted keys and FN at a uniform
+    // window age, about `probes(fp)` of each per epoch.
+    let cfg = gbf_sim::FlatRunConfig {
+        params: p,
+        w,
+        steps: probes(req.fp()),
+        epochs: EPOCHS,
+        seed: 0,
+        confidence: 0.99,
+    };
+    let name = format!(
+        "gbf m={} k0={} k1={} w={w} (fn {fn_:.4})",
+        p.m(),
+        p.k0(),
+        p.k1()
+    );
+    let check = move |run: SimRun| {
+        gbf_sim::flat_checks(
+            &name,
+            rate,
+            &gbf_sim::FlatRunConfig {
+                seed: run.seed,
+                confidence: run.confidence,
+                epochs: epochs(run),
+                ..cfg
+            },
+        )
+    };
+    let (validator, not_simulated) = simulation(validator(cfg.insertions(), check));
+    Ok(vec![Candidate {
+        family: "gbf",
+        design: "gbf".into(),
+        params: Params::Gbf {
+            m: p.m(),
+            k0: p.k0(),
+            k1: p.k1(),
+        },
+        bits: p.m(),
+        bits_per_item: 0.0,
+        accesses_insert: k,
+        accesses_query: k,
+        access_unit: AccessUnit::BitProbes,
+        false_negatives: FalseNegatives::AtMost {
+            rate,
+            of: "window-averaged FN",
+        },
+        slack: 0,
+        npws: None,
+        fp,
+        fp_kind: FpKind::NeverInserted,
+        notes: vec![format!(
+            "one bit per cell, no bookkeeping; resets as it sets, so it forgets gradually (window FN {fn_:.4})"
+        )],
+        not_simulated,
+        validator,
+    }])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gbf_row_passes_and_a_wrong_fn_bound_fails() {
+        let req = Requirement::window(0.02, 1000)
+            .unwrap()
+            .with_allow_fn(0.05)
+            .unwrap();
+        let rows = gbf(&req).ok().unwrap();
+        let checks = rows[0].validator().expect("simulated").run(SimRun {
+            seed: 3,
+            confidence: 0.999,
+            scale: 1,
+        });
+        assert!(
+            checks.len() == 3 && checks.iter().all(|k| k.pass),
+            "{checks:?}"
+        );
+        // The same design promised at a third of its FN: the one-sided check fails.
+        let (p, _, fn_) = gbf_design(0.02, 1000, 0.05).unwrap();
+        let cfg = gbf_sim::FlatRunConfig {
+            params: p,
+            w: 1000,
+            steps: 20_000,
+            epochs: 4,
+            seed: 3,
+            confidence: 0.999,
+        };
+        let checks = gbf_sim::flat_checks("gbf", fn_ / 3.0, &cfg);
+        let failed: Vec<_> = checks.iter().filter(|k| !k.pass).collect();
+        assert_eq!(failed.len(), 1, "{checks:?}");
+        assert!(failed[0].name.contains("within --allow-fn"));
+    }
+}

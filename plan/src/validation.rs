@@ -1,0 +1,140 @@
+//! [`Plan::validate`]: every candidate's reference implementation simulated at its
+//! planned parameters and compared with its model.
+
+use crate::candidate::SimRun;
+use crate::planner::Plan;
+use bfopt_validation::agree::Check;
+use bfopt_validation::level::Level;
+use bfopt_validation::suite::FAMILY_ALPHA;
+use serde::Serialize;
+
+/// The most checks one design's simulation makes (for the Bonferroni split).
+pub const CHECKS_PER_DESIGN: usize = 8;
+
+/// A design's verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// Every check passed.
+    Pass,
+    /// At least one check failed.
+    Fail,
+    /// Not simulated (too large to simulate in seconds; the reason is given).
+    Skipped,
+}
+
+impl Status {
+    /// `PASS`, `FAIL`, `skipped`.
+    pub fn label(self) -> &'static str {
+        match self {
+            Status::Pass => "PASS",
+            Status::Fail => "FAIL",
+            Status::Skipped => "skipped",
+        }
+    }
+}
+
+/// A measured rate with its interval.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Measured {
+    /// Point estimate.
+    pub value: f64,
+    /// Interval's lower end.
+    pub lo: f64,
+    /// Interval's upper end.
+    pub hi: f64,
+}
+
+/// One candidate's simulation.
+#[derive(Debug, Clone, Serialize)]
+pub struct DesignValidation {
+    /// The design, as in the plan.
+    pub design: String,
+    /// The verdict.
+    pub status: Status,
+    /// Why it was not simulated.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub skipped: Option<String>,
+    /// The measured FP (the probe FP where the family measures one, else its first
+    /// check).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub measured_fp: Option<Measured>,
+    /// Every check.
+    pub checks: Vec<Check>,
+}
+
+/// Every candidate's simulation, in the plan's order.
+#[derive(Debug, Clone, Serialize)]
+pub struct Validation {
+    /// Per design.
+    pub designs: Vec<DesignValidation>,
+}
+
+impl Validation {
+    /// Whether no simulated design failed.
+    pub fn passed(&self) -> bool {
+        self.designs.iter().all(|d| d.status != Status::Fail)
+    }
+
+    /// Every check of every design.
+    pub fn checks(&self) -> impl Iterator<Item = &Check> {
+        self.designs.iter().flat_map(|d| d.checks.iter())
+    }
+}
+
+impl Plan {
+    /// Simulates every candidate's reference implementation at its planned parameters
+    /// (design `i` with seed `seed + i`) and compares it with its model. Each check's
+    /// interval has confidence `1 − 0.01 / (8 · candidates)` (Bonferroni: a correct plan
+    /// fails with probability at most 1%). [`Level::Full`] runs four times the epochs.
+    pub fn validate(&self, level: Level, seed: u64) -> Validation {
+        let checks = CHECKS_PER_DESIGN * self.candidates.len();
+        let confidence = 1.0 - FAMILY_ALPHA / checks as f64;
+        let scale = match level {
+            Level::Quick => 1,
+            Level::Full => 4,
+        };
+        let designs = self
+            .candidates
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                let Some(v) = c.validator() else {
+                    return DesignValidation {
+                        design: c.design.clone(),
+                        status: Status::Skipped,
+                        skipped: c.not_simulated.clone(),
+                        measured_fp: None,
+                        checks: Vec::new(),
+                    };
+                };
+                let checks = v.run(SimRun {
+                    seed: seed.wrapping_add(i as u64),
+                    confidence,
+                    scale,
+                });
+                let fp = checks
+                    .iter()
+                    .find(|k| k.name.ends_with("probe fp"))
+                    .or(checks.first())
+                    .map(|k| Measured {
+                        value: k.measured,
+                        lo: k.lo,
+                        hi: k.hi,
+                    });
+                DesignValidation {
+                    design: c.design.clone(),
+                    status: if checks.iter().all(|k| k.pass) {
+                        Status::Pass
+                    } else {
+                        Status::Fail
+                    },
+                    skipped: None,
+                    measured_fp: fp,
+                    checks,
+                }
+            })
+            .collect();
+        Validation { designs }
+    }
+}

@@ -1,0 +1,480 @@
+//! `bfopt recommend`: flags to a [`Requirement`], [`bfopt_plan::plan`], and the
+//! [`Plan`] to a table, JSON or CSV. Every decision is the planner's; this module only
+//! maps flags and renders.
+
+use crate::cli::Format;
+use crate::exit::{CliError, Exit};
+use crate::render::aligned;
+use crate::report::{Report, Row};
+use crate::units::{parse_bits, parse_count, parse_real};
+use bfopt_plan::text::{num, prob};
+use bfopt_plan::validation::Validation;
+use bfopt_plan::{plan, Candidate, Level, Plan, PlanError, Requirement};
+use clap::{ArgGroup, Args};
+use serde::Serialize;
+
+/// What the columns and symbols of the table mean (`recommend --help`).
+pub const COLUMNS_HELP: &str = "\
+Columns of the table:
+  #            rank by memory; * marks the pick (its reason is printed under the table)
+  design       the structure to build
+  parameters   classic m bits, k hashes, B block bits; rotating r filters of g insertions;
+               apbf k+l slices of g insertions per generation, B block bits, b bits per
+               block; rbf 2x m bits, sigma set bits per cycle; sbf/ibf m cells, K cells per
+               item, Max cell maximum, dec decrements per insertion, ctr counter bits;
+               btbf m timers, bpt bits per timer, B insertions per block, pad padding timers
+               scanned per insertion; gbf k0 resetting and k1 setting hashes; pbf g
+               timestamps per leaf; fingerprint-queue fingerprint and count bits
+  bits/item    memory over the items of the requirement (items, window insertions, pairs)
+  ins/query    memory accesses per insertion / per query that returns false: random bit
+               probes, or cache lines for blocked layouts (apbbf, rotating/blocked,
+               classic/blocked, fingerprint-queue)
+  npws         peak normalized probability-weighted slack (window designs): items past
+               the window still reported, weighted by probability, over W; 0 = none
+  fp           the predicted false-positive rate
+  fp kind      exact (the layout's exact law), formula ((1-(1-1/m)^(kn))^k), worst (worst case
+               over the cycle or block offset), worst+rep (worst case with the duplicate
+               rate), average (long-run average), stable (at the stable point), new item
+               (never inserted), worst q / exact q (temporal queries of length |q|),
+               standard (the standard answer of an inferential filter)
+  fn           false negatives: none, <=RATE (within --allow-fn), chosen (inferential)
+  check        with --validate: PASS / FAIL / skip of the design's simulation
+Notes [n] under the table belong to row n; --wide prints every column and note inline.";
+
+/// Requirement flags.
+#[derive(Debug, Args)]
+#[command(group(ArgGroup::new("shape").required(true).args(["capacity", "window", "horizon"])))]
+#[command(after_long_help = COLUMNS_HELP)]
+pub struct RecommendArgs {
+    /// Largest acceptable false-positive rate, 0 < fp < 1.
+    #[arg(long, value_parser = parse_real, allow_hyphen_values = true)]
+    pub fp: f64,
+    /// A static set of this many distinct items.
+    #[arg(long, value_parser = parse_count, allow_hyphen_values = true)]
+    pub capacity: Option<u64>,
+    /// A sliding window: no false negative for the last this many insertions.
+    #[arg(long, value_parser = parse_count, allow_hyphen_values = true)]
+    pub window: Option<u64>,
+    /// Temporal membership: "was x seen in [s, e]?" over timestamps 1..=T (with
+    /// --query-length and --pairs).
+    #[arg(long, value_parser = parse_count, allow_hyphen_values = true, requires_all = ["query_length", "pairs"])]
+    pub horizon: Option<u64>,
+    /// Length e − s + 1 of the temporal queries.
+    #[arg(long, value_parser = parse_count, allow_hyphen_values = true, requires = "horizon")]
+    pub query_length: Option<u64>,
+    /// Distinct (item, timestamp) pairs to hold.
+    #[arg(long, value_parser = parse_count, allow_hyphen_values = true, requires = "horizon")]
+    pub pairs: Option<u64>,
+    /// Memory budget (bits, or with a unit: 8Mb, 16MiB).
+    #[arg(long, value_parser = parse_bits, allow_hyphen_values = true)]
+    pub memory: Option<u64>,
+    /// Largest acceptable memory accesses per insertion or negative query, >= 1.
+    #[arg(long, value_parser = parse_real, allow_hyphen_values = true)]
+    pub max_accesses: Option<f64>,
+    /// Largest acceptable peak normalized probability-weighted slack of a window design,
+    /// 0 <= NPWS <= 1 (Section 5.2 [APBF]; 0 keeps only designs without slack). Designs
+    /// whose NPWS is not modelled (those that forget) are excluded under this budget.
+    #[arg(long, value_parser = parse_real, allow_hyphen_values = true)]
+    pub max_npws: Option<f64>,
+    /// With --window: admit designs that forget window items (one-phase RBF, Stable
+    /// Bloom filter, Generalized Bloom filter, and with --importance the IBFs), each
+    /// keeping its forgetting measure (shown in the fn column) within RATE, 0 < RATE < 1.
+    #[arg(long, value_parser = parse_real, allow_hyphen_values = true)]
+    pub allow_fn: Option<f64>,
+    /// With --window: this fraction of insertions repeats an item of the last W,
+    /// 0 <= RATE < 1. The APBF is sized on its repeats model; other rows keep their
+    /// distinct-insertion figures (see the notes).
+    #[arg(long, value_parser = parse_real, allow_hyphen_values = true)]
+    pub duplicates: Option<f64>,
+    /// Importance law of the items, for importance-aware Bloom filter rows (IBF1-IBF6;
+    /// needs --window W and --allow-fn RATE, which then bounds the importance-weighted
+    /// FN of an item W insertions old). SPEC is linear:LO:HI (every importance LO..=HI
+    /// equally likely), exponential:LO:HI:RATE (Pr(i) ∝ e^(−RATE·(i−LO))) or
+    /// hist:IMP=WEIGHT,IMP=WEIGHT,... (an empirical histogram), with integer importances
+    /// 1 to 10000. Example: bfopt recommend --fp 0.05 --window 1e5 --allow-fn 0.1
+    /// --importance linear:1:50
+    #[arg(long, value_name = "SPEC", allow_hyphen_values = true)]
+    pub importance: Option<String>,
+    /// Prices of a false positive and a false negative, `FP:FN` (e.g. `1:10`): adds the
+    /// inferential designs, which answer by the cheaper expected error (Section 2.6 [TBF]).
+    #[arg(long, value_parser = parse_penalty_pair, allow_hyphen_values = true)]
+    pub penalties: Option<bfopt_models::timing::PenaltyDist>,
+    /// Simulate every recommended design's reference implementation and compare with
+    /// its model (exit 1 on any FAIL).
+    #[arg(long)]
+    pub validate: bool,
+    /// Base seed of `--validate`.
+    #[arg(long, default_value = "1", value_parser = parse_count, allow_hyphen_values = true)]
+    pub seed: u64,
+    /// Print every column and each row's notes inline (wider than 120 columns).
+    #[arg(long)]
+    pub wide: bool,
+}
+
+/// Parses `--penalties FP:FN`: two finite non-negative prices, not both zero.
+fn parse_penalty_pair(s: &str) -> Result<bfopt_models::timing::PenaltyDist, String> {
+    let allowed =
+        format!("--penalties = {s}: allowed FP:FN, two prices >= 0, not both 0 (e.g. 1:10)");
+    let (a, b) = s.split_once(':').ok_or_else(|| allowed.clone())?;
+    let a = parse_real(a).map_err(|_| allowed.clone())?;
+    let b = parse_real(b).map_err(|_| allowed.clone())?;
+    let p = bfopt_models::timing::Penalties::new(a, b).map_err(|_| allowed.clone())?;
+    if a == 0.0 && b == 0.0 {
+        return Err(allowed);
+    }
+    Ok(bfopt_models::timing::PenaltyDist::Fixed {
+        fp: p.fp(),
+        fn_: p.fn_(),
+    })
+}
+
+/// A model error on a requirement value, named by its flag (the planner names each
+/// value as its flag without dashes).
+fn flag_error(e: bfopt_models::ModelError) -> CliError {
+    CliError::from_model(e, &[("memory", "--memory")])
+}
+
+impl RecommendArgs {
+    /// The requirement the flags describe.
+    ///
+    /// # Errors
+    /// A bad value (named by its flag), or a flag the shape does not take.
+    pub fn requirement(&self) -> Result<Requirement, CliError> {
+        let mut req = match (self.capacity, self.window, self.horizon) {
+            (Some(n), None, None) => Requirement::capacity(self.fp, n),
+            (None, Some(w), None) => Requirement::window(self.fp, w),
+            (None, None, Some(horizon)) => Requirement::temporal(
+                self.fp,
+                horizon,
+                self.query_length.unwrap_or(0),
+                self.pairs.unwrap_or(0),
+            ),
+            _ => return Err(CliError::invalid(
+                "--capacity/--window/--horizon",
+                "this combination",
+                "exactly one of --capacity N, --window W, --horizon T --query-length Q --pairs n",
+            )),
+        }
+        .map_err(flag_error)?;
+        // Values are checked before the flags they need, so that a bad value is named
+        // whatever else is missing.
+        if let Some(x) = self.max_npws {
+            req = req.with_max_npws(x).map_err(flag_error)?;
+        }
+        if let Some(r) = self.allow_fn {
+            req = req.with_allow_fn(r).map_err(flag_error)?;
+        }
+        if let Some(d) = self.duplicates {
+            req = req.with_duplicates(d).map_err(flag_error)?;
+        }
+        if let Some(spec) = &self.importance {
+            let dist = bfopt_models::stable::ImportanceDist::parse(spec).map_err(|_| {
+                CliError::invalid(
+                    "--importance",
+                    spec,
+                    "linear:LO:HI, exponential:LO:HI:RATE or hist:IMP=WEIGHT,... with 1 <= LO <= HI <= 10000, RATE >= 0",
+                )
+            })?;
+            req = req.with_importance(dist).map_err(flag_error)?;
+        }
+        if let Some(p) = self.penalties {
+            req = req.with_penalties(p).map_err(flag_error)?;
+        }
+        if let Some(m) = self.memory {
+            req = req.with_memory(m).map_err(flag_error)?;
+        }
+        if let Some(a) = self.max_accesses {
+            req = req.with_max_accesses(a).map_err(flag_error)?;
+        }
+        Ok(req)
+    }
+}
+
+/// The JSON of `recommend`: the serialized [`Plan`], with the simulations under
+/// `validation` when `--validate` ran them.
+#[derive(Serialize)]
+struct Output<'a> {
+    #[serde(flatten)]
+    plan: &'a Plan,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    validation: Option<&'a Validation>,
+}
+
+/// Runs the recommender.
+///
+/// # Errors
+/// Invalid flags (exit 2); no design fits (exit 3: in JSON, the infeasibility object is
+/// printed on stdout and the run still exits 3).
+pub fn recommend(args: &RecommendArgs, format: Format) -> Result<Report, CliError> {
+    let req = args.requirement()?;
+    let plan = match plan(&req) {
+        Ok(p) => p,
+        Err(PlanError::Model(e)) => return Err(CliError::from_model(e, &[])),
+        Err(PlanError::Infeasible(i)) => {
+            let message = format!("no design satisfies the requirements: {i}");
+            if format == Format::Json {
+                let mut report = Report::list(Vec::new());
+                report.json = Some(serde_json::to_value(&i).unwrap_or_default());
+                report.exit = Exit::Infeasible;
+                report.stderr = Some(message);
+                return Ok(report);
+            }
+            return Err(CliError::Infeasible(i.to_string()));
+        }
+    };
+    let validation = args
+        .validate
+        .then(|| plan.validate(Level::Quick, args.seed));
+    let mut report = Report::list(rows(&plan, validation.as_ref()));
+    report.json = Some(
+        serde_json::to_value(Output {
+            plan: &plan,
+            validation: validation.as_ref(),
+        })
+        .unwrap_or_default(),
+    );
+    report.table = Some(table(&plan, validation.as_ref(), args.wide));
+    if let Some(v) = &validation {
+        report.checks = Some(v.checks().cloned().collect());
+        if !v.passed() {
+            report.exit = Exit::Disagreement;
+        }
+    }
+    Ok(report)
+}
+
+/// CSV rows: one per candidate, parameters flattened, the pick marked.
+fn rows(plan: &Plan, validation: Option<&Validation>) -> Vec<Row> {
+    plan.candidates
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let mut row = Row::new(c.family, (), ()).param("design", &c.design);
+            if let Ok(serde_json::Value::Object(params)) = serde_json::to_value(&c.params) {
+                row.params.extend(params);
+            }
+            let mut row = row
+                .metric("pick", i == plan.pick.index)
+                .metric("bits", c.bits)
+                .metric("bits_per_item", c.bits_per_item)
+                .metric("accesses_insert", c.accesses_insert)
+                .metric("accesses_query", c.accesses_query)
+                .metric("access_unit", c.access_unit)
+                .metric("false_negatives", c.false_negatives.short())
+                .metric("slack", c.slack)
+                .metric("npws", c.npws)
+                .metric("fp", c.fp)
+                .metric("fp_kind", c.fp_kind)
+                .metric("notes", c.notes.join("; "));
+            if let Some(d) = validation.map(|v| &v.designs[i]) {
+                row = row.metric("validated", d.status.label());
+                if let Some(m) = d.measured_fp {
+                    row = row
+                        .metric("measured_fp", m.value)
+                        .metric("measured_fp_lo", m.lo)
+                        .metric("measured_fp_hi", m.hi);
+                }
+            }
+            row
+        })
+        .collect()
+}
+
+/// Width of the prose under the table.
+const PROSE_WIDTH: usize = 100;
+
+/// `text` wrapped to [`PROSE_WIDTH`] columns after `indent`, continuation lines
+/// indented two more spaces.
+fn wrap(text: &str, indent: &str) -> String {
+    let rest = format!("{indent}  ");
+    let options = textwrap::Options::new(PROSE_WIDTH)
+        .initial_indent(indent)
+        .subsequent_indent(&rest);
+    let mut s = textwrap::fill(text, options);
+    s.push('\n');
+    s
+}
+
+/// Items with the same `key(text)` on one line: their labels joined (`[2] [3]` or
+/// `apbf, rbf`), then the first item's text, in order of first appearance.
+fn grouped(
+    items: impl Iterator<Item = (String, String)>,
+    key: impl Fn(&str) -> &str,
+) -> Vec<(String, String)> {
+    let mut groups: Vec<(Vec<String>, String)> = Vec::new();
+    for (label, text) in items {
+        match groups.iter_mut().find(|(_, t)| key(t) == key(&text)) {
+            Some((labels, _)) => labels.push(label),
+            None => groups.push((vec![label], text)),
+        }
+    }
+    groups
+        .into_iter()
+        .map(|(labels, text)| {
+            let text = if labels.len() > 1 {
+                key(&text).to_string()
+            } else {
+                text
+            };
+            let joined = if labels[0].starts_with('[') {
+                let ranks: Vec<&str> = labels.iter().map(|l| l.trim_matches(['[', ']'])).collect();
+                format!("[{}]", ranks.join(","))
+            } else {
+                labels.join(", ")
+            };
+            (joined, text)
+        })
+        .collect()
+}
+
+/// Accesses as `insert/query`.
+fn accesses(c: &Candidate) -> String {
+    format!("{}/{}", num(c.accesses_insert), num(c.accesses_query))
+}
+
+/// The table: ranked rows (at most 120 columns unless `wide`), the pick and its reason,
+/// the notes legend, exclusions and plan notes; with a validation, its results.
+fn table(plan: &Plan, validation: Option<&Validation>, wide: bool) -> String {
+    let window = matches!(plan.requirement.shape(), bfopt_plan::Shape::Window { .. });
+    let forgets = plan
+        .candidates
+        .iter()
+        .any(|c| !matches!(c.false_negatives.short().as_str(), "none"));
+    let mut header = vec!["#", "design", "parameters", "bits/item", "ins/query"];
+    if wide {
+        header.push("bits");
+        header.push("slack");
+    }
+    if window {
+        header.push("npws");
+    }
+    header.extend(["fp", "fp kind"]);
+    if forgets || wide {
+        header.push("fn");
+    }
+    if validation.is_some() {
+        header.push("check");
+    }
+    if wide {
+        header.push("notes");
+    }
+    let body: Vec<Vec<String>> = plan
+        .candidates
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let mark = if i == plan.pick.index { "*" } else { "" };
+            let mut row = vec![
+                format!("{}{mark}", i + 1),
+                c.design.clone(),
+                c.params.to_string(),
+                format!("{:.1}", c.bits_per_item),
+                accesses(c),
+            ];
+            if wide {
+                row.push(c.bits.to_string());
+                row.push(c.slack.to_string());
+            }
+            if window {
+                row.push(c.npws.map_or("-".into(), num));
+            }
+            row.push(prob(c.fp));
+            row.push(if wide {
+                c.fp_kind.describe().into()
+            } else {
+                c.fp_kind.short().into()
+            });
+            if forgets || wide {
+                row.push(c.false_negatives.short());
+            }
+            if let Some(v) = validation {
+                row.push(
+                    match v.designs[i].status {
+                        bfopt_plan::Status::Pass => "PASS",
+                        bfopt_plan::Status::Fail => "FAIL",
+                        bfopt_plan::Status::Skipped => "skip",
+                    }
+                    .into(),
+                );
+            }
+            if wide {
+                row.push(c.notes.join("; "));
+            }
+            row
+        })
+        .collect();
+    let mut out = aligned(&header, &body);
+    out.push_str(&format!(
+        "\npick: {} ({})\n{}",
+        plan.pick.design,
+        plan.picked().params,
+        wrap(&plan.pick.reason, "  ")
+    ));
+    if !wide {
+        out.push_str("\nnotes:\n");
+        let notes = plan.candidates.iter().enumerate().map(|(i, c)| {
+            (
+                format!("[{}]", i + 1),
+                format!("{}: {}", c.design, c.notes.join("; ")),
+            )
+        });
+        for (ranks, note) in grouped(notes, |note| note.split_once(": ").map_or("", |x| x.1)) {
+            out.push_str(&wrap(&format!("{ranks} {note}"), "  "));
+        }
+    }
+    if !plan.excluded.is_empty() {
+        out.push_str("\nexcluded:\n");
+        let excluded = plan.excluded.iter().map(|e| {
+            let text = e.to_string();
+            let reason = text
+                .split_once(": ")
+                .map_or(text.clone(), |x| x.1.to_string());
+            (e.name.clone(), reason)
+        });
+        for (names, reason) in grouped(excluded, |r| r) {
+            out.push_str(&wrap(&format!("{names}: {reason}"), "  "));
+        }
+    }
+    for note in &plan.notes {
+        out.push_str(&format!("\n{}", wrap(&format!("note: {note}"), "")));
+    }
+    if let Some(v) = validation {
+        out.push_str("\nvalidation (reference implementations simulated at these parameters):\n");
+        let header = ["design", "check", "fp predicted", "fp measured", "interval"];
+        let body: Vec<Vec<String>> = plan
+            .candidates
+            .iter()
+            .zip(&v.designs)
+            .map(|(c, d)| {
+                let (measured, interval) = d.measured_fp.map_or(("-".into(), "-".into()), |m| {
+                    (prob(m.value), format!("[{}, {}]", prob(m.lo), prob(m.hi)))
+                });
+                vec![
+                    c.design.clone(),
+                    d.status.label().into(),
+                    prob(c.fp),
+                    measured,
+                    interval,
+                ]
+            })
+            .collect();
+        for line in aligned(&header, &body).lines() {
+            out.push_str(&format!("  {line}\n"));
+        }
+        for d in &v.designs {
+            if let Some(why) = &d.skipped {
+                out.push_str(&wrap(&format!("not simulated {}: {why}", d.design), "  "));
+            }
+            for k in d.checks.iter().filter(|k| !k.pass) {
+                out.push_str(&wrap(&k.to_string(), "  "));
+            }
+        }
+        let total = v.checks().count();
+        let failed = v.checks().filter(|k| !k.pass).count();
+        out.push_str(&format!(
+            "  {} checks passed, {failed} failed\n",
+            total - failed
+        ));
+    }
+    out
+}
