@@ -78,6 +78,11 @@ pub enum Verb {
         after_help = "Examples:\n  bfopt recommend --fp 0.01 --window 1e6\n  bfopt recommend --fp 1e-4 --capacity 1e8 --memory 256MiB --format json"
     )]
     Recommend(families::recommend::RecommendArgs),
+    /// Split one memory budget over many filters (LSM levels, shards, tiers).
+    #[command(
+        after_help = "Examples:\n  bfopt allocate --budget 10Gb --lsm levels=7,ratio=10,entries=1e9\n  bfopt allocate --target-fp 0.01 --filters shards.csv --layout blocked --out figures"
+    )]
+    Allocate(families::allocate::AllocateArgs),
     /// What a system (Guava, RedisBloom, Parquet, RocksDB, fastbloom) builds for an FP
     /// target, the FP it really has, and what to type instead.
     #[command(

@@ -37,6 +37,7 @@ pub fn run(cli: &Cli) -> Result<Report, CliError> {
     }
     match &cli.verb {
         Verb::Recommend(a) => families::recommend::recommend(a, cli.format),
+        Verb::Allocate(a) => families::allocate::allocate(a, cli.format),
         Verb::Target(a) => families::target::target(a),
         Verb::Model { family } => match family {
             ModelFamily::Classic(a) => families::classic::model(a),

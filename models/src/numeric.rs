@@ -259,6 +259,63 @@ pub fn probability(p: f64) -> f64 {
     p.clamp(0.0, 1.0)
 }
 
+/// A real function of one real, as argmin's `CostFunction`.
+struct RealFn<'a>(&'a dyn Fn(f64) -> f64);
+
+impl argmin::core::CostFunction for RealFn<'_> {
+    type Param = f64;
+    type Output = f64;
+    fn cost(&self, x: &f64) -> Result<f64, argmin::core::Error> {
+        Ok((self.0)(*x))
+    }
+}
+
+/// A root of `f` on `[lo, hi]` by Brent's method (argmin's `BrentRoot`), to `tol`,
+/// where `f(lo) ≥ 0 ≥ f(hi)`: the signs are checked here first, since argmin checks the
+/// bracket only in `init` (a NaN end fails the check).
+///
+/// # Errors
+/// [`crate::ModelError::NoConvergence`] named `BrentRoot bracket` when the signs are
+/// wrong, `BrentRoot` after 200 iterations or on a non-finite result.
+pub fn brent_root(
+    f: &dyn Fn(f64) -> f64,
+    lo: f64,
+    hi: f64,
+    tol: f64,
+) -> Result<f64, crate::ModelError> {
+    use crate::ModelError;
+    use argmin::core::{Executor, State};
+    const MAX_ITERS: u64 = 200;
+    let (f_lo, f_hi) = (f(lo), f(hi));
+    if !(f_lo >= 0.0 && f_hi <= 0.0) {
+        return Err(ModelError::NoConvergence {
+            solver: "BrentRoot bracket",
+            iterations: 0,
+            residual: if f_lo.is_nan() { f_lo } else { f_lo.min(-f_hi) },
+        });
+    }
+    let solver = argmin::solver::brent::BrentRoot::new(lo, hi, tol);
+    let result = Executor::new(RealFn(f), solver)
+        .configure(|s| s.param(hi).max_iters(MAX_ITERS))
+        .timer(false)
+        .run()
+        .map_err(|_| ModelError::NoConvergence {
+            solver: "BrentRoot",
+            iterations: 0,
+            residual: f64::NAN,
+        })?;
+    let state = result.state();
+    let x = state.get_best_param().copied().unwrap_or(f64::NAN);
+    if !x.is_finite() || state.get_iter() >= MAX_ITERS {
+        return Err(ModelError::NoConvergence {
+            solver: "BrentRoot",
+            iterations: state.get_iter(),
+            residual: state.get_best_cost(),
+        });
+    }
+    Ok(x)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -19,6 +19,10 @@
 //! [`planner`]). [`Plan::validate`] simulates every candidate's reference
 //! implementation and returns typed checks. Everything serializes with serde.
 //!
+//! [`allocate()`] answers the next question: one memory budget split over many classic
+//! filters (LSM levels, shards, tiers) for the least expected false positives per
+//! lookup, or the least budget for a target.
+//!
 //! No command-line types, no rendering, no exit codes: the `bfopt` CLI, the browser
 //! calculator and the Python package are thin layers over this crate.
 //!
@@ -29,6 +33,7 @@
 
 #![warn(missing_docs)]
 
+pub mod allocate;
 pub mod candidate;
 pub mod families;
 pub mod planner;
@@ -36,6 +41,7 @@ pub mod requirement;
 pub mod text;
 pub mod validation;
 
+pub use allocate::allocate;
 pub use bfopt_models::ModelError;
 pub use bfopt_validation::level::Level;
 pub use candidate::{AccessUnit, Candidate, FalseNegatives, FpKind, Params};

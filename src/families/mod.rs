@@ -1,6 +1,7 @@
 //! Per-family CLI glue: the flags of `model`, `optimize` and `simulate`, their
 //! conversion into library requests (which validate), and the rows they produce.
 
+pub mod allocate;
 pub mod apbf;
 pub mod audit;
 pub mod classic;

@@ -1,6 +1,7 @@
 //! Model-vs-simulation agreement at quick sizes, one module per family.
 //! The same checks run larger behind `bfopt validate --level full`.
 
+mod allocate;
 mod apbf;
 mod audit;
 mod baseline;

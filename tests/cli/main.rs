@@ -7,6 +7,7 @@ use serde::de::DeserializeOwned;
 use serde::Deserialize;
 use std::path::PathBuf;
 
+mod allocate;
 mod apbf;
 mod audit;
 mod bad_input;

@@ -3,8 +3,7 @@
 use crate::classic::fp_exact_standard;
 use crate::error::{check, ModelError};
 use crate::numeric::{one_minus_pow1m, probability, CompensatedSum};
-use argmin::core::{CostFunction, Executor, State};
-use argmin::solver::brent::BrentRoot;
+use argmin::core::CostFunction;
 use serde::Serialize;
 use std::f64::consts::LN_2;
 use std::ops::RangeInclusive;
@@ -665,39 +664,11 @@ fn brent_root(gap: Gap<'_>, lo: f64, hi: f64) -> Result<f64, ModelError> {
     brent_root_fn(gap, lo, hi, tol)
 }
 
-/// Brent's method (argmin) for a function that is `≥ 0` at `lo` and `≤ 0` at `hi`.
+/// Brent's method (argmin) for a function that is `≥ 0` at `lo` and `≤ 0` at `hi`
+/// ([`crate::numeric::brent_root`]).
 fn brent_root_fn<P>(problem: P, lo: f64, hi: f64, tol: f64) -> Result<f64, ModelError>
 where
     P: CostFunction<Param = f64, Output = f64>,
 {
-    const MAX_ITERS: u64 = 200;
-    let at = |x: f64| problem.cost(&x).unwrap_or(f64::NAN);
-    let (g_lo, g_hi) = (at(lo), at(hi));
-    if !(g_lo >= 0.0 && g_hi <= 0.0) {
-        return Err(ModelError::NoConvergence {
-            solver: "BrentRoot bracket",
-            iterations: 0,
-            residual: if g_lo.is_nan() { g_lo } else { g_lo.min(-g_hi) },
-        });
-    }
-    let solver = BrentRoot::new(lo, hi, tol);
-    let result = Executor::new(problem, solver)
-        .configure(|s| s.param(hi).max_iters(MAX_ITERS))
-        .timer(false)
-        .run()
-        .map_err(|_| ModelError::NoConvergence {
-            solver: "BrentRoot",
-            iterations: 0,
-            residual: f64::NAN,
-        })?;
-    let state = result.state();
-    let y = state.get_best_param().copied().unwrap_or(f64::NAN);
-    if !y.is_finite() || state.get_iter() >= MAX_ITERS {
-        return Err(ModelError::NoConvergence {
-            solver: "BrentRoot",
-            iterations: state.get_iter(),
-            residual: state.get_best_cost(),
-        });
-    }
-    Ok(y)
+    crate::numeric::brent_root(&|x| problem.cost(&x).unwrap_or(f64::NAN), lo, hi, tol)
 }
