@@ -232,7 +232,9 @@ pub fn recommend(args: &RecommendArgs, format: Format) -> Result<Report, CliErro
         })
         .unwrap_or_default(),
     );
-    report.table = Some(table(&plan, validation.as_ref(), args.wide));
+    let (text, legend) = table(&plan, validation.as_ref(), args.wide);
+    report.table = Some(text);
+    report.notes = legend.lines().map(str::to_string).collect();
     if let Some(v) = &validation {
         report.checks = Some(v.checks().cloned().collect());
         if !v.passed() {
@@ -332,8 +334,9 @@ fn accesses(c: &Candidate) -> String {
 }
 
 /// The table: ranked rows (at most 120 columns unless `wide`), the pick and its reason,
-/// the notes legend, exclusions and plan notes; with a validation, its results.
-fn table(plan: &Plan, validation: Option<&Validation>, wide: bool) -> String {
+/// and with a validation its results; then the legend: the rows' notes, exclusions and
+/// plan notes (printed under the table unless `--quiet`).
+fn table(plan: &Plan, validation: Option<&Validation>, wide: bool) -> (String, String) {
     let window = matches!(plan.requirement.shape(), bfopt_plan::Shape::Window { .. });
     let forgets = plan
         .candidates
@@ -409,8 +412,9 @@ fn table(plan: &Plan, validation: Option<&Validation>, wide: bool) -> String {
         plan.picked().params,
         wrap(&plan.pick.reason, "  ")
     ));
+    let mut legend = String::new();
     if !wide {
-        out.push_str("\nnotes:\n");
+        legend.push_str("\nnotes:\n");
         let notes = plan.candidates.iter().enumerate().map(|(i, c)| {
             (
                 format!("[{}]", i + 1),
@@ -418,11 +422,11 @@ fn table(plan: &Plan, validation: Option<&Validation>, wide: bool) -> String {
             )
         });
         for (ranks, note) in grouped(notes, |note| note.split_once(": ").map_or("", |x| x.1)) {
-            out.push_str(&wrap(&format!("{ranks} {note}"), "  "));
+            legend.push_str(&wrap(&format!("{ranks} {note}"), "  "));
         }
     }
     if !plan.excluded.is_empty() {
-        out.push_str("\nexcluded:\n");
+        legend.push_str("\nexcluded:\n");
         let excluded = plan.excluded.iter().map(|e| {
             let text = e.to_string();
             let reason = text
@@ -431,11 +435,11 @@ fn table(plan: &Plan, validation: Option<&Validation>, wide: bool) -> String {
             (e.name.clone(), reason)
         });
         for (names, reason) in grouped(excluded, |r| r) {
-            out.push_str(&wrap(&format!("{names}: {reason}"), "  "));
+            legend.push_str(&wrap(&format!("{names}: {reason}"), "  "));
         }
     }
     for note in &plan.notes {
-        out.push_str(&format!("\n{}", wrap(&format!("note: {note}"), "")));
+        legend.push_str(&format!("\n{}", wrap(&format!("note: {note}"), "")));
     }
     if let Some(v) = validation {
         out.push_str("\nvalidation (reference implementations simulated at these parameters):\n");
@@ -475,5 +479,5 @@ fn table(plan: &Plan, validation: Option<&Validation>, wide: bool) -> String {
             total - failed
         ));
     }
-    out
+    (out, legend)
 }

@@ -34,7 +34,13 @@ pub fn write(report: &Report, format: Format, out: &mut dyn Write) -> io::Result
         return out.write_all(text.as_bytes());
     }
     match (format, &report.table, &report.json) {
-        (Format::Table, Some(text), _) => out.write_all(text.as_bytes()),
+        (Format::Table, Some(text), _) => {
+            out.write_all(text.as_bytes())?;
+            report
+                .notes
+                .iter()
+                .try_for_each(|note| writeln!(out, "{note}"))
+        }
         (Format::Json, _, Some(value)) => {
             let text = serde_json::to_string_pretty(value).map_err(io::Error::other)?;
             writeln!(out, "{text}")

@@ -384,7 +384,7 @@ fn exit_3_when_nothing_fits_the_budget() {
     assert_exit(
         "recommend --fp 0.01 --capacity 1e6 --memory 1MiB",
         3,
-        &["--memory 8388608"],
+        &["memory (--memory) = 8388608 bits binds", "achievable: 9592"],
     );
 }
 
