@@ -30,6 +30,7 @@
 #![warn(missing_docs)]
 
 pub mod candidate;
+pub mod check;
 pub mod families;
 pub mod planner;
 pub mod requirement;

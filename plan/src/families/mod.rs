@@ -4,10 +4,10 @@
 //! function that proposes its best designs for a requirement (each with its
 //! simulation), or says why it cannot serve it.
 
-mod apbf;
-mod baseline;
+pub(crate) mod apbf;
+pub(crate) mod baseline;
 mod btbf;
-mod classic;
+pub(crate) mod classic;
 mod gbf;
 mod ibf;
 mod pbf;
