@@ -606,7 +606,7 @@ impl fmt::Display for Limit {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{} {} {} {:.6e} (margin {:+.1}%)",
+            "{} {} {} {:.6e} (margin {:+.2}%)",
             if self.pass { "PASS" } else { "FAIL" },
             self.check,
             self.relation,

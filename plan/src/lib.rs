@@ -42,4 +42,4 @@ pub use bfopt_validation::level::Level;
 pub use candidate::{AccessUnit, Candidate, FalseNegatives, FpKind, Params};
 pub use planner::{plan, Budget, Exclusion, Infeasible, Pick, Plan, PlanError};
 pub use requirement::{Budgets, Requirement, Shape};
-pub use validation::{DesignValidation, Status, Validation};
+pub use validation::{validate_candidates, DesignValidation, Status, Validation};

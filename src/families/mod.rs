@@ -3,6 +3,7 @@
 
 pub mod apbf;
 pub mod audit;
+pub mod check;
 pub mod classic;
 pub mod gbf;
 pub mod pbf;

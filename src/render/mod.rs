@@ -5,6 +5,7 @@ mod json;
 mod junit;
 mod table;
 
+pub use junit::{write_cases as write_junit, TestCase};
 pub use table::aligned;
 
 use crate::cli::Format;
