@@ -10,6 +10,7 @@ use std::path::PathBuf;
 mod apbf;
 mod audit;
 mod bad_input;
+mod check;
 mod ci_docs;
 mod fuzz_smoke;
 mod gbf;
