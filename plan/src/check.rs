@@ -508,7 +508,7 @@ pub fn evaluate(spec: &DesignSpec) -> Result<Candidate, FileError> {
             window()?;
             // The deployed filter shifts every g insertions: size it for the window
             // l·g it covers, whatever the requirement's window.
-            let covered = u64::from(l).checked_mul(g).unwrap_or(u64::MAX);
+            let covered = u64::from(l).saturating_mul(g);
             let mut areq = ApbfRequirement::new(fp, covered)
                 .map_err(|e| rename(e, "window", "g"))
                 .map_err(at)?;
