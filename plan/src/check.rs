@@ -16,15 +16,17 @@
 //! covers, memory, accesses and NPWS budgets, each with its margin.
 //!
 //! Families modelled: `classic` (standard, partitioned, blocked), `baseline` (the
-//! rotating ring of classic filters, the fingerprint queue), `apbf` (APBF and APBBF).
+//! rotating ring of classic filters, the fingerprint queue), `apbf` (APBF and APBBF),
+//! `rbf` (the two-phase filter).
 //! Any other family or design is an error naming it.
 
 use crate::candidate::{Candidate, Params};
-use crate::families::{apbf, baseline, classic};
+use crate::families::{apbf, baseline, classic, rbf};
 use crate::requirement::{Requirement, Shape};
 use bfopt_models::apbf::{evaluate as apbf_at, ApbfRequirement};
 use bfopt_models::baseline::{FingerprintQueueDesign, RotatingDesign};
 use bfopt_models::classic::{ClassicDesign, ClassicParams, Layout};
+use bfopt_models::rbf::{Hashing, RbfParams, Recycling};
 use bfopt_models::stable::ImportanceDist;
 use bfopt_models::timing::{Penalties, PenaltyDist};
 use bfopt_models::ModelError;
@@ -33,10 +35,23 @@ use serde_json::{Map, Value};
 use std::fmt;
 
 /// Families [`evaluate`] models, with their designs.
-pub const SUPPORTED: &str = "classic (classic/standard, classic/partitioned, classic/blocked), baseline (rotating/standard, rotating/blocked, fingerprint-queue), apbf (apbf, apbbf)";
+pub const SUPPORTED: &str = "classic (classic/standard, classic/partitioned, classic/blocked), baseline (rotating/standard, rotating/blocked, fingerprint-queue), apbf (apbf, apbbf), rbf (rbf/two-phase)";
 
 /// Families the planner proposes that [`evaluate`] does not model yet.
 const NOT_YET: [&str; 5] = ["rbf", "stable", "timing", "gbf", "pbf"];
+
+/// A two-phase RBF of `m` bits per filter, in the planner's variant (colliding hashes,
+/// non-retaining recycling: [`bfopt_models::rbf::RbfRequirement::new`]).
+fn rbf_two_phase(m: u64, k: u32, sigma: u64) -> Result<RbfParams, ModelError> {
+    RbfParams::new(
+        m.saturating_mul(2),
+        k,
+        sigma,
+        2,
+        Hashing::Colliding,
+        Recycling::NonRetaining,
+    )
+}
 
 /// What is wrong in a design file, and where.
 #[derive(Debug, Clone, PartialEq)]
@@ -287,7 +302,22 @@ fn params(
                 block_hashes: narrow("block_hashes")?,
             })
         }
-        ("classic" | "baseline" | "apbf", _) => Err(FileError::new(
+        ("rbf", "rbf/two-phase") => {
+            let filters = u32_of("filters")?;
+            if filters != 2 {
+                return Err(FileError::new(
+                    join(base, "filters"),
+                    format!("{filters}: allowed 2 (a two-phase RBF)"),
+                ));
+            }
+            Ok(Params::Rbf {
+                m: uint(p, base, "m")?,
+                filters,
+                k: u32_of("k")?,
+                sigma: uint(p, base, "sigma")?,
+            })
+        }
+        ("classic" | "baseline" | "apbf" | "rbf", _) => Err(FileError::new(
             join(path, "design"),
             format!("unknown design \"{design}\" of family {family}: allowed {SUPPORTED}"),
         )),
@@ -530,6 +560,13 @@ pub fn evaluate(spec: &DesignSpec) -> Result<Candidate, FileError> {
             }
             apbf::row(req, covered, d, None)
         }
+        Params::Rbf { m, k, sigma, .. } => {
+            let w = window()?;
+            let p = rbf_two_phase(m, k, sigma)
+                .map_err(|e| rename(e, "bits", "m"))
+                .map_err(at)?;
+            rbf::two_phase_row(w, p).map_err(at)?
+        }
         _ => {
             return Err(FileError::new(
                 join(&spec.path, "family"),
@@ -618,12 +655,16 @@ impl fmt::Display for Limit {
 }
 
 /// The window of insertions a window design keeps without false negatives: `(r − 1)·g`
-/// for a ring, `l·g` for an APBF; `None` where the design holds exactly the
+/// for a ring, `l·g` for an APBF, `1 + ⌈(σ + 1)/k⌉` for a two-phase RBF
+/// ([`RbfParams::fn_window`]); `None` where the design holds exactly the
 /// requirement's window (a fingerprint queue) or is not a window design.
 pub fn covered_window(params: &Params) -> Option<u64> {
     match *params {
         Params::Rotating { r, g, .. } => Some(u64::from(r.saturating_sub(1)).saturating_mul(g)),
         Params::Apbf { l, g, .. } => Some(u64::from(l).saturating_mul(g)),
+        Params::Rbf { m, k, sigma, .. } => {
+            rbf_two_phase(m, k, sigma).ok().and_then(|p| p.fn_window())
+        }
         _ => None,
     }
 }
@@ -750,7 +791,7 @@ mod tests {
         ] {
             let mut p = plan(&req).unwrap();
             p.candidates
-                .retain(|c| matches!(c.family, "classic" | "baseline" | "apbf"));
+                .retain(|c| matches!(c.family, "classic" | "baseline" | "apbf" | "rbf"));
             let text = serde_json::to_string(&p).unwrap();
             let specs = parse(&text, true).unwrap_or_else(|e| panic!("{e}"));
             let mut checked = 0;

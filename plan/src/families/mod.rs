@@ -11,7 +11,7 @@ pub(crate) mod classic;
 mod gbf;
 mod ibf;
 mod pbf;
-mod rbf;
+pub(crate) mod rbf;
 mod sbf;
 
 use crate::candidate::{Candidate, SimRun, Validator};
