@@ -6,7 +6,7 @@
 
 pub(crate) mod apbf;
 pub(crate) mod baseline;
-mod btbf;
+pub(crate) mod btbf;
 pub(crate) mod classic;
 mod gbf;
 mod ibf;
