@@ -5,7 +5,7 @@
 //! json`: its `requirement`, `candidates` and `pick`) or a list of deployed designs,
 //! each `{"name", "family", "design", "params": {...}, "requirement": {...}}` with the
 //! keys of the plan's candidates and requirement (a bare array, or an object with a
-//! `designs` array). [`parse`] reads either and names the JSON path of anything wrong
+//! `designs` array; in TOML, [`parse_as`], an array of tables `[[designs]]`). [`parse`] reads either and names the JSON path of anything wrong
 //! (`candidates[2].params.k`) with what is allowed.
 //!
 //! [`evaluate`] rebuilds each design's model from its parameters (the numbers the file
@@ -121,12 +121,50 @@ pub struct DesignSpec {
 /// Invalid JSON (with its line and column), a missing key, a value of the wrong type or
 /// out of range, an unknown or unsupported family (each with its JSON path).
 pub fn parse(text: &str, all: bool) -> Result<Vec<DesignSpec>, FileError> {
-    let root: Value = serde_json::from_str(text).map_err(|e| {
-        FileError::new(
-            format!("line {}, column {}", e.line(), e.column()),
-            format!("invalid JSON: {e}"),
-        )
-    })?;
+    parse_as(text, Syntax::Json, all)
+}
+
+/// The syntax of a design file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Syntax {
+    /// JSON.
+    Json,
+    /// TOML: the same keys; a list of designs is an array of tables `[[designs]]`.
+    Toml,
+}
+
+impl Syntax {
+    /// TOML for a path ending in `.toml`, JSON otherwise.
+    pub fn of_path(path: &std::path::Path) -> Self {
+        match path.extension().and_then(|e| e.to_str()) {
+            Some(e) if e.eq_ignore_ascii_case("toml") => Syntax::Toml,
+            _ => Syntax::Json,
+        }
+    }
+}
+
+/// [`parse`] of a file in either syntax.
+///
+/// # Errors
+/// As [`parse`]; a TOML syntax error names its line.
+pub fn parse_as(text: &str, syntax: Syntax, all: bool) -> Result<Vec<DesignSpec>, FileError> {
+    let root: Value = match syntax {
+        Syntax::Json => serde_json::from_str(text).map_err(|e| {
+            FileError::new(
+                format!("line {}, column {}", e.line(), e.column()),
+                format!("invalid JSON: {e}"),
+            )
+        })?,
+        Syntax::Toml => toml::from_str(text).map_err(|e| {
+            let line = e.span().map_or(0, |r| {
+                text[..r.start.min(text.len())].matches('\n').count() + 1
+            });
+            FileError::new(
+                format!("line {line}"),
+                format!("invalid TOML: {}", e.message()),
+            )
+        })?,
+    };
     let list = match &root {
         Value::Array(items) => Some(("", items)),
         Value::Object(o) => match o.get("designs") {
@@ -839,6 +877,26 @@ mod tests {
             }
             assert!(checked >= 2, "{req:?}: only {checked} candidates checked");
         }
+    }
+
+    #[test]
+    fn toml_reads_like_json() {
+        let toml = "[[designs]]\nname = \"a\"\nfamily = \"classic\"\ndesign = \"classic/standard\"\nparams = { m = 9700, k = 7 }\nrequirement = { fp = 0.01, shape = \"capacity\", items = 1000 }\n";
+        let json = r#"{"designs": [{"name": "a", "family": "classic", "design": "classic/standard",
+            "params": {"m": 9700, "k": 7}, "requirement": {"fp": 0.01, "shape": "capacity", "items": 1000}}]}"#;
+        assert_eq!(
+            parse_as(toml, Syntax::Toml, false).unwrap(),
+            parse(json, false).unwrap()
+        );
+        let e = parse_as(
+            "[[designs]]\nname = \"a\"\nfamily = 3 3\n",
+            Syntax::Toml,
+            false,
+        )
+        .unwrap_err();
+        assert_eq!(e.at, "line 3", "{e}");
+        let e = parse_as(&toml.replace("k = 7", "k = \"7\""), Syntax::Toml, false).unwrap_err();
+        assert_eq!(e.at, "designs[0].params.k");
     }
 
     #[test]

@@ -7,7 +7,9 @@ use crate::exit::{CliError, Exit};
 use crate::render::{aligned, write_junit, TestCase};
 use crate::report::{Report, Row};
 use crate::units::parse_count;
-use bfopt_plan::check::{evaluate, limits, parse, with_overrides, DesignSpec, FileError, Limit};
+use bfopt_plan::check::{
+    evaluate, limits, parse_as, with_overrides, DesignSpec, FileError, Limit, Syntax,
+};
 use bfopt_plan::{validate_candidates, Candidate, DesignValidation, Level};
 use clap::Args;
 use serde::Serialize;
@@ -17,7 +19,8 @@ use std::path::PathBuf;
 /// `bfopt check`.
 #[derive(Debug, Args)]
 pub struct CheckArgs {
-    /// A plan (`bfopt recommend --format json`) or a list of designs (JSON).
+    /// A plan (`bfopt recommend --format json`) or a list of designs (JSON, or TOML for
+    /// a `.toml` file).
     pub file: PathBuf,
     /// Every candidate of a plan (default: its pick).
     #[arg(long)]
@@ -99,7 +102,8 @@ pub fn check(args: &CheckArgs, format: Format) -> Result<Report, CliError> {
         line: 0,
         message: format!("cannot read: {e}"),
     })?;
-    let mut specs = parse(&text, args.all).map_err(|e| file_error(path, e))?;
+    let mut specs =
+        parse_as(&text, Syntax::of_path(path), args.all).map_err(|e| file_error(path, e))?;
     for (flag, value, shape) in [
         ("--items", args.items, "a static set"),
         ("--window", args.window, "a sliding window"),

@@ -266,3 +266,29 @@ fn issue_22_simulate_a_small_design_passes() {
         .iter()
         .any(|c| c["name"].as_str().unwrap().ends_with("probe fp")));
 }
+
+#[test]
+fn issue_22_toml_design_files() {
+    let f = temp_file(
+        "check",
+        "designs.toml",
+        "[[designs]]\nname = \"seen-urls\"\nfamily = \"classic\"\ndesign = \"classic/standard\"\nparams = { m = 95931, k = 7 }\nrequirement = { fp = 0.01, shape = \"capacity\", items = 10000 }\n",
+    );
+    let file = f.to_str().unwrap();
+    let (v, code) = check_json(&[file]);
+    assert_eq!(code, 0, "{v}");
+    assert_eq!(v["designs"][0]["name"], "seen-urls");
+    let (_, code) = check_json(&[file, "--items", "11000"]);
+    assert_eq!(code, 1);
+    let bad = temp_file(
+        "check",
+        "bad.toml",
+        "[[designs]]\nname = \"a\"\nfamily = 3 3\n",
+    );
+    let name = bad.display().to_string();
+    exits(
+        bfopt().arg("check").arg(&bad),
+        2,
+        &[&name, "line 3", "invalid TOML"],
+    );
+}
