@@ -18,17 +18,19 @@
 //! Families modelled: `classic` (standard, partitioned, blocked), `baseline` (the
 //! rotating ring of classic filters, the fingerprint queue), `apbf` (APBF and APBBF),
 //! `rbf` (the two-phase filter), `timing` (the standard BTBF, its timers configured for
-//! the requirement's window: expiry is a setting, not a size).
+//! the requirement's window: expiry is a setting, not a size), `stable` (the SBF, under
+//! the requirement's `allow_fn`).
 //! Any other family or design is an error naming it.
 
 use crate::candidate::{Candidate, Params};
-use crate::families::{apbf, baseline, btbf, classic, rbf};
+use crate::families::{apbf, baseline, btbf, classic, rbf, sbf};
 use crate::requirement::{Requirement, Shape};
 use bfopt_models::apbf::{evaluate as apbf_at, ApbfRequirement};
 use bfopt_models::baseline::{FingerprintQueueDesign, RotatingDesign};
 use bfopt_models::classic::{ClassicDesign, ClassicParams, Layout};
 use bfopt_models::rbf::{Hashing, RbfParams, Recycling};
 use bfopt_models::stable::ImportanceDist;
+use bfopt_models::stable::SbfParams;
 use bfopt_models::timing::BtbfParams;
 use bfopt_models::timing::{Penalties, PenaltyDist};
 use bfopt_models::ModelError;
@@ -37,10 +39,10 @@ use serde_json::{Map, Value};
 use std::fmt;
 
 /// Families [`evaluate`] models, with their designs.
-pub const SUPPORTED: &str = "classic (classic/standard, classic/partitioned, classic/blocked), baseline (rotating/standard, rotating/blocked, fingerprint-queue), apbf (apbf, apbbf), rbf (rbf/two-phase), timing (btbf)";
+pub const SUPPORTED: &str = "classic (classic/standard, classic/partitioned, classic/blocked), baseline (rotating/standard, rotating/blocked, fingerprint-queue), apbf (apbf, apbbf), rbf (rbf/two-phase), timing (btbf), stable (sbf)";
 
 /// Families the planner proposes of which [`evaluate`] models no design, or only some
-/// (`rbf/one-phase`, `btbf/inferential` are not modelled).
+/// (`rbf/one-phase`, `btbf/inferential` and the IBF policies are not modelled).
 const NOT_YET: [&str; 5] = ["rbf", "stable", "timing", "gbf", "pbf"];
 
 /// A two-phase RBF of `m` bits per filter, in the planner's variant (colliding hashes,
@@ -365,6 +367,13 @@ fn params(
             block_size: uint(p, base, "block_size")?,
             padding: uint(p, base, "padding")?,
         }),
+        ("stable", "sbf") => Ok(Params::Stable {
+            m: uint(p, base, "m")?,
+            k: u32_of("k")?,
+            max: u32_of("max")?,
+            decrements: uint(p, base, "decrements")?,
+            counter_bits: None,
+        }),
         ("classic" | "baseline" | "apbf", _) => Err(FileError::new(
             join(path, "design"),
             format!("unknown design \"{design}\" of family {family}: allowed {SUPPORTED}"),
@@ -628,6 +637,25 @@ pub fn evaluate(spec: &DesignSpec) -> Result<Candidate, FileError> {
                 .map_err(at)?;
             btbf::standard_row(fp, w, p, btbf::worst_fp(&p))
         }
+        Params::Stable {
+            m,
+            k,
+            max,
+            decrements,
+            counter_bits: None,
+        } => {
+            let w = window()?;
+            let rate = req.allow_fn().ok_or_else(|| {
+                FileError::new(
+                    join(&spec.path, "requirement.allow_fn"),
+                    "missing key: an sbf forgets window items; allowed a rate 0 < allow_fn < 1",
+                )
+            })?;
+            let p = SbfParams::new(m, k, max, decrements)
+                .map_err(|e| rename(e, "p", "decrements"))
+                .map_err(at)?;
+            sbf::row(w, rate, p).map_err(at)?
+        }
         _ => {
             return Err(FileError::new(
                 join(&spec.path, "family"),
@@ -730,12 +758,35 @@ pub fn covered_window(params: &Params) -> Option<u64> {
     }
 }
 
+/// The FN of an item `W` insertions old, for a design that forgets window items by
+/// decay (the SBF: [`SbfParams::fn_at_age`]); `None` for the others.
+pub fn forgotten(params: &Params, req: &Requirement) -> Option<f64> {
+    match (params, req.window_insertions()) {
+        (
+            &Params::Stable {
+                m,
+                k,
+                max,
+                decrements,
+                counter_bits: None,
+            },
+            Some(w),
+        ) => SbfParams::new(m, k, max, decrements)
+            .ok()
+            .map(|p| p.fn_at_age(w)),
+        _ => None,
+    }
+}
+
 /// Compares a re-evaluated design with its requirement: the FP target, the window it
 /// covers (window designs), and each budget the requirement sets.
 pub fn limits(c: &Candidate, req: &Requirement) -> Vec<Limit> {
     let mut out = vec![Limit::at_most("fp", c.fp, req.fp())];
     if let (Some(w), Some(covered)) = (req.window_insertions(), covered_window(&c.params)) {
         out.push(Limit::at_least("window", covered as f64, w as f64));
+    }
+    if let (Some(rate), Some(f)) = (req.allow_fn(), forgotten(&c.params, req)) {
+        out.push(Limit::at_most("allow_fn", f, rate));
     }
     let b = req.budgets();
     if let Some(m) = b.memory_bits {
@@ -849,10 +900,18 @@ mod tests {
         for req in [
             Requirement::capacity(0.01, 10_000).unwrap(),
             Requirement::window(0.01, 5_000).unwrap(),
+            Requirement::window(0.01, 5_000)
+                .unwrap()
+                .with_allow_fn(0.05)
+                .unwrap(),
         ] {
             let mut p = plan(&req).unwrap();
+            // Not modelled by check: one-phase RBF, inferential BTBF, IBF, GBF, PBF.
             p.candidates.retain(|c| {
-                c.design != "rbf/one-phase" && !matches!(c.family, "stable" | "gbf" | "pbf")
+                !matches!(
+                    c.design.as_str(),
+                    "rbf/one-phase" | "btbf/inferential" | "gbf"
+                ) && (c.family != "stable" || c.design == "sbf")
             });
             let text = serde_json::to_string(&p).unwrap();
             let specs = parse(&text, true).unwrap_or_else(|e| panic!("{e}"));
@@ -876,6 +935,9 @@ mod tests {
                 checked += 1;
             }
             assert!(checked >= 2, "{req:?}: only {checked} candidates checked");
+            if req.allow_fn().is_some() {
+                assert!(specs.iter().any(|s| s.design == "sbf"), "{req:?}: no sbf");
+            }
         }
     }
 

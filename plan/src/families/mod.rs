@@ -12,7 +12,7 @@ mod gbf;
 mod ibf;
 mod pbf;
 pub(crate) mod rbf;
-mod sbf;
+pub(crate) mod sbf;
 
 use crate::candidate::{Candidate, SimRun, Validator};
 use crate::requirement::Requirement;

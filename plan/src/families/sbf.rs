@@ -3,7 +3,10 @@
 use super::{needs_allow_fn, simulation, wrong_shape, Family, Proposal};
 use crate::candidate::{AccessUnit, Candidate, FalseNegatives, FpKind, Params};
 use crate::requirement::Requirement;
-use bfopt_models::stable::{design_decrements, IbfParams, ImportanceDist, Policy, SbfRequirement};
+use bfopt_models::stable::{
+    design_decrements, IbfParams, ImportanceDist, Policy, SbfParams, SbfRequirement,
+};
+use bfopt_models::ModelError;
 
 /// The registry entry.
 pub(super) const FAMILY: Family = Family {
@@ -45,7 +48,15 @@ fn sbf(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
                 "sbf: no Max <= 7, K <= 8 keeps FN at age {w} within {rate}"
             ))
         })?;
-    let p = best.params;
+    Ok(vec![row(w, rate, best.params)?])
+}
+
+/// The candidate row of SBF `p` (stable-point FP) over a window of `w` insertions, with
+/// the forgetting allowance `rate` it is admitted under, and its simulation.
+///
+/// # Errors
+/// Parameters the reference filter rejects.
+pub(crate) fn row(w: u64, rate: f64, p: SbfParams) -> Result<Candidate, ModelError> {
     // The reference SBF from its warm-up to the stable point, then 2·W measured
     // insertions: probe FP and the FN of the item inserted W insertions earlier.
     let sim_params = IbfParams::new(
@@ -57,7 +68,7 @@ fn sbf(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
         ImportanceDist::linear(1, 1)?,
     )?;
     let (validator, not_simulated) = simulation(super::ibf::stable_validator(sim_params, w));
-    Ok(vec![Candidate {
+    Ok(Candidate {
         family: "stable",
         design: "sbf".into(),
         params: Params::Stable {
@@ -78,10 +89,10 @@ fn sbf(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
         },
         slack: 0,
         npws: None,
-        fp: best.fp,
+        fp: p.fp(),
         fp_kind: FpKind::StablePoint,
         notes: vec!["no window bookkeeping: decays on its own; forgets gradually".into()],
         not_simulated,
         validator,
-    }])
+    })
 }
