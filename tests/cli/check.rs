@@ -292,3 +292,76 @@ fn issue_22_toml_design_files() {
         &[&name, "line 3", "invalid TOML"],
     );
 }
+
+/// `bfopt check --format json`, key by key; unknown keys fail the test.
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CheckJson {
+    file: String,
+    passed: bool,
+    designs: Vec<DesignJson>,
+}
+
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct DesignJson {
+    name: String,
+    path: String,
+    family: String,
+    design: String,
+    params: serde_json::Map<String, Value>,
+    requirement: serde_json::Map<String, Value>,
+    metrics: MetricsJson,
+    checks: Vec<LimitJson>,
+    simulation: Option<Value>,
+    status: String,
+}
+
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+struct MetricsJson {
+    fp: f64,
+    fp_kind: String,
+    bits: u64,
+    bits_per_item: f64,
+    accesses_insert: f64,
+    accesses_query: f64,
+    access_unit: String,
+    slack: u64,
+    npws: Option<f64>,
+    window_covered: Option<u64>,
+}
+
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+struct LimitJson {
+    check: String,
+    value: f64,
+    limit: f64,
+    relation: String,
+    margin: f64,
+    pass: bool,
+}
+
+#[test]
+fn issue_22_json_shape_is_stable() {
+    let ex = example();
+    let out = json_out(&["check", ex.to_str().unwrap(), "--simulate"]);
+    let v: CheckJson = serde_json::from_slice(&out).unwrap();
+    assert!(v.passed && v.file.ends_with("designs.json"));
+    assert_eq!(v.designs.len(), 5);
+    for (i, d) in v.designs.iter().enumerate() {
+        assert_eq!(d.path, format!("designs[{i}]"));
+        assert_eq!(d.status, "pass", "{}", d.name);
+        assert!(!d.family.is_empty() && !d.design.is_empty() && !d.params.is_empty());
+        assert!(d.requirement.contains_key("fp"));
+        assert!(d.metrics.fp > 0.0 && d.metrics.fp <= 0.01);
+        assert!(d.checks.iter().all(|c| c.pass && c.margin >= 0.0));
+        let sim = d.simulation.as_ref().expect("--simulate");
+        assert_eq!(sim["status"], "pass", "{}: {sim}", d.name);
+    }
+    // The APBF covers l·g = 85·59 insertions.
+    assert_eq!(v.designs[2].metrics.window_covered, Some(5015));
+}
