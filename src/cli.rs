@@ -55,7 +55,7 @@ pub struct Cli {
     /// What to do.
     #[command(subcommand)]
     pub verb: Verb,
-    /// Output format (`junit` only for `validate`).
+    /// Output format (`junit` only for `validate` and `check`).
     #[arg(long, global = true, value_enum, default_value_t = Format::Table)]
     pub format: Format,
     /// No progress bars and no notes under tables.
@@ -133,6 +133,13 @@ pub enum Verb {
         #[command(subcommand)]
         family: families::audit::AuditFamily,
     },
+    /// Check deployed designs (a plan from `recommend --format json`, or a list of
+    /// designs) against their requirements from their parameters alone (exit 1 on any
+    /// FAIL).
+    #[command(
+        after_help = "Examples:\n  bfopt recommend --fp 0.01 --capacity 1e6 --format json > plan.json && bfopt check plan.json\n  bfopt check designs.json --items 2e6 --format junit > bfopt-check.xml\n  bfopt check plan.json --all --simulate"
+    )]
+    Check(families::check::CheckArgs),
     /// Run the model-vs-simulation suite (exit 1 on any FAIL).
     #[command(
         after_help = "Examples:\n  bfopt validate\n  bfopt validate --family classic --level full --format junit > report.xml"

@@ -28,11 +28,11 @@ use report::Report;
 /// Invalid input (exit 2) or an infeasible requirement (exit 3).
 pub fn run(cli: &Cli) -> Result<Report, CliError> {
     configure(cli)?;
-    if cli.format == Format::Junit && !matches!(cli.verb, Verb::Validate(_)) {
+    if cli.format == Format::Junit && !matches!(cli.verb, Verb::Validate(_) | Verb::Check(_)) {
         return Err(CliError::invalid(
             "--format",
             "junit",
-            "only with validate (table, json, csv elsewhere)",
+            "only with validate and check (table, json, csv elsewhere)",
         ));
     }
     match &cli.verb {
@@ -78,6 +78,7 @@ pub fn run(cli: &Cli) -> Result<Report, CliError> {
         }
         .map(Report::exit_on_disagreement),
         Verb::Audit { family } => families::audit::audit(family),
+        Verb::Check(a) => families::check::check(a, cli.format),
         Verb::Validate(a) => validate::validate_interruptible(a, cli.format, cli.quiet),
         Verb::Reproduce(a) => reproduce::reproduce(a),
         Verb::Completions { shell } => {

@@ -35,6 +35,7 @@
 
 pub mod allocate;
 pub mod candidate;
+pub mod check;
 pub mod families;
 pub mod planner;
 pub mod requirement;
@@ -47,4 +48,4 @@ pub use bfopt_validation::level::Level;
 pub use candidate::{AccessUnit, Candidate, FalseNegatives, FpKind, Params};
 pub use planner::{plan, Budget, Exclusion, Infeasible, Pick, Plan, PlanError};
 pub use requirement::{Budgets, Requirement, Shape};
-pub use validation::{DesignValidation, Status, Validation};
+pub use validation::{validate_candidates, DesignValidation, Status, Validation};

@@ -1,7 +1,7 @@
 //! [`Plan::validate`]: every candidate's reference implementation simulated at its
 //! planned parameters and compared with its model.
 
-use crate::candidate::SimRun;
+use crate::candidate::{Candidate, SimRun};
 use crate::planner::Plan;
 use bfopt_validation::agree::Check;
 use bfopt_validation::level::Level;
@@ -88,53 +88,59 @@ impl Plan {
     /// interval has confidence `1 − 0.01 / (8 · candidates)` (Bonferroni: a correct plan
     /// fails with probability at most 1%). [`Level::Full`] runs four times the epochs.
     pub fn validate(&self, level: Level, seed: u64) -> Validation {
-        let checks = CHECKS_PER_DESIGN * self.candidates.len();
-        let confidence = 1.0 - FAMILY_ALPHA / checks as f64;
-        let scale = match level {
-            Level::Quick => 1,
-            Level::Full => 4,
-        };
-        let designs = self
-            .candidates
-            .iter()
-            .enumerate()
-            .map(|(i, c)| {
-                let Some(v) = c.validator() else {
-                    return DesignValidation {
-                        design: c.design.clone(),
-                        status: Status::Skipped,
-                        skipped: c.not_simulated.clone(),
-                        measured_fp: None,
-                        checks: Vec::new(),
-                    };
-                };
-                let checks = v.run(SimRun {
-                    seed: seed.wrapping_add(i as u64),
-                    confidence,
-                    scale,
-                });
-                let fp = checks
-                    .iter()
-                    .find(|k| k.name.ends_with("probe fp"))
-                    .or(checks.first())
-                    .map(|k| Measured {
-                        value: k.measured,
-                        lo: k.lo,
-                        hi: k.hi,
-                    });
-                DesignValidation {
-                    design: c.design.clone(),
-                    status: if checks.iter().all(|k| k.pass) {
-                        Status::Pass
-                    } else {
-                        Status::Fail
-                    },
-                    skipped: None,
-                    measured_fp: fp,
-                    checks,
-                }
-            })
-            .collect();
-        Validation { designs }
+        validate_candidates(&self.candidates, level, seed)
     }
+}
+
+/// [`Plan::validate`] of any list of candidates (a plan's, or designs re-evaluated by
+/// [`crate::check::evaluate`]): candidate `i` with seed `seed + i`, each check at
+/// confidence `1 − 0.01 / (8 · candidates)`.
+pub fn validate_candidates(candidates: &[Candidate], level: Level, seed: u64) -> Validation {
+    let checks = CHECKS_PER_DESIGN * candidates.len();
+    let confidence = 1.0 - FAMILY_ALPHA / checks as f64;
+    let scale = match level {
+        Level::Quick => 1,
+        Level::Full => 4,
+    };
+    let designs = candidates
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let Some(v) = c.validator() else {
+                return DesignValidation {
+                    design: c.design.clone(),
+                    status: Status::Skipped,
+                    skipped: c.not_simulated.clone(),
+                    measured_fp: None,
+                    checks: Vec::new(),
+                };
+            };
+            let checks = v.run(SimRun {
+                seed: seed.wrapping_add(i as u64),
+                confidence,
+                scale,
+            });
+            let fp = checks
+                .iter()
+                .find(|k| k.name.ends_with("probe fp"))
+                .or(checks.first())
+                .map(|k| Measured {
+                    value: k.measured,
+                    lo: k.lo,
+                    hi: k.hi,
+                });
+            DesignValidation {
+                design: c.design.clone(),
+                status: if checks.iter().all(|k| k.pass) {
+                    Status::Pass
+                } else {
+                    Status::Fail
+                },
+                skipped: None,
+                measured_fp: fp,
+                checks,
+            }
+        })
+        .collect();
+    Validation { designs }
 }

@@ -4,6 +4,7 @@
 pub mod allocate;
 pub mod apbf;
 pub mod audit;
+pub mod check;
 pub mod classic;
 pub mod gbf;
 pub mod pbf;

@@ -5,6 +5,7 @@ mod json;
 mod junit;
 mod table;
 
+pub use junit::{write_cases as write_junit, TestCase};
 pub use table::aligned;
 
 use crate::report::{Report, Row};
@@ -21,7 +22,7 @@ pub enum Format {
     Json,
     /// CSV with a header line; full precision.
     Csv,
-    /// JUnit XML (validate only).
+    /// JUnit XML (validate and check only).
     Junit,
 }
 

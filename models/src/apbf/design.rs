@@ -246,25 +246,28 @@ enum Sized {
 
 impl Sized {
     fn of(req: &ApbfRequirement, k: u32, l: u32) -> Option<Self> {
+        Self::try_of(req, k, l).ok()
+    }
+
+    /// [`Self::of`], with the reason a `(k, l)` cannot be sized.
+    fn try_of(req: &ApbfRequirement, k: u32, l: u32) -> Result<Self, ModelError> {
         let mut s = Self::build(req.structure, k, l, req.window)?;
         if let Sized::Apbf(_, dup) = &mut s {
             *dup = req.duplicates();
         }
-        Some(s)
+        Ok(s)
     }
 
-    fn build(structure: Structure, k: u32, l: u32, w: u64) -> Option<Self> {
+    fn build(structure: Structure, k: u32, l: u32, w: u64) -> Result<Self, ModelError> {
         match structure {
             Structure::Apbf => ApbfParams::new(k, l)
                 .and_then(|p| p.with_window(w))
-                .ok()
                 .map(|p| Sized::Apbf(p, None)),
             Structure::Apbbf {
                 block_bits,
                 block_hashes,
             } => ApbbfParams::new(k, l, block_bits, block_hashes)
                 .and_then(|p| p.with_window(w))
-                .ok()
                 .map(Sized::Apbbf),
         }
     }
@@ -477,6 +480,24 @@ fn search(req: &ApbfRequirement, on: Active) -> Option<ApbfDesign> {
             metrics: s.metrics(),
             binding,
         })
+    })
+}
+
+/// A given `(k, l)` sized for `req`'s window (`g = ⌈W/l⌉`), with its predicted figures
+/// and no search: what [`design`] reports for the design it picks. `binding` is
+/// [`Constraint::Fp`]; the caller compares the figures with its own limits.
+///
+/// # Errors
+/// `k`, `l` or the window invalid for the structure (see [`ApbfParams::with_window`],
+/// [`ApbbfParams::with_window`]).
+pub fn evaluate(req: &ApbfRequirement, k: u32, l: u32) -> Result<ApbfDesign, ModelError> {
+    let s = Sized::try_of(req, k, l)?;
+    Ok(ApbfDesign {
+        k,
+        l,
+        structure: req.structure,
+        metrics: s.metrics(),
+        binding: Constraint::Fp,
     })
 }
 

@@ -93,8 +93,8 @@ mod recursion;
 pub use audit::{ApbfAudit, ApbfOccupancy};
 pub use blocked::{ApbbfMetrics, ApbbfParams, ApbbfSizing};
 pub use design::{
-    design, pareto, rule_of_thumb, ApbfDesign, ApbfRequirement, Constraint, DesignMetrics,
-    Structure,
+    design, evaluate, pareto, rule_of_thumb, ApbfDesign, ApbfRequirement, Constraint,
+    DesignMetrics, Structure,
 };
 pub use duplicates::WindowDuplicates;
 pub use recursion::{

@@ -71,7 +71,7 @@ impl FingerprintQueueRequirement {
 
     /// FP with `b`-bit fingerprints and a full window: `1 − (1 − 2^−b)^W`.
     pub fn fp_with(&self, fingerprint_bits: u32) -> f64 {
-        one_minus_pow1m((-f64::from(fingerprint_bits)).exp2(), self.window as f64)
+        fp_of(fingerprint_bits, self.window)
     }
 }
 
@@ -119,21 +119,76 @@ pub fn design_fingerprint_queue(
             )
         })?;
     let w = req.window;
-    let c = u64::BITS - w.leading_zeros();
     let slots = (w as f64 / req.load_factor).ceil() as u64;
-    let bits = w * u64::from(b) + slots * u64::from(b + c);
-    let lines = |probes: f64| 1.0 + (probes - 1.0) * f64::from(b + c) / CACHE_LINE_BITS;
-    let miss = lines(0.5 * (1.0 + (1.0 - req.load_factor).powi(-2)));
-    let hit = lines(0.5 * (1.0 + 1.0 / (1.0 - req.load_factor)));
-    Ok(FingerprintQueueDesign {
-        fingerprint_bits: b,
-        counter_bits: c,
+    Ok(FingerprintQueueDesign::build(
+        w,
+        b,
+        counter_bits(w),
         slots,
-        bits,
-        bits_per_item: bits as f64 / w as f64,
-        fp: req.fp_with(b),
-        slack: 0,
-        accesses_insert: 1.0 + hit + miss,
-        accesses_query_false: miss,
-    })
+        req.load_factor,
+    ))
+}
+
+/// `1 − (1 − 2^−b)^W`: some of `W` uniform `b`-bit fingerprints matches a non-member's.
+fn fp_of(fingerprint_bits: u32, window: u64) -> f64 {
+    one_minus_pow1m((-f64::from(fingerprint_bits)).exp2(), window as f64)
+}
+
+/// Counter bits that count up to `W` repeats: `⌈log2(W+1)⌉`.
+pub fn counter_bits(window: u64) -> u32 {
+    u64::BITS - window.leading_zeros()
+}
+
+impl FingerprintQueueDesign {
+    /// The figures of a given queue over a window of `window` insertions: `b`-bit
+    /// fingerprints, `c`-bit counts and `slots` dictionary slots (load factor
+    /// `α = W/slots`).
+    ///
+    /// # Errors
+    /// `b` outside `1..=64`; `c` below `⌈log2(W+1)⌉` (a count could overflow);
+    /// `slots <= W` (the dictionary cannot hold the window with a free slot).
+    pub fn with(
+        window: u64,
+        fingerprint_bits: u32,
+        counter_bits_: u32,
+        slots: u64,
+    ) -> Result<Self, ModelError> {
+        let max = FingerprintQueueRequirement::MAX_FINGERPRINT_BITS;
+        let b = check::in_range("fingerprint_bits", fingerprint_bits, 1..=max)?;
+        let need = counter_bits(window);
+        let c = check::in_range("counter_bits", counter_bits_, need..=64)?;
+        if slots <= window {
+            return Err(ModelError::invalid(
+                "slots",
+                slots,
+                format!("slots > window = {window}"),
+            ));
+        }
+        Ok(Self::build(
+            window,
+            b,
+            c,
+            slots,
+            window as f64 / slots as f64,
+        ))
+    }
+
+    /// The figures at load factor `load_factor` (the design's target, or `W/slots`).
+    fn build(w: u64, b: u32, c: u32, slots: u64, load_factor: f64) -> Self {
+        let bits = w * u64::from(b) + slots * u64::from(b + c);
+        let lines = |probes: f64| 1.0 + (probes - 1.0) * f64::from(b + c) / CACHE_LINE_BITS;
+        let miss = lines(0.5 * (1.0 + (1.0 - load_factor).powi(-2)));
+        let hit = lines(0.5 * (1.0 + 1.0 / (1.0 - load_factor)));
+        FingerprintQueueDesign {
+            fingerprint_bits: b,
+            counter_bits: c,
+            slots,
+            bits,
+            bits_per_item: bits as f64 / w as f64,
+            fp: fp_of(b, w),
+            slack: 0,
+            accesses_insert: 1.0 + hit + miss,
+            accesses_query_false: miss,
+        }
+    }
 }

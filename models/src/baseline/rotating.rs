@@ -105,20 +105,7 @@ impl RotatingRequirement {
             generation,
             self.layout,
         )?)?;
-        let bits = sub.params.m() * u64::from(filters);
-        Ok(RotatingDesign {
-            filters,
-            generation,
-            per_filter: sub,
-            bits,
-            bits_per_item: bits as f64 / self.window as f64,
-            fp: union_fp(sub.metrics.fp, filters),
-            fp_if_each_sized_at_target: None,
-            slack: generation * u64::from(filters) - self.window,
-            accesses_insert: sub.metrics.accesses_insert,
-            accesses_query_false: r * sub.metrics.accesses_query_false,
-            clear_words_per_insert: sub.params.m().div_ceil(64) as f64 / generation as f64,
-        })
+        Ok(RotatingDesign::ring(filters, sub, self.window))
     }
 }
 
@@ -147,6 +134,30 @@ pub struct RotatingDesign {
     pub accesses_query_false: f64,
     /// 64-bit words cleared per insertion, amortised over a generation.
     pub clear_words_per_insert: f64,
+}
+
+impl RotatingDesign {
+    /// The figures of a given ring: `filters` filters, each the classic filter
+    /// `per_filter` holding one generation of `per_filter.params.n()` insertions, over a
+    /// window of `window` insertions. The ring misses window items when
+    /// `(r − 1)·g < W` (the caller checks); the slack is then 0.
+    pub fn ring(filters: u32, per_filter: ClassicDesign, window: u64) -> Self {
+        let generation = per_filter.params.n();
+        let bits = per_filter.params.m() * u64::from(filters);
+        Self {
+            filters,
+            generation,
+            per_filter,
+            bits,
+            bits_per_item: bits as f64 / window as f64,
+            fp: union_fp(per_filter.metrics.fp, filters),
+            fp_if_each_sized_at_target: None,
+            slack: (generation * u64::from(filters)).saturating_sub(window),
+            accesses_insert: per_filter.metrics.accesses_insert,
+            accesses_query_false: f64::from(filters) * per_filter.metrics.accesses_query_false,
+            clear_words_per_insert: per_filter.params.m().div_ceil(64) as f64 / generation as f64,
+        }
+    }
 }
 
 /// `1 − (1 − f)^r`, the FP of `r` independent filters of FP `f` queried together.

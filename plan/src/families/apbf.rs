@@ -57,7 +57,12 @@ fn apbf(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
 }
 
 /// One design as a candidate.
-fn row(req: &Requirement, w: u64, d: ApbfDesign, classic_bits: Option<u64>) -> Candidate {
+pub(crate) fn row(
+    req: &Requirement,
+    w: u64,
+    d: ApbfDesign,
+    classic_bits: Option<u64>,
+) -> Candidate {
     let repeats = matches!(d.structure, Structure::Apbf) && req.duplicates().is_some();
     let m = d.metrics;
     let versus_classic = classic_bits.map_or(String::new(), |c| {

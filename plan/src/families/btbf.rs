@@ -51,8 +51,7 @@ pub(crate) fn standard_btbf(fp: f64, w: u64) -> Option<(BtbfParams, f64)> {
             let Ok(p) = BtbfParams::with_default_padding(m as u64, k, bpt, big_b, w) else {
                 continue;
             };
-            // (1 − (1 − 1/m)^(kH))^k without cancellation.
-            let worst = (-(f64::from(k) * horizon * (-1.0 / m).ln_1p()).exp_m1()).powi(k as i32);
+            let worst = worst_fp(&p);
             let better = best.is_none_or(|(b, _)| {
                 (p.memory_bits(), p.scan_per_insert()) < (b.memory_bits(), b.scan_per_insert())
             });
@@ -62,6 +61,49 @@ pub(crate) fn standard_btbf(fp: f64, w: u64) -> Option<(BtbfParams, f64)> {
         }
     }
     best
+}
+
+/// The worst-block-offset FP of `p` on a stream of distinct insertions: an expired
+/// item's timers were last refreshed within the horizon `H = w + B − 1`, so
+/// `fp <= (1 − (1 − 1/m)^(kH))^k` (Section 3.2.2 [TBF]), computed without cancellation.
+pub(crate) fn worst_fp(p: &BtbfParams) -> f64 {
+    let (m, k) = (p.m() as f64, f64::from(p.k()));
+    let horizon = (p.w() + p.block_size() - 1) as f64;
+    (-(k * horizon * (-1.0 / m).ln_1p()).exp_m1()).powi(p.k() as i32)
+}
+
+/// The standard BTBF row of `p` over a window of `w` insertions, at its worst-offset FP
+/// `fp`, with its simulation (probes sized for the target `fp_target`).
+pub(crate) fn standard_row(fp_target: f64, w: u64, p: BtbfParams, fp: f64) -> Candidate {
+    let params = Params::Btbf {
+        m: p.m(),
+        k: p.k(),
+        bpt: p.bpt(),
+        block_size: p.block_size(),
+        padding: p.padding(),
+    };
+    let (validator, not_simulated) = simulation(standard_validator(&p, fp, fp_target));
+    Candidate {
+        family: "timing",
+        design: "btbf".into(),
+        params,
+        bits: p.memory_bits(),
+        bits_per_item: 0.0,
+        accesses_insert: f64::from(p.k()) + p.scan_per_insert(),
+        accesses_query: f64::from(p.k()),
+        access_unit: AccessUnit::BitProbes,
+        false_negatives: FalseNegatives::NoneInWindow,
+        slack: p.block_size() - 1,
+        npws: Some((p.block_size() - 1) as f64 / w as f64),
+        fp,
+        fp_kind: FpKind::WorstBlockOffset,
+        notes: vec![
+            "a timestamp per cell: no false negatives, and a hit's age can be inferred (penalties)"
+                .into(),
+        ],
+        not_simulated,
+        validator,
+    }
 }
 
 /// `btbf` (and `btbf/inferential` with penalties) rows for a window.
@@ -87,36 +129,9 @@ fn btbf(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
             crate::text::prob(req.fp())
         ))
     })?;
-    let params = Params::Btbf {
-        m: p.m(),
-        k: p.k(),
-        bpt: p.bpt(),
-        block_size: p.block_size(),
-        padding: p.padding(),
-    };
-    let (validator, not_simulated) = simulation(standard_validator(&p, fp, req.fp()));
-    let standard = Candidate {
-        family: "timing",
-        design: "btbf".into(),
-        params,
-        bits: p.memory_bits(),
-        bits_per_item: 0.0,
-        accesses_insert: f64::from(p.k()) + p.scan_per_insert(),
-        accesses_query: f64::from(p.k()),
-        access_unit: AccessUnit::BitProbes,
-        false_negatives: FalseNegatives::NoneInWindow,
-        slack: p.block_size() - 1,
-        npws: Some((p.block_size() - 1) as f64 / w as f64),
-        fp,
-        fp_kind: FpKind::WorstBlockOffset,
-        notes: vec![
-            "a timestamp per cell: no false negatives, and a hit's age can be inferred (penalties)"
-                .into(),
-        ],
-        not_simulated,
-        validator,
-    };
-    let mut rows = vec![standard.clone()];
+    let standard = standard_row(req.fp(), w, p, fp);
+    let params = standard.params.clone();
+    let mut rows = vec![standard];
     if let Some(pen) = req.penalties() {
         // The inferential answer needs a stream with repeats: Uniform over W items.
         let prior = StreamPrior::uniform(w.max(2)).map_err(Proposal::Model)?;
@@ -124,8 +139,18 @@ fn btbf(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
         let e = expected_penalty(&model, &prior, &pen, PenaltyResolution::default());
         let (validator, not_simulated) = simulation(inferential_validator(&p, prior, pen, e));
         rows.push(Candidate {
+            family: "timing",
             design: "btbf/inferential".into(),
+            params,
+            bits: p.memory_bits(),
+            bits_per_item: 0.0,
+            accesses_insert: f64::from(p.k()) + p.scan_per_insert(),
+            accesses_query: f64::from(p.k()),
+            access_unit: AccessUnit::BitProbes,
             false_negatives: FalseNegatives::ByChoice,
+            slack: p.block_size() - 1,
+            npws: Some((p.block_size() - 1) as f64 / w as f64),
+            fp,
             fp_kind: FpKind::StandardAnswer,
             notes: vec![
                 "when errors have prices: posterior P(in window | timers) and the cheaper answer"
@@ -137,7 +162,6 @@ fn btbf(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
             ],
             not_simulated,
             validator,
-            ..standard
         });
     }
     Ok(rows)

@@ -4,7 +4,7 @@
 use super::{probes, simulation, validator, wrong_shape, Family, Proposal};
 use crate::candidate::{AccessUnit, Candidate, FalseNegatives, FpKind, Params, SimRun};
 use crate::requirement::{Requirement, Shape};
-use bfopt_models::classic::{design, ClassicRequirement, FpLaw, Layout};
+use bfopt_models::classic::{design, ClassicParams, ClassicRequirement, FpLaw, Layout};
 use bfopt_validation::agree::Check;
 use bfopt_validation::experiments::classic as classic_sim;
 use bfopt_validation::workload::Workload;
@@ -53,64 +53,69 @@ fn classic(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
             _ => wrong_shape("classic", "a static set", req),
         });
     };
-    let fp = req.fp();
     LAYOUTS
         .iter()
         .map(|&layout| {
-            let d = design(&ClassicRequirement::new(fp, n, layout)?)?;
-            let params = d.params;
-            let name = format!(
-                "classic/{} m={} k={} n={n}: ",
-                layout.name(),
-                params.m(),
-                params.k()
-            );
-            let probes = probes(fp);
-            let check = move |run: SimRun| {
-                let cfg = classic_sim::ClassicSimConfig {
-                    params,
-                    workload: Workload::Distinct,
-                    epochs: super::epochs(run),
-                    probes,
-                    seed: run.seed,
-                    confidence: run.confidence,
-                };
-                match classic_sim::simulate(&cfg) {
-                    Ok(r) => classic_sim::compare(&name, &params, &r, run.confidence, run.seed),
-                    Err(e) => vec![Check::error("classic", format!("{name}{e}"), run.seed)],
-                }
-            };
-            let (validator, not_simulated) = simulation(validator(n, check));
-            Ok(Candidate {
-                family: "classic",
-                design: format!("classic/{}", layout.name()),
-                params: Params::Classic {
-                    m: params.m(),
-                    k: params.k(),
-                    block_bits: block_bits(layout),
-                },
-                bits: params.m(),
-                bits_per_item: 0.0,
-                accesses_insert: d.metrics.accesses_insert,
-                accesses_query: d.metrics.accesses_query_false,
-                access_unit: access_unit(layout),
-                false_negatives: FalseNegatives::None,
-                slack: 0,
-                npws: None,
-                fp: d.metrics.fp,
-                fp_kind: match d.metrics.fp_law {
-                    FpLaw::Exact => FpKind::Exact,
-                    _ => FpKind::UsualFormula,
-                },
-                notes: vec![match layout {
-                    Layout::Standard => "fewest bits; k random accesses per insert and query",
-                    Layout::Partitioned => "standard's accesses, a few more bits; suits hardware",
-                    Layout::Blocked { .. } => "one cache line per operation, some extra bits",
-                }
-                .to_string()],
-                not_simulated,
-                validator,
-            })
+            let d = design(&ClassicRequirement::new(req.fp(), n, layout)?)?;
+            Ok(row(req.fp(), d.params))
         })
         .collect()
+}
+
+/// The candidate row of classic filter `params` (holding `params.n()` items) against an
+/// FP target `fp` (which sizes the simulation's probes), with its simulation.
+pub(crate) fn row(fp: f64, params: ClassicParams) -> Candidate {
+    let (layout, n, metrics) = (params.layout(), params.n(), params.metrics());
+    let name = format!(
+        "classic/{} m={} k={} n={n}: ",
+        layout.name(),
+        params.m(),
+        params.k()
+    );
+    let probes = probes(fp);
+    let check = move |run: SimRun| {
+        let cfg = classic_sim::ClassicSimConfig {
+            params,
+            workload: Workload::Distinct,
+            epochs: super::epochs(run),
+            probes,
+            seed: run.seed,
+            confidence: run.confidence,
+        };
+        match classic_sim::simulate(&cfg) {
+            Ok(r) => classic_sim::compare(&name, &params, &r, run.confidence, run.seed),
+            Err(e) => vec![Check::error("classic", format!("{name}{e}"), run.seed)],
+        }
+    };
+    let (validator, not_simulated) = simulation(validator(n, check));
+    Candidate {
+        family: "classic",
+        design: format!("classic/{}", layout.name()),
+        params: Params::Classic {
+            m: params.m(),
+            k: params.k(),
+            block_bits: block_bits(layout),
+        },
+        bits: params.m(),
+        bits_per_item: 0.0,
+        accesses_insert: metrics.accesses_insert,
+        accesses_query: metrics.accesses_query_false,
+        access_unit: access_unit(layout),
+        false_negatives: FalseNegatives::None,
+        slack: 0,
+        npws: None,
+        fp: metrics.fp,
+        fp_kind: match metrics.fp_law {
+            FpLaw::Exact => FpKind::Exact,
+            _ => FpKind::UsualFormula,
+        },
+        notes: vec![match layout {
+            Layout::Standard => "fewest bits; k random accesses per insert and query",
+            Layout::Partitioned => "standard's accesses, a few more bits; suits hardware",
+            Layout::Blocked { .. } => "one cache line per operation, some extra bits",
+        }
+        .to_string()],
+        not_simulated,
+        validator,
+    }
 }

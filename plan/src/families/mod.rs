@@ -4,15 +4,15 @@
 //! function that proposes its best designs for a requirement (each with its
 //! simulation), or says why it cannot serve it.
 
-mod apbf;
-mod baseline;
-mod btbf;
-mod classic;
+pub(crate) mod apbf;
+pub(crate) mod baseline;
+pub(crate) mod btbf;
+pub(crate) mod classic;
 mod gbf;
 mod ibf;
 mod pbf;
-mod rbf;
-mod sbf;
+pub(crate) mod rbf;
+pub(crate) mod sbf;
 
 use crate::candidate::{Candidate, SimRun, Validator};
 use crate::requirement::Requirement;

@@ -5,6 +5,7 @@ use super::{needs_allow_fn, simulation, validator, wrong_shape, Family, Proposal
 use crate::candidate::{AccessUnit, Candidate, FalseNegatives, FpKind, Params, SimRun};
 use crate::requirement::Requirement;
 use bfopt_models::rbf::{design_window, least_bits, Method, RbfDesign, RbfParams, RbfRequirement};
+use bfopt_models::ModelError;
 use bfopt_validation::agree::Check;
 use bfopt_validation::experiments::rbf::{sigma_checks, RbfSimConfig, RbfStream};
 use bfopt_validation::filters::rbf::RbfConfig;
@@ -40,29 +41,46 @@ fn two_phase(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
         w,
         &RbfRequirement::new(req.fp(), 2)?.with_method(Method::Fluid),
     )?;
-    let p = d.params;
+    Ok(vec![two_phase_row(w, d.params)?])
+}
+
+/// The candidate row of two-phase filter `p` over a window of `w` insertions, with its
+/// simulation; figures by the fluid model.
+///
+/// # Errors
+/// The fluid model's errors.
+pub(crate) fn two_phase_row(w: u64, p: RbfParams) -> Result<Candidate, ModelError> {
     let name = format!(
         "rbf/two-phase M={} k={} sigma={}",
         p.bits(),
         p.k(),
         p.sigma()
     );
+    let metrics = p.metrics(Method::Fluid)?;
     // Enough arrivals for about 20 cycles per epoch.
-    let arrivals = (20.0 * d.metrics.expected_messages).ceil() as u64;
+    let arrivals = (20.0 * metrics.expected_messages).ceil() as u64;
     let check = move |run: SimRun| {
-        let mut checks = simulate(&p, arrivals, run, &name);
-        checks.truncate(1);
-        checks
+        let sim = RbfSimConfig {
+            filter: RbfConfig::from_params(&p),
+            stream: RbfStream::Distinct,
+            epochs: super::epochs(run),
+            arrivals,
+            seed: run.seed,
+            confidence: run.confidence,
+        };
+        match sigma_checks(&p, &sim) {
+            Ok(c) => c.into_iter().take(1).collect(),
+            Err(e) => vec![Check::error("rbf", format!("{name}: {e}"), run.seed)],
+        }
     };
     // A negative query probes each filter until its first 0 bit; both filters at most σ
     // bits full gives the bound Σ_{j<k} (σ/M)^j per filter.
     let fill = p.sigma() as f64 / p.m() as f64;
     let probes_per_filter: f64 = (0..p.k()).map(|j| fill.powi(j as i32)).sum();
-    let metrics = p.metrics(Method::Fluid)?;
     let held = (2.0 * metrics.expected_messages) as u64;
     let slack = held - w.min(held);
     let (validator, not_simulated) = simulation(validator(arrivals, check));
-    Ok(vec![Candidate {
+    Ok(Candidate {
         family: "rbf",
         design: "rbf/two-phase".into(),
         params: Params::Rbf {
@@ -84,22 +102,7 @@ fn two_phase(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
         notes: vec!["two recycling filters: no per-item state; FP averaged over the cycle".into()],
         not_simulated,
         validator,
-    }])
-}
-
-/// The σ-bounded checks ([`sigma_checks`]) of the reference filter on a distinct stream
-/// of `arrivals` per epoch.
-fn simulate(p: &RbfParams, arrivals: u64, run: SimRun, name: &str) -> Vec<Check> {
-    let sim = RbfSimConfig {
-        filter: RbfConfig::from_params(p),
-        stream: RbfStream::Distinct,
-        epochs: super::epochs(run),
-        arrivals,
-        seed: run.seed,
-        confidence: run.confidence,
-    };
-    sigma_checks(p, &sim)
-        .unwrap_or_else(|e| vec![Check::error("rbf", format!("{name}: {e}"), run.seed)])
+    })
 }
 
 /// A σ-bounded one-phase RBF as a candidate.
@@ -109,13 +112,18 @@ fn one_phase_row(d: &RbfDesign, w: u64, rate: f64) -> Candidate {
     // that each epoch's mean cycle is close to normal for the t interval (one cycle per
     // epoch gave a seed whose four epochs spread by ±1 message).
     let arrivals = (8.0 * d.metrics.expected_messages).ceil() as u64 + w;
-    let name = format!(
-        "rbf/one-phase M={} k={} sigma={}",
-        p.bits(),
-        p.k(),
-        p.sigma()
-    );
-    let check = move |run: SimRun| simulate(&p, arrivals, run, &name);
+    let check = move |run: SimRun| {
+        let sim = RbfSimConfig {
+            filter: RbfConfig::from_params(&p),
+            stream: RbfStream::Distinct,
+            epochs: super::epochs(run),
+            arrivals,
+            seed: run.seed,
+            confidence: run.confidence,
+        };
+        sigma_checks(&p, &sim)
+            .unwrap_or_else(|e| vec![Check::error("rbf", e.to_string(), run.seed)])
+    };
     let (validator, not_simulated) = simulation(validator(arrivals, check));
     Candidate {
         family: "rbf",

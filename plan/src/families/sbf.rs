@@ -1,9 +1,12 @@
 //! The Stable Bloom filter row for a window with `allow_fn` (Section 2.2 [SBF]).
 
-use super::{needs_allow_fn, wrong_shape, Family, Proposal};
-use crate::candidate::Candidate;
+use super::{needs_allow_fn, simulation, wrong_shape, Family, Proposal};
+use crate::candidate::{AccessUnit, Candidate, FalseNegatives, FpKind, Params};
 use crate::requirement::Requirement;
-use bfopt_models::stable::{design_decrements, IbfParams, ImportanceDist, Policy, SbfRequirement};
+use bfopt_models::stable::{
+    design_decrements, IbfParams, ImportanceDist, Policy, SbfParams, SbfRequirement,
+};
+use bfopt_models::ModelError;
 
 /// The registry entry.
 pub(super) const FAMILY: Family = Family {
@@ -45,7 +48,15 @@ fn sbf(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
                 "sbf: no Max <= 7, K <= 8 keeps FN at age {w} within {rate}"
             ))
         })?;
-    let p = best.params;
+    Ok(vec![row(w, rate, best.params)?])
+}
+
+/// The candidate row of SBF `p` (stable-point FP) over a window of `w` insertions, with
+/// the forgetting allowance `rate` it is admitted under, and its simulation.
+///
+/// # Errors
+/// Parameters the reference filter rejects.
+pub(crate) fn row(w: u64, rate: f64, p: SbfParams) -> Result<Candidate, ModelError> {
     // The reference SBF from its warm-up to the stable point, then 2·W measured
     // insertions: probe FP and the FN of the item inserted W insertions earlier.
     let sim_params = IbfParams::new(
@@ -56,5 +67,32 @@ fn sbf(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
         p.p(),
         ImportanceDist::linear(1, 1)?,
     )?;
-    Ok(vec![super::ibf::row(&sim_params, best.fp, w, rate)])
+    let (validator, not_simulated) = simulation(super::ibf::stable_validator(sim_params, w));
+    Ok(Candidate {
+        family: "stable",
+        design: "sbf".into(),
+        params: Params::Stable {
+            m: p.m(),
+            k: p.k(),
+            max: p.max(),
+            decrements: p.p(),
+            counter_bits: None,
+        },
+        bits: p.memory_bits(),
+        bits_per_item: 0.0,
+        accesses_insert: f64::from(p.k()) + p.p() as f64,
+        accesses_query: f64::from(p.k()),
+        access_unit: AccessUnit::BitProbes,
+        false_negatives: FalseNegatives::AtMost {
+            rate,
+            of: "FN of an item W insertions old",
+        },
+        slack: 0,
+        npws: None,
+        fp: p.fp(),
+        fp_kind: FpKind::StablePoint,
+        notes: vec!["no window bookkeeping: decays on its own; forgets gradually".into()],
+        not_simulated,
+        validator,
+    })
 }
