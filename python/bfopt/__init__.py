@@ -1,0 +1,44 @@
+"""bfopt: model, size and validate Bloom-filter variants.
+
+The planner and the models of the ``bfopt`` command-line tool, as a Python package.
+
+>>> import bfopt
+>>> plan = bfopt.recommend(fp=0.01, window=1_000_000, max_accesses=8)
+>>> plan.pick.design, plan.pick.candidate.params
+>>> plan.to_dict()          # the JSON of `bfopt recommend ... --format json`
+>>> plan.validate()         # simulate every candidate (the GIL is released)
+>>> bfopt.classic.optimize(fp=0.01, items=1_000_000)["params"]
+
+Bad input raises :class:`InvalidParameter` (a ``ValueError`` with ``.parameter``,
+``.value``, ``.allowed``); an infeasible requirement raises :class:`Infeasible` (with
+``.binding``, ``.achievable``, ``.excluded``).
+"""
+
+import sys as _sys
+
+from ._bfopt import (
+    Candidate,
+    Infeasible,
+    InvalidParameter,
+    Pick,
+    Plan,
+    SolverError,
+    Validation,
+    classic,
+    recommend,
+)
+
+# `import bfopt.classic` finds the native submodule.
+_sys.modules[__name__ + ".classic"] = classic
+
+__all__ = [
+    "Candidate",
+    "Infeasible",
+    "InvalidParameter",
+    "Pick",
+    "Plan",
+    "SolverError",
+    "Validation",
+    "classic",
+    "recommend",
+]
