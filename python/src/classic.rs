@@ -49,7 +49,18 @@ fn err(py: Python<'_>, counts: &[(&str, &Option<Count>)], e: ModelError) -> PyEr
     errors::model(py, e)
 }
 
-/// A `u32` argument: values past `u32` go to the library as `u32::MAX`, which it rejects.
+/// A `u32` argument: values past `u32` go to the library as `u32::MAX`, which it rejects
+/// (the error then shows the caller's value).
+fn narrow(c: Option<Count>) -> Option<Count> {
+    c.map(|mut c| {
+        if c.value > u64::from(u32::MAX) && c.given.is_none() {
+            c.given = Some(c.value.to_string());
+        }
+        c
+    })
+}
+
+/// The `u32` the library sees for a [`narrow`]ed argument.
 fn small(c: &Option<Count>) -> Option<u32> {
     c.as_ref()
         .map(|c| u32::try_from(c.value).unwrap_or(u32::MAX))
@@ -109,7 +120,7 @@ pub fn model<'py>(
     block_bits: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let bits = count(py, "bits", Some(bits))?;
-    let hashes = count(py, "hashes", Some(hashes))?;
+    let hashes = narrow(count(py, "hashes", Some(hashes))?);
     let items = count(py, "items", Some(items))?;
     let block = count(py, "block_bits", block_bits)?;
     let counts = [
@@ -168,8 +179,8 @@ pub fn optimize<'py>(
         .transpose()?;
     let items = count(py, "items", items)?;
     let bits = count(py, "bits", bits)?;
-    let hashes = count(py, "hashes", hashes)?;
-    let max_hashes = count(py, "max_hashes", max_hashes)?;
+    let hashes = narrow(count(py, "hashes", hashes)?);
+    let max_hashes = narrow(count(py, "max_hashes", max_hashes)?);
     let block = count(py, "block_bits", block_bits)?;
     let counts = [
         ("items", &items),

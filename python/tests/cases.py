@@ -1,0 +1,98 @@
+"""The README's `bfopt recommend` examples, as CLI flags and as keyword arguments."""
+
+# (name, CLI flags after `bfopt recommend`, keyword arguments of bfopt.recommend)
+RECOMMEND = [
+    ("capacity", ["--fp", "0.01", "--capacity", "1e6"], dict(fp=0.01, capacity=1_000_000)),
+    (
+        "capacity_memory",
+        ["--fp", "0.01", "--capacity", "1e6", "--memory", "12Mb"],
+        dict(fp=0.01, capacity=1_000_000, memory=12_000_000),
+    ),
+    ("window", ["--fp", "0.01", "--window", "1e6"], dict(fp=0.01, window=1_000_000)),
+    (
+        "window_accesses",
+        ["--fp", "0.01", "--window", "1e6", "--max-accesses", "8"],
+        dict(fp=0.01, window=1_000_000, max_accesses=8),
+    ),
+    (
+        "window_allow_fn",
+        ["--fp", "0.01", "--window", "1e6", "--allow-fn", "0.05"],
+        dict(fp=0.01, window=1_000_000, allow_fn=0.05),
+    ),
+    (
+        "window_duplicates",
+        ["--fp", "0.01", "--window", "1e6", "--duplicates", "0.5"],
+        dict(fp=0.01, window=1_000_000, duplicates=0.5),
+    ),
+    (
+        "window_importance",
+        ["--fp", "0.05", "--window", "1e5", "--allow-fn", "0.1", "--importance", "linear:1:50"],
+        dict(fp=0.05, window=100_000, allow_fn=0.1, importance="linear:1:50"),
+    ),
+    (
+        "window_penalties",
+        ["--fp", "0.01", "--window", "1e5", "--penalties", "1:10"],
+        dict(fp=0.01, window=100_000, penalties=(1, 10)),
+    ),
+    (
+        "temporal",
+        ["--fp", "0.01", "--horizon", "86400", "--query-length", "128", "--pairs", "1e6"],
+        dict(fp=0.01, horizon=86400, query_length=128, pairs=1_000_000),
+    ),
+]
+
+# A requirement no design meets (the CLI prints the infeasibility object and exits 3).
+INFEASIBLE = (
+    ["--fp", "0.01", "--window", "1000", "--memory", "10"],
+    dict(fp=0.01, window=1000, memory=10),
+)
+
+# Small enough to simulate in seconds: `--validate --seed 1` against Plan.validate(seed=1).
+VALIDATE = (["--fp", "0.02", "--window", "2000"], dict(fp=0.02, window=2000))
+
+# bfopt.classic against `bfopt model classic` / `bfopt optimize classic`:
+# (name, CLI verb, CLI flags, function name, keyword arguments).
+CLASSIC = [
+    (
+        "classic_model",
+        ("model", "classic"),
+        ["--bits", "9585059", "--hashes", "7", "--items", "1e6"],
+        "model",
+        dict(bits=9_585_059, hashes=7, items=1_000_000),
+    ),
+    (
+        "classic_model_blocked",
+        ("model", "classic"),
+        ["--bits", "9585152", "--hashes", "7", "--items", "1e6", "--layout", "blocked"],
+        "model",
+        dict(bits=9_585_152, hashes=7, items=1_000_000, layout="blocked"),
+    ),
+    (
+        "classic_size",
+        ("optimize", "classic"),
+        ["--fp", "0.01", "--items", "1e6"],
+        "optimize",
+        dict(fp=0.01, items=1_000_000),
+    ),
+    (
+        "classic_size_partitioned",
+        ("optimize", "classic"),
+        ["--fp", "0.001", "--items", "1e5", "--layout", "partitioned", "--max-hashes", "6"],
+        "optimize",
+        dict(fp=0.001, items=100_000, layout="partitioned", max_hashes=6),
+    ),
+    (
+        "classic_best_k",
+        ("optimize", "classic"),
+        ["--bits", "9585059", "--items", "1e6"],
+        "optimize",
+        dict(bits=9_585_059, items=1_000_000),
+    ),
+    (
+        "classic_capacity",
+        ("optimize", "classic"),
+        ["--bits", "9585059", "--hashes", "7", "--fp", "0.01"],
+        "optimize",
+        dict(bits=9_585_059, hashes=7, fp=0.01),
+    ),
+]
