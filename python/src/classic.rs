@@ -159,7 +159,7 @@ fn layout_of(py: Python<'_>, name: &str, block: &Option<Count>) -> PyResult<Layo
 ///
 /// >>> d = bfopt.classic.optimize(fp=0.01, items=1_000_000)
 /// >>> d["params"]["m"], d["params"]["k"]
-/// (9585059, 7)
+/// (9592956, 7)
 #[pyfunction]
 #[pyo3(signature = (*, fp=None, items=None, bits=None, hashes=None, max_hashes=None, layout="standard", block_bits=None))]
 #[allow(clippy::too_many_arguments)]

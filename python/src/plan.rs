@@ -179,7 +179,9 @@ fn requirement(
 /// >>> import bfopt
 /// >>> plan = bfopt.recommend(fp=0.01, window=1_000_000, max_accesses=8)
 /// >>> plan.pick.design
-/// 'apbbf'
+/// 'rotating/blocked'
+/// >>> plan.pick.candidate.params
+/// {'r': 7, 'g': 166667, 'm': 2435584, 'k': 9, 'block_bits': 512}
 /// >>> plan.pick.candidate.fp <= 0.01
 /// True
 #[pyfunction]

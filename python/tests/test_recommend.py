@@ -70,3 +70,18 @@ def test_to_pandas_or_a_clear_import_error():
     assert df["pick"].sum() == 1 and df["pick"][plan.pick.index]
     assert list(df["bits"]) == [c.bits for c in plan.candidates]
     assert not math.isnan(df["m"][0])
+
+
+def test_fixtures_match_the_cli():
+    """fixtures/cli.json (used when no CLI is built) is what the CLI prints now."""
+    import json
+
+    from cases import INFEASIBLE, RECOMMEND
+    from conftest import FIXTURES, cli_path, run_cli
+
+    if cli_path() is None:
+        pytest.skip("no bfopt binary: the other tests use the fixtures")
+    fixtures = json.loads(FIXTURES.read_text())
+    for name, flags, _ in RECOMMEND:
+        assert fixtures[name] == run_cli(flags)[0], f"stale fixture {name}: run tests/make_fixtures.py"
+    assert fixtures["infeasible"] == run_cli(INFEASIBLE[0])[0]
