@@ -24,12 +24,14 @@ from ._bfopt import (
     Plan,
     SolverError,
     Validation,
+    apbf,
     classic,
     recommend,
 )
 
-# `import bfopt.classic` finds the native submodule.
+# `import bfopt.classic` (and the other families) finds the native submodules.
 _sys.modules[__name__ + ".classic"] = classic
+_sys.modules[__name__ + ".apbf"] = apbf
 
 __all__ = [
     "Candidate",
@@ -39,6 +41,7 @@ __all__ = [
     "Plan",
     "SolverError",
     "Validation",
+    "apbf",
     "classic",
     "recommend",
 ]

@@ -2,6 +2,7 @@
 
 from typing import Any, Dict, List, Literal, Optional, Tuple, Union
 
+from . import apbf as apbf
 from . import classic as classic
 
 Number = Union[int, float]

@@ -2,11 +2,10 @@
 //! `bfopt model classic` and `bfopt optimize classic` (keyword arguments named like their
 //! flags), over `bfopt_models::classic`.
 
-use crate::args::{count, real, Count};
+use crate::args::{count, named, narrow, real, small, Count};
 use crate::errors;
 use crate::plan::to_py;
 use bfopt_models::classic::{best_k, capacity, design, ClassicParams, ClassicRequirement, Layout};
-use bfopt_models::ModelError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
@@ -21,50 +20,6 @@ const NAMES: &[(&str, &str)] = &[
     ("n", "items"),
     ("k_max", "max_hashes"),
 ];
-
-/// A model error, named by the keyword argument, with the caller's value.
-fn err(py: Python<'_>, counts: &[(&str, &Option<Count>)], e: ModelError) -> PyErr {
-    let e = match e {
-        ModelError::InvalidParam {
-            name,
-            value,
-            allowed,
-        } => {
-            let arg = NAMES
-                .iter()
-                .find(|(lib, _)| *lib == name)
-                .map_or(name, |(_, arg)| arg);
-            let given = counts
-                .iter()
-                .find(|(n, _)| *n == arg)
-                .and_then(|(_, c)| c.as_ref()?.given.clone());
-            ModelError::InvalidParam {
-                name: arg,
-                value: given.unwrap_or(value),
-                allowed,
-            }
-        }
-        e => e,
-    };
-    errors::model(py, e)
-}
-
-/// A `u32` argument: values past `u32` go to the library as `u32::MAX`, which it rejects
-/// (the error then shows the caller's value).
-fn narrow(c: Option<Count>) -> Option<Count> {
-    c.map(|mut c| {
-        if c.value > u64::from(u32::MAX) && c.given.is_none() {
-            c.given = Some(c.value.to_string());
-        }
-        c
-    })
-}
-
-/// The `u32` the library sees for a [`narrow`]ed argument.
-fn small(c: &Option<Count>) -> Option<u32> {
-    c.as_ref()
-        .map(|c| u32::try_from(c.value).unwrap_or(u32::MAX))
-}
 
 fn layout(py: Python<'_>, name: &str, block_bits: &Option<Count>) -> PyResult<Layout> {
     match (name, block_bits) {
@@ -135,7 +90,7 @@ pub fn model<'py>(
         small(&hashes).unwrap_or(0),
         items.as_ref().map_or(0, |c| c.value),
     );
-    let p = ClassicParams::new(m, k, n, lay).map_err(|e| err(py, &counts, e))?;
+    let p = ClassicParams::new(m, k, n, lay).map_err(|e| named(py, NAMES, &counts, e))?;
     described(py, &p)
 }
 
@@ -189,7 +144,7 @@ pub fn optimize<'py>(
         ("max_hashes", &max_hashes),
         ("block_bits", &block),
     ];
-    let e = |x| err(py, &counts, x);
+    let e = |x| named(py, NAMES, &counts, x);
     let lay = layout_of(py, layout, &block)?;
     let value = |c: &Option<Count>| c.as_ref().map(|c| c.value);
     match (fp, value(&items), value(&bits), small(&hashes)) {

@@ -2,6 +2,7 @@
 //! (`bfopt_plan`) and the models (`bfopt_models`) for Python. Thin: keyword arguments to
 //! library calls, library results to Python objects, library errors to exceptions.
 
+mod apbf;
 mod args;
 mod classic;
 mod errors;
@@ -25,5 +26,6 @@ fn _bfopt(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<plan::Validation>()?;
     m.add_function(wrap_pyfunction!(plan::recommend, m)?)?;
     classic::register(m)?;
+    apbf::register(m)?;
     Ok(())
 }

@@ -96,3 +96,57 @@ CLASSIC = [
         dict(bits=9_585_059, hashes=7, fp=0.01),
     ),
 ]
+
+# bfopt.apbf against `bfopt model apbf|apbbf` / `bfopt optimize apbf`:
+# (name, CLI verb, CLI flags, function name, keyword arguments).
+APBF = [
+    (
+        "apbf_model_window",
+        ("model", "apbf"),
+        ["--hashes", "10", "--extra-slices", "7", "--window", "1e6"],
+        "model",
+        dict(hashes=10, extra_slices=7, window=1_000_000),
+    ),
+    (
+        "apbf_model_slices",
+        ("model", "apbf"),
+        ["--hashes", "4", "--extra-slices", "3", "--slice-bits", "4096"],
+        "model",
+        dict(hashes=4, extra_slices=3, slice_bits=4096),
+    ),
+    (
+        "apbbf_model",
+        ("model", "apbbf"),
+        ["--hashes", "10", "--extra-slices", "7", "--block-bits", "512", "--block-hashes", "8", "--window", "1e5"],
+        "model",
+        dict(hashes=10, extra_slices=7, block_bits=512, block_hashes=8, window=100_000),
+    ),
+    (
+        "apbf_optimize",
+        ("optimize", "apbf"),
+        ["--fp", "0.01", "--window", "1e6"],
+        "optimize",
+        dict(fp=0.01, window=1_000_000),
+    ),
+    (
+        "apbf_optimize_budgets",
+        ("optimize", "apbf"),
+        ["--fp", "0.001", "--window", "1e5", "--max-accesses", "16", "--max-npws", "0.1"],
+        "optimize",
+        dict(fp=0.001, window=100_000, max_accesses=16, max_npws=0.1),
+    ),
+    (
+        "apbbf_optimize",
+        ("optimize", "apbf"),
+        ["--fp", "0.01", "--window", "1e6", "--blocked", "--block-bits", "512", "--block-hashes", "8"],
+        "optimize",
+        dict(fp=0.01, window=1_000_000, block_bits=512, block_hashes=8),
+    ),
+    (
+        "apbf_pareto",
+        ("optimize", "apbf"),
+        ["--fp", "0.01", "--window", "1e5", "--all"],
+        "optimize",
+        dict(fp=0.01, window=100_000, all=True),
+    ),
+]
