@@ -26,12 +26,14 @@ from ._bfopt import (
     Validation,
     apbf,
     classic,
+    rbf,
     recommend,
 )
 
 # `import bfopt.classic` (and the other families) finds the native submodules.
 _sys.modules[__name__ + ".classic"] = classic
 _sys.modules[__name__ + ".apbf"] = apbf
+_sys.modules[__name__ + ".rbf"] = rbf
 
 __all__ = [
     "Candidate",
@@ -43,5 +45,6 @@ __all__ = [
     "Validation",
     "apbf",
     "classic",
+    "rbf",
     "recommend",
 ]

@@ -7,6 +7,7 @@ mod args;
 mod classic;
 mod errors;
 mod plan;
+mod rbf;
 
 use pyo3::prelude::*;
 
@@ -27,5 +28,6 @@ fn _bfopt(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(plan::recommend, m)?)?;
     classic::register(m)?;
     apbf::register(m)?;
+    rbf::register(m)?;
     Ok(())
 }

@@ -150,3 +150,50 @@ APBF = [
         dict(fp=0.01, window=100_000, all=True),
     ),
 ]
+
+# bfopt.rbf against `bfopt model rbf` / `bfopt optimize rbf` (small: the debug CLI is slow):
+# (name, CLI verb, CLI flags, function name, keyword arguments).
+RBF = [
+    (
+        "rbf_model_sigma",
+        ("model", "rbf"),
+        ["--bits", "65536", "--hashes", "7", "--recycle-bits", "32768"],
+        "model",
+        dict(bits=65536, hashes=7, recycle_bits=32768),
+    ),
+    (
+        "rbf_model_messages",
+        ("model", "rbf"),
+        ["--bits", "1048576", "--hashes", "7", "--recycle-messages", "50000"],
+        "model",
+        dict(bits=1_048_576, hashes=7, recycle_messages=50_000),
+    ),
+    (
+        "rbf_model_variant",
+        ("model", "rbf"),
+        ["--bits", "65536", "--hashes", "5", "--recycle-bits", "20000", "--phases", "2", "--hashing", "distinct", "--recycling", "retaining", "--method", "fluid"],
+        "model",
+        dict(bits=65536, hashes=5, recycle_bits=20000, phases=2, hashing="distinct", recycling="retaining", method="fluid"),
+    ),
+    (
+        "rbf_optimize_bits",
+        ("optimize", "rbf"),
+        ["--fp", "0.01", "--bits", "65536"],
+        "optimize",
+        dict(fp=0.01, bits=65536),
+    ),
+    (
+        "rbf_optimize_messages",
+        ("optimize", "rbf"),
+        ["--fp", "0.01", "--messages", "5000"],
+        "optimize",
+        dict(fp=0.01, messages=5000),
+    ),
+    (
+        "rbf_optimize_window",
+        ("optimize", "rbf"),
+        ["--fp", "0.02", "--window", "2000"],
+        "optimize",
+        dict(fp=0.02, window=2000),
+    ),
+]
