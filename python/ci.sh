@@ -10,16 +10,17 @@ start=$SECONDS
 
 python="${PYTHON:-}"
 if [ -z "$python" ]; then
-  # pyenv installs versions it does not put on PATH; look there too.
-  pyenvs=()
-  if command -v pyenv >/dev/null 2>&1; then
-    for v in 3.9 3.10 3.11 3.12 3.13; do
+  # Oldest first; pyenv installs versions it does not put on PATH, so look there too.
+  candidates=()
+  for v in 3.9 3.10 3.11 3.12 3.13; do
+    candidates+=("python$v")
+    if command -v pyenv >/dev/null 2>&1; then
       for p in "$(pyenv root)"/versions/"$v".*/bin/python3; do
-        [ -x "$p" ] && pyenvs+=("$p")
+        [ -x "$p" ] && candidates+=("$p")
       done
-    done
-  fi
-  for candidate in python3.9 python3.10 python3.11 python3.12 python3.13 "${pyenvs[@]}" python3; do
+    fi
+  done
+  for candidate in "${candidates[@]}" python3; do
     if command -v "$candidate" >/dev/null 2>&1 && "$candidate" -c 'import sys; assert sys.version_info >= (3, 9)' >/dev/null 2>&1; then
       python="$candidate"
       break
