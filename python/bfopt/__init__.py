@@ -28,12 +28,14 @@ from ._bfopt import (
     classic,
     rbf,
     recommend,
+    sbf,
 )
 
 # `import bfopt.classic` (and the other families) finds the native submodules.
 _sys.modules[__name__ + ".classic"] = classic
 _sys.modules[__name__ + ".apbf"] = apbf
 _sys.modules[__name__ + ".rbf"] = rbf
+_sys.modules[__name__ + ".sbf"] = sbf
 
 __all__ = [
     "Candidate",
@@ -47,4 +49,5 @@ __all__ = [
     "classic",
     "rbf",
     "recommend",
+    "sbf",
 ]

@@ -5,6 +5,7 @@ from typing import Any, Dict, List, Literal, Optional, Tuple, Union
 from . import apbf as apbf
 from . import classic as classic
 from . import rbf as rbf
+from . import sbf as sbf
 
 Number = Union[int, float]
 

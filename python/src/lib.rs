@@ -8,6 +8,7 @@ mod classic;
 mod errors;
 mod plan;
 mod rbf;
+mod sbf;
 
 use pyo3::prelude::*;
 
@@ -29,5 +30,6 @@ fn _bfopt(m: &Bound<'_, PyModule>) -> PyResult<()> {
     classic::register(m)?;
     apbf::register(m)?;
     rbf::register(m)?;
+    sbf::register(m)?;
     Ok(())
 }

@@ -197,3 +197,29 @@ RBF = [
         dict(fp=0.02, window=2000),
     ),
 ]
+
+# bfopt.sbf against `bfopt model sbf` / `bfopt optimize sbf`:
+# (name, CLI verb, CLI flags, function name, keyword arguments).
+SBF = [
+    (
+        "sbf_model",
+        ("model", "sbf"),
+        ["--cells", "1e6", "--hashes", "3", "--max", "3", "--decrements", "10"],
+        "model",
+        dict(cells=1_000_000, hashes=3, max=3, decrements=10),
+    ),
+    (
+        "sbf_model_age",
+        ("model", "sbf"),
+        ["--cells", "100000", "--hashes", "2", "--max", "1", "--decrements", "5", "--age", "1000", "--insertions", "50000"],
+        "model",
+        dict(cells=100_000, hashes=2, max=1, decrements=5, age=1000, insertions=50_000),
+    ),
+    (
+        "sbf_optimize",
+        ("optimize", "sbf"),
+        ["--cells", "1e6", "--hashes", "3", "--max", "3", "--fp", "0.01"],
+        "optimize",
+        dict(cells=1_000_000, hashes=3, max=3, fp=0.01),
+    ),
+]
