@@ -26,6 +26,7 @@ from ._bfopt import (
     Validation,
     apbf,
     classic,
+    pbf,
     rbf,
     recommend,
     sbf,
@@ -36,6 +37,7 @@ _sys.modules[__name__ + ".classic"] = classic
 _sys.modules[__name__ + ".apbf"] = apbf
 _sys.modules[__name__ + ".rbf"] = rbf
 _sys.modules[__name__ + ".sbf"] = sbf
+_sys.modules[__name__ + ".pbf"] = pbf
 
 __all__ = [
     "Candidate",
@@ -47,6 +49,7 @@ __all__ = [
     "Validation",
     "apbf",
     "classic",
+    "pbf",
     "rbf",
     "recommend",
     "sbf",

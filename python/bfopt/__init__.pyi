@@ -4,6 +4,7 @@ from typing import Any, Dict, List, Literal, Optional, Tuple, Union
 
 from . import apbf as apbf
 from . import classic as classic
+from . import pbf as pbf
 from . import rbf as rbf
 from . import sbf as sbf
 

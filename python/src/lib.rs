@@ -6,6 +6,7 @@ mod apbf;
 mod args;
 mod classic;
 mod errors;
+mod pbf;
 mod plan;
 mod rbf;
 mod sbf;
@@ -31,5 +32,6 @@ fn _bfopt(m: &Bound<'_, PyModule>) -> PyResult<()> {
     apbf::register(m)?;
     rbf::register(m)?;
     sbf::register(m)?;
+    pbf::register(m)?;
     Ok(())
 }

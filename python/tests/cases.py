@@ -223,3 +223,36 @@ SBF = [
         dict(cells=1_000_000, hashes=3, max=3, fp=0.01),
     ),
 ]
+
+# bfopt.pbf against `bfopt model pbf` / `bfopt model pbf-bound`:
+# (name, CLI verb, CLI flags, function name, keyword arguments).
+PBF = [
+    (
+        "pbf_model",
+        ("model", "pbf"),
+        ["--bits", "100000", "--distinct", "1000,4000", "--frequency", "0.5,0.5"],
+        "model",
+        dict(bits=100_000, distinct=[1000, 4000], frequency=[0.5, 0.5]),
+    ),
+    (
+        "pbf_model_hashes",
+        ("model", "pbf"),
+        ["--bits", "1e6", "--distinct", "1e4,2e4,5e4", "--frequency", "0.6,0.3,0.1", "--max-hashes", "4"],
+        "model",
+        dict(bits=1_000_000, distinct=[1e4, 2e4, 5e4], frequency=[0.6, 0.3, 0.1], max_hashes=4),
+    ),
+    (
+        "pbf_bound",
+        ("model", "pbf-bound"),
+        ["--pairs", "1e6", "--horizon", "86400", "--fp", "0.01", "--query-length", "128"],
+        "bound",
+        dict(pairs=1_000_000, horizon=86400, fp=0.01, query_length=128),
+    ),
+    (
+        "pbf_bound_granularity",
+        ("model", "pbf-bound"),
+        ["--pairs", "1e5", "--horizon", "4096", "--fp", "0.001", "--query-length", "64", "--granularity", "8"],
+        "bound",
+        dict(pairs=100_000, horizon=4096, fp=0.001, query_length=64, granularity=8),
+    ),
+]
