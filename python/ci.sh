@@ -40,7 +40,7 @@ pip=("$tmp/venv/bin/python" -m pip --disable-pip-version-check --quiet)
 "${pip[@]}" install "maturin>=1.7,<2" pytest
 
 echo "== maturin build --release"
-(cd "$here" && "$tmp/venv/bin/maturin" build --release --out "$tmp/wheels")
+(cd "$here" && "$tmp/venv/bin/maturin" build --release --interpreter "$tmp/venv/bin/python" --out "$tmp/wheels")
 "${pip[@]}" install "$tmp"/wheels/bfopt-*.whl
 
 echo "== pytest (against the installed wheel)"

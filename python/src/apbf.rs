@@ -12,9 +12,6 @@ use pyo3::types::{PyDict, PyList};
 /// The library's parameter names → the keyword arguments.
 const NAMES: &[(&str, &str)] = &[("k", "hashes"), ("l", "extra_slices")];
 
-/// model(*, hashes, extra_slices, window=None, slice_bits=None, block_bits=None, block_hashes=None)
-/// --
-///
 /// Predicted metrics of an APBF of `hashes` (k) slices written per insertion and
 /// `extra_slices` (l) extra slices (`bfopt model apbf`), sized for a window of at least
 /// `window` insertions or with slices of `slice_bits` bits; with `block_bits` and
@@ -112,9 +109,6 @@ fn design_dict<'py>(py: Python<'py>, d: &ApbfDesign) -> PyResult<Bound<'py, PyAn
     to_py(py, d)
 }
 
-/// optimize(*, fp, window, memory=None, max_accesses=None, max_npws=None, block_bits=None, block_hashes=None, all=False)
-/// --
-///
 /// Sizes an APBF (`bfopt optimize apbf`): the least memory whose worst-case FP is at most
 /// `fp` over a window of `window` insertions, within the budgets (`memory` bits, expected
 /// `max_accesses` of a non-member query, peak `max_npws`); with `block_bits` and

@@ -20,9 +20,6 @@ fn reals(py: Python<'_>, name: &str, obj: &Bound<'_, PyAny>) -> PyResult<Vec<f64
     })
 }
 
-/// model(*, bits, distinct, frequency, max_hashes=16)
-/// --
-///
 /// The optimal split of `bits` bits over the filters of a PBF (`bfopt model pbf`):
 /// filter `i` holds `distinct[i]` distinct items and is probed with relative frequency
 /// `frequency[i]`; at most `max_hashes` hashes per filter (Section 4 [PBF]).
@@ -91,9 +88,6 @@ pub fn model<'py>(
     Ok(out)
 }
 
-/// bound(*, pairs, horizon, fp, query_length, granularity=1)
-/// --
-///
 /// The memory bound of a PBF tree holding `pairs` (item, timestamp) pairs over
 /// timestamps `1..=horizon` for temporal queries of `query_length` timestamps at FP `fp`
 /// (`bfopt model pbf-bound`; PBF-2 at `granularity` 1, PBF-1 above).

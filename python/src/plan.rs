@@ -149,9 +149,6 @@ fn requirement(
     Ok(req)
 }
 
-/// recommend(*, fp, capacity=None, window=None, horizon=None, query_length=None, pairs=None, memory=None, max_accesses=None, max_npws=None, allow_fn=None, duplicates=None, importance=None, penalties=None)
-/// --
-///
 /// Every Bloom-filter design that meets a requirement, least memory first, and the pick.
 ///
 /// The keyword arguments are the flags of `bfopt recommend` (dashes as underscores).
@@ -282,9 +279,6 @@ impl Plan {
         to_py(py, &self.inner)
     }
 
-    /// to_pandas()
-    /// --
-    ///
     /// The candidates as a pandas DataFrame, one row per design (least memory first):
     /// `pick`, `family`, `design`, the parameters as columns, then the metrics (the
     /// columns of `bfopt recommend --format csv`). Needs pandas (`pip install pandas`).
@@ -319,9 +313,6 @@ impl Plan {
         pandas.getattr("DataFrame")?.call1((rows,))
     }
 
-    /// validate(level="quick", seed=1)
-    /// --
-    ///
     /// Simulates every candidate's reference implementation at its planned parameters
     /// (design `i` with seed `seed + i`) and compares it with its model; `level="full"`
     /// runs four times the epochs. The GIL is released while the simulations run.
@@ -331,7 +322,7 @@ impl Plan {
     /// >>> v = bfopt.recommend(fp=0.02, window=2000).validate(seed=1)
     /// >>> v.passed
     /// True
-    #[pyo3(signature = (level="quick", seed=None))]
+    #[pyo3(signature = (level="quick", seed=None), text_signature = "($self, level=\"quick\", seed=1)")]
     fn validate(
         &self,
         py: Python<'_>,

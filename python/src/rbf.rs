@@ -66,9 +66,6 @@ fn variant(
     Ok((phases, hashing, recycling))
 }
 
-/// model(*, bits, hashes, recycle_bits=None, recycle_messages=None, phases=None, hashing="colliding", recycling="non-retaining", method="auto")
-/// --
-///
 /// Predicted metrics of an RBF of `bits` bits in total and `hashes` hash functions
 /// (`bfopt model rbf`), recycled after `recycle_bits` set bits (sigma; `phases` 1 or 2,
 /// default 1) or after `recycle_messages` messages (one filter, Eqs. (1)-(3) [RBF]).
@@ -76,7 +73,7 @@ fn variant(
 ///
 /// Returns `{"params": {...}, "metrics": {...}}` as in the CLI's JSON row.
 ///
-/// >>> bfopt.rbf.model(bits=1 << 20, hashes=7, recycle_bits=1 << 19)["metrics"]["fp_avg"] < 0.01
+/// >>> bfopt.rbf.model(bits=65536, hashes=7, recycle_bits=32768)["metrics"]["fp_avg"] < 0.01
 /// True
 #[pyfunction]
 #[pyo3(signature = (*, bits, hashes, recycle_bits=None, recycle_messages=None, phases=None, hashing="colliding", recycling="non-retaining", method="auto"))]
@@ -153,9 +150,6 @@ pub fn model<'py>(
     Ok(out)
 }
 
-/// optimize(*, fp, bits=None, messages=None, window=None, phases=None, hashing="colliding", recycling="non-retaining")
-/// --
-///
 /// Sizes an RBF whose long-run average FP is at most `fp` (`bfopt optimize rbf`); one of:
 /// `bits=M` (the most new messages per cycle in M bits), `messages=N` (the least memory
 /// for N messages per cycle) or `window=W` (the least memory remembering the last W
@@ -164,8 +158,8 @@ pub fn model<'py>(
 /// Returns the library's design: `{"params", "metrics", "fp_target",
 /// "worst_case_messages", "worst_case_hashes"}`.
 ///
-/// >>> d = bfopt.rbf.optimize(fp=0.01, window=100_000)
-/// >>> d["metrics"]["fp_avg"] <= 0.01
+/// >>> d = bfopt.rbf.optimize(fp=0.02, window=2000)
+/// >>> d["metrics"]["fp_avg"] <= 0.02
 /// True
 #[pyfunction]
 #[pyo3(signature = (*, fp, bits=None, messages=None, window=None, phases=None, hashing="colliding", recycling="non-retaining"))]
