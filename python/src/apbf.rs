@@ -2,7 +2,7 @@
 //! `bfopt model apbf|apbbf` and `bfopt optimize apbf` (keyword arguments named like their
 //! flags), over `bfopt_models::apbf`.
 
-use crate::args::{count, named, narrow, real, small, Count};
+use crate::args::{count, family, named, narrow, opt_real, real, small, Count};
 use crate::errors;
 use crate::plan::to_py;
 use bfopt_models::apbf::{design, pareto, ApbbfParams, ApbfDesign, ApbfParams, ApbfRequirement};
@@ -149,19 +149,14 @@ pub fn optimize<'py>(
         ("block_hashes", &block_hashes),
     ];
     let e = |x| named(py, NAMES, &counts, x);
-    let opt_real = |name: &str, o: Option<&Bound<'_, PyAny>>| -> PyResult<Option<f64>> {
-        o.filter(|o| !o.is_none())
-            .map(|o| real(py, name, o))
-            .transpose()
-    };
     let mut req = ApbfRequirement::new(fp, window.as_ref().map_or(0, |w| w.value)).map_err(e)?;
     if let Some(m) = &memory {
         req = req.with_memory(m.value).map_err(e)?;
     }
-    if let Some(a) = opt_real("max_accesses", max_accesses)? {
+    if let Some(a) = opt_real(py, "max_accesses", max_accesses)? {
         req = req.with_max_accesses(a).map_err(e)?;
     }
-    if let Some(x) = opt_real("max_npws", max_npws)? {
+    if let Some(x) = opt_real(py, "max_npws", max_npws)? {
         req = req.with_max_npws(x).map_err(e)?;
     }
     if block_bits.is_some() || block_hashes.is_some() {
@@ -187,9 +182,9 @@ pub fn optimize<'py>(
 
 /// Adds `bfopt.apbf` to the module.
 pub fn register(parent: &Bound<'_, PyModule>) -> PyResult<()> {
-    let m = PyModule::new(parent.py(), "apbf")?;
-    m.add("__doc__", "The age-partitioned Bloom filter (APBF, and the blocked APBBF): model(hashes=, extra_slices=, window=) and optimize(fp=, window=, ...), as `bfopt model apbf|apbbf` and `bfopt optimize apbf`.")?;
-    m.add_function(wrap_pyfunction!(model, &m)?)?;
-    m.add_function(wrap_pyfunction!(optimize, &m)?)?;
-    parent.add_submodule(&m)
+    family(parent, "apbf", "The age-partitioned Bloom filter (APBF, and the blocked APBBF): model(hashes=, extra_slices=, window=) and optimize(fp=, window=, ...), as `bfopt model apbf|apbbf` and `bfopt optimize apbf`.", |m| {
+        m.add_function(wrap_pyfunction!(model, m)?)?;
+        m.add_function(wrap_pyfunction!(optimize, m)?)?;
+        Ok(())
+    })
 }

@@ -81,6 +81,17 @@ pub fn count(
         .transpose()
 }
 
+/// Reads an optional real number (None: absent).
+pub fn opt_real(
+    py: Python<'_>,
+    name: &str,
+    obj: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Option<f64>> {
+    obj.filter(|o| !o.is_none())
+        .map(|o| real(py, name, o))
+        .transpose()
+}
+
 /// Reads a real number (`int` or `float`).
 pub fn real(py: Python<'_>, name: &str, obj: &Bound<'_, PyAny>) -> PyResult<f64> {
     obj.extract::<f64>().map_err(|_| {
@@ -137,4 +148,17 @@ pub fn narrow(c: Option<Count>) -> Option<Count> {
 pub fn small(c: &Option<Count>) -> Option<u32> {
     c.as_ref()
         .map(|c| u32::try_from(c.value).unwrap_or(u32::MAX))
+}
+
+/// Adds the submodule `name` (docstring `doc`) to `parent`, its functions added by `add`.
+pub fn family(
+    parent: &Bound<'_, PyModule>,
+    name: &str,
+    doc: &str,
+    add: impl FnOnce(&Bound<'_, PyModule>) -> PyResult<()>,
+) -> PyResult<()> {
+    let m = PyModule::new(parent.py(), name)?;
+    m.add("__doc__", doc)?;
+    add(&m)?;
+    parent.add_submodule(&m)
 }

@@ -2,7 +2,7 @@
 //! `bfopt model classic` and `bfopt optimize classic` (keyword arguments named like their
 //! flags), over `bfopt_models::classic`.
 
-use crate::args::{count, named, narrow, real, small, Count};
+use crate::args::{count, family, named, narrow, opt_real, small, Count};
 use crate::errors;
 use crate::plan::to_py;
 use bfopt_models::classic::{best_k, capacity, design, ClassicParams, ClassicRequirement, Layout};
@@ -122,10 +122,7 @@ pub fn optimize<'py>(
     layout: &str,
     block_bits: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let fp = fp
-        .filter(|o| !o.is_none())
-        .map(|o| real(py, "fp", o))
-        .transpose()?;
+    let fp = opt_real(py, "fp", fp)?;
     let items = count(py, "items", items)?;
     let bits = count(py, "bits", bits)?;
     let hashes = narrow(count(py, "hashes", hashes)?);
@@ -176,9 +173,9 @@ pub fn optimize<'py>(
 
 /// Adds `bfopt.classic` to the module.
 pub fn register(parent: &Bound<'_, PyModule>) -> PyResult<()> {
-    let m = PyModule::new(parent.py(), "classic")?;
-    m.add("__doc__", "The classic Bloom filter: model(bits=, hashes=, items=) and optimize(fp=, items=, ...), as `bfopt model classic` and `bfopt optimize classic`.")?;
-    m.add_function(wrap_pyfunction!(model, &m)?)?;
-    m.add_function(wrap_pyfunction!(optimize, &m)?)?;
-    parent.add_submodule(&m)
+    family(parent, "classic", "The classic Bloom filter: model(bits=, hashes=, items=) and optimize(fp=, items=, ...), as `bfopt model classic` and `bfopt optimize classic`.", |m| {
+        m.add_function(wrap_pyfunction!(model, m)?)?;
+        m.add_function(wrap_pyfunction!(optimize, m)?)?;
+        Ok(())
+    })
 }

@@ -2,7 +2,7 @@
 //! `bfopt model pbf` and `bfopt model pbf-bound` (keyword arguments named like their
 //! flags), over `bfopt_models::pbf`.
 
-use crate::args::{count, named, real, Count};
+use crate::args::{count, family, named, real, Count};
 use crate::errors;
 use crate::plan::to_py;
 use bfopt_models::pbf::{AllocationProblem, BoundRequest};
@@ -131,9 +131,9 @@ pub fn bound<'py>(
 
 /// Adds `bfopt.pbf` to the module.
 pub fn register(parent: &Bound<'_, PyModule>) -> PyResult<()> {
-    let m = PyModule::new(parent.py(), "pbf")?;
-    m.add("__doc__", "The persistent Bloom filter: model(bits=, distinct=, frequency=) (the optimal bit allocation) and bound(pairs=, horizon=, fp=, query_length=), as `bfopt model pbf` and `bfopt model pbf-bound`.")?;
-    m.add_function(wrap_pyfunction!(model, &m)?)?;
-    m.add_function(wrap_pyfunction!(bound, &m)?)?;
-    parent.add_submodule(&m)
+    family(parent, "pbf", "The persistent Bloom filter: model(bits=, distinct=, frequency=) (the optimal bit allocation) and bound(pairs=, horizon=, fp=, query_length=), as `bfopt model pbf` and `bfopt model pbf-bound`.", |m| {
+        m.add_function(wrap_pyfunction!(model, m)?)?;
+        m.add_function(wrap_pyfunction!(bound, m)?)?;
+        Ok(())
+    })
 }

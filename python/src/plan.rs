@@ -2,7 +2,7 @@
 //! [`bfopt_plan::Requirement`] (named like the CLI's `recommend` flags), then
 //! [`bfopt_plan::plan`]. Every decision is the planner's; this module maps and converts.
 
-use crate::args::{count, real, Count};
+use crate::args::{count, opt_real, real, Count};
 use crate::errors;
 use bfopt_models::stable::ImportanceDist;
 use bfopt_models::timing::{Penalties, PenaltyDist};
@@ -91,11 +91,6 @@ fn requirement(
         ("memory", &memory),
     ];
     let err = |e: ModelError| errors::model(py, fix_counts(&counts, e));
-    let opt_real = |name: &str, o: Option<&Bound<'_, PyAny>>| -> PyResult<Option<f64>> {
-        o.filter(|o| !o.is_none())
-            .map(|o| real(py, name, o))
-            .transpose()
-    };
     let mut req =
         match (&capacity, &window, &horizon) {
             (Some(n), None, None) => Requirement::capacity(fp, n.value),
@@ -124,13 +119,13 @@ fn requirement(
     }
     // Values are checked before the options they need (as the CLI does), so that a bad
     // value is named whatever else is missing.
-    if let Some(x) = opt_real("max_npws", max_npws)? {
+    if let Some(x) = opt_real(py, "max_npws", max_npws)? {
         req = req.with_max_npws(x).map_err(err)?;
     }
-    if let Some(x) = opt_real("allow_fn", allow_fn)? {
+    if let Some(x) = opt_real(py, "allow_fn", allow_fn)? {
         req = req.with_allow_fn(x).map_err(err)?;
     }
-    if let Some(x) = opt_real("duplicates", duplicates)? {
+    if let Some(x) = opt_real(py, "duplicates", duplicates)? {
         req = req.with_duplicates(x).map_err(err)?;
     }
     if let Some(spec) = importance {
@@ -143,7 +138,7 @@ fn requirement(
     if let Some(m) = &memory {
         req = req.with_memory(m.value).map_err(err)?;
     }
-    if let Some(x) = opt_real("max_accesses", max_accesses)? {
+    if let Some(x) = opt_real(py, "max_accesses", max_accesses)? {
         req = req.with_max_accesses(x).map_err(err)?;
     }
     Ok(req)

@@ -2,7 +2,7 @@
 //! `bfopt model rbf` and `bfopt optimize rbf` (keyword arguments named like their flags),
 //! over `bfopt_models::rbf`.
 
-use crate::args::{count, named, narrow, real, small, Count};
+use crate::args::{count, family, named, narrow, real, small, Count};
 use crate::errors;
 use crate::plan::to_py;
 use bfopt_models::rbf::{
@@ -210,9 +210,9 @@ pub fn optimize<'py>(
 
 /// Adds `bfopt.rbf` to the module.
 pub fn register(parent: &Bound<'_, PyModule>) -> PyResult<()> {
-    let m = PyModule::new(parent.py(), "rbf")?;
-    m.add("__doc__", "The recycling Bloom filter: model(bits=, hashes=, recycle_bits=) and optimize(fp=, bits=|messages=|window=), as `bfopt model rbf` and `bfopt optimize rbf`.")?;
-    m.add_function(wrap_pyfunction!(model, &m)?)?;
-    m.add_function(wrap_pyfunction!(optimize, &m)?)?;
-    parent.add_submodule(&m)
+    family(parent, "rbf", "The recycling Bloom filter: model(bits=, hashes=, recycle_bits=) and optimize(fp=, bits=|messages=|window=), as `bfopt model rbf` and `bfopt optimize rbf`.", |m| {
+        m.add_function(wrap_pyfunction!(model, m)?)?;
+        m.add_function(wrap_pyfunction!(optimize, m)?)?;
+        Ok(())
+    })
 }

@@ -2,7 +2,7 @@
 //! `bfopt model sbf` and `bfopt optimize sbf` (keyword arguments named like their flags),
 //! over `bfopt_models::stable`.
 
-use crate::args::{count, named, narrow, real, small, Count};
+use crate::args::{count, family, named, narrow, real, small, Count};
 use crate::plan::to_py;
 use bfopt_models::stable::{design_decrements, SbfParams, SbfRequirement};
 use pyo3::prelude::*;
@@ -115,9 +115,9 @@ pub fn optimize<'py>(
 
 /// Adds `bfopt.sbf` to the module.
 pub fn register(parent: &Bound<'_, PyModule>) -> PyResult<()> {
-    let m = PyModule::new(parent.py(), "sbf")?;
-    m.add("__doc__", "The Stable Bloom filter: model(cells=, hashes=, max=, decrements=) and optimize(cells=, hashes=, max=, fp=), as `bfopt model sbf` and `bfopt optimize sbf`.")?;
-    m.add_function(wrap_pyfunction!(model, &m)?)?;
-    m.add_function(wrap_pyfunction!(optimize, &m)?)?;
-    parent.add_submodule(&m)
+    family(parent, "sbf", "The Stable Bloom filter: model(cells=, hashes=, max=, decrements=) and optimize(cells=, hashes=, max=, fp=), as `bfopt model sbf` and `bfopt optimize sbf`.", |m| {
+        m.add_function(wrap_pyfunction!(model, m)?)?;
+        m.add_function(wrap_pyfunction!(optimize, m)?)?;
+        Ok(())
+    })
 }
