@@ -1,0 +1,54 @@
+"""Finds the `bfopt` CLI whose JSON the package must reproduce.
+
+`BFOPT_BIN` names it; otherwise the newest of `target/release/bfopt` and
+`target/debug/bfopt` of this checkout. Without one, the tests compare with
+`fixtures/cli.json`, which `make_fixtures.py` writes from the CLI (and
+`test_fixtures_match_the_cli` checks it is current whenever the CLI is present).
+"""
+
+import json
+import os
+import pathlib
+import subprocess
+
+import pytest
+
+HERE = pathlib.Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
+FIXTURES = HERE / "fixtures" / "cli.json"
+
+
+def cli_path():
+    env = os.environ.get("BFOPT_BIN")
+    if env:
+        return pathlib.Path(env)
+    found = [ROOT / "target" / p / "bfopt" for p in ("release", "debug")]
+    found = [p for p in found if p.is_file()]
+    return max(found, key=lambda p: p.stat().st_mtime) if found else None
+
+
+def run_cli(flags, verb=("recommend",)):
+    """The JSON `bfopt VERB FLAGS --format json` prints, and its exit code."""
+    binary = cli_path()
+    out = subprocess.run(
+        [str(binary), *verb, *flags, "--format", "json"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    return json.loads(out.stdout), out.returncode
+
+
+@pytest.fixture(scope="session")
+def cli():
+    """`cli(name, flags, verb)`: the CLI's JSON for these flags (live, else the fixture)."""
+    fixtures = json.loads(FIXTURES.read_text()) if FIXTURES.is_file() else {}
+
+    def get(name, flags, verb=("recommend",)):
+        if cli_path() is not None:
+            return run_cli(flags, verb)[0]
+        if name not in fixtures:
+            pytest.fail(f"no bfopt binary and no fixture {name!r}: run tests/make_fixtures.py")
+        return fixtures[name]
+
+    return get
