@@ -1,8 +1,6 @@
 //! One budget over many filters (issue 23): `bfopt_plan::allocate` on the README's
 //! 7-level tree (standard and RocksDB's blocked layout), the inverse (`--target-fp`),
 //! and 100 shards of random sizes and lookup rates.
-// criterion_group! defines undocumented functions.
-#![allow(missing_docs)]
 
 use bfopt_models::classic::Layout;
 use bfopt_plan::allocate::{allocate, Budget, FilterSpec, LsmLookups, LsmTree};

@@ -1,8 +1,4 @@
 //! APBF: Table 2 evaluation, the optimizer, reference filter throughput (issue 3).
-// criterion_group! defines undocumented functions (workspace lint missing_docs).
-#![allow(missing_docs)]
-// criterion_group! generates an undocumented `pub fn`.
-#![allow(missing_docs)]
 
 use bfopt_models::apbf::{design, ApbbfParams, ApbfParams, ApbfRequirement};
 use bfopt_validation::filters::apbf::ApbfFilter;

@@ -24,9 +24,6 @@
 //!
 //! Run: `CARGO_BUILD_JOBS=1 cargo bench --bench filters` (about three minutes).
 
-// `criterion_group!` generates an undocumented public function.
-#![allow(missing_docs)]
-
 use bfopt_models::apbf::{ApbbfParams, ApbfParams};
 use bfopt_models::classic::Layout;
 use bfopt_models::rbf::{Hashing, Recycling};

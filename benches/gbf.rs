@@ -1,10 +1,6 @@
 //! Generalized Bloom filter (issue 6): one stable posterior for k = 8 and k = 30 (the
 //! paper's Java: 1.85 µs per inferential insert + query at k = 4, Table 5 [TBF]), and the
 //! reference GBF's query + insert throughput.
-// criterion_group! defines undocumented functions (workspace lint missing_docs).
-#![allow(missing_docs)]
-// criterion_group! generates an undocumented `pub fn`.
-#![allow(missing_docs)]
 
 use bfopt_models::gbf::posterior::{window_posterior, window_posterior_eq34, TLikelihood};
 use bfopt_models::gbf::{GbfDistinctTable, GbfObservation, GbfParams};

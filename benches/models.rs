@@ -1,8 +1,4 @@
 //! Model evaluation and optimizer speed.
-// criterion_group! defines undocumented functions (workspace lint missing_docs).
-#![allow(missing_docs)]
-// criterion_group! generates an undocumented `pub fn`.
-#![allow(missing_docs)]
 
 use bfopt_models::classic::{design, ClassicParams, ClassicRequirement, Layout};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};

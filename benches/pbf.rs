@@ -8,10 +8,6 @@
 //! the root function uses one `exp` per evaluation, and no software `floor`/`ceil`);
 //! `optimal/pbf2` 9-11 µs wall, 2.7 µs CPU. Both CPU times are more than 20× below the
 //! paper's 0.1 s and 100 µs.
-// criterion_group! defines undocumented functions (workspace lint missing_docs).
-#![allow(missing_docs)]
-// criterion_group! generates an undocumented `pub fn`.
-#![allow(missing_docs)]
 
 use bfopt_models::pbf::{
     fine_probes_by_leaf, workload_stats, AllocationProblem, PbfLayout, Variant,

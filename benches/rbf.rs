@@ -1,9 +1,5 @@
 //! RBF model speed (issue 4): one f_σ evaluation at M = 10^6, the whole non-retaining
 //! curve at M = 10^7, the optimizer at M = 10^8 (fluid) and at M = 10^6 (exact).
-// criterion_group! defines undocumented functions (workspace lint missing_docs).
-#![allow(missing_docs)]
-// criterion_group! generates an undocumented `pub fn`.
-#![allow(missing_docs)]
 
 use bfopt_models::rbf::chain::CurveScan;
 use bfopt_models::rbf::transitions::Law;

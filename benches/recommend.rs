@@ -3,11 +3,6 @@
 //! Targets (issue 16): `--window 1e6` under 20 ms as a library call and under 50 ms as a
 //! whole process; `--window 1e9` under 200 ms as a whole process.
 
-// criterion_group! generates an undocumented `pub fn`.
-#![allow(missing_docs)]
-// `criterion_group!` generates a public function without a doc comment.
-#![allow(missing_docs)]
-
 use bfopt::cli::Cli;
 use bfopt_plan::{plan, Requirement};
 use clap::Parser;

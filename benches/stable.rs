@@ -1,9 +1,5 @@
 //! Stable / Importance-aware filters: stable point of one policy, the optimizers, and
 //! reference filter throughput.
-// criterion_group! defines undocumented functions (workspace lint missing_docs).
-#![allow(missing_docs)]
-// criterion_group! generates an undocumented `pub fn`.
-#![allow(missing_docs)]
 
 use bfopt_models::stable::{
     design, design_decrements, solve, stream_metrics, Cost, IbfParams, IbfRequirement,

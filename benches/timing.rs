@@ -2,10 +2,6 @@
 //! `F(c, 0, B)`), the chooser's expected penalty for one design, and the reference
 //! BTBF's insert + query throughput (the paper's Java: 0.80 µs standard, 1.13 µs
 //! inferential per insert/query pair, Table 5 [TBF]).
-// criterion_group! defines undocumented functions (workspace lint missing_docs).
-#![allow(missing_docs)]
-// criterion_group! generates an undocumented `pub fn`.
-#![allow(missing_docs)]
 
 use bfopt_models::timing::btbf::{BtbfModel, BtbfObservation, BtbfParams, TimerAge};
 use bfopt_models::timing::design::{expected_penalty, PenaltyResolution};
