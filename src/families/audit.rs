@@ -62,7 +62,7 @@ pub enum AuditFamily {
 #[derive(Debug, Args)]
 pub struct BtbfAuditArgs {
     /// Hash functions k (1 to 64).
-    #[arg(long, value_parser = parse_count, allow_hyphen_values = true)]
+    #[arg(long, value_parser = crate::units::parse_hashes, allow_hyphen_values = true)]
     pub hashes: u64,
     /// Timers per age in blocks, comma-separated, age 0 first.
     #[arg(long, value_parser = parse_count, value_delimiter = ',', allow_hyphen_values = true, required = true)]
@@ -122,7 +122,7 @@ pub struct ClassicAuditArgs {
     #[arg(long, value_parser = parse_bits, allow_hyphen_values = true)]
     pub bits: Option<u64>,
     /// Hash functions k (1 to 64).
-    #[arg(long, value_parser = parse_count, allow_hyphen_values = true)]
+    #[arg(long, value_parser = crate::units::parse_hashes, allow_hyphen_values = true)]
     pub hashes: u64,
     /// Set bits: the total, or one count per slice (partitioned) or per block (blocked),
     /// comma-separated. Not with --bitmap.

@@ -130,7 +130,16 @@ fn parse_penalty_pair(s: &str) -> Result<bfopt_models::timing::PenaltyDist, Stri
 /// A model error on a requirement value, named by its flag (the planner names each
 /// value as its flag without dashes).
 fn flag_error(e: bfopt_models::ModelError) -> CliError {
-    CliError::from_model(e, &[("memory", "--memory")])
+    CliError::from_model(
+        e,
+        &[
+            ("memory", "--memory"),
+            ("max_npws", "--max-npws"),
+            ("max_accesses", "--max-accesses"),
+            ("allow_fn", "--allow-fn"),
+            ("query_length", "--query-length"),
+        ],
+    )
 }
 
 impl RecommendArgs {

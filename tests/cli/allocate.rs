@@ -248,7 +248,7 @@ fn bad_input_exits_2_naming_flag_value_and_range() {
         ),
         (
             "allocate --target-fp 0 --lsm levels=3,ratio=10,entries=1e6".to_string(),
-            "--target-fp = 0: allowed 0 < target_fp < inf",
+            "--target-fp = 0: allowed 0 < --target-fp < inf",
         ),
         (
             "allocate --budget -1 --lsm levels=3,ratio=10,entries=1e6".to_string(),
@@ -256,7 +256,7 @@ fn bad_input_exits_2_naming_flag_value_and_range() {
         ),
         (
             "allocate --budget 1e6 --max-hashes 0 --lsm levels=3,ratio=10,entries=1e6".to_string(),
-            "--max-hashes = 0: allowed 1 <= k_max <= 64",
+            "--max-hashes = 0: allowed 1 <= --max-hashes <= 64",
         ),
     ] {
         assert_exit(&line, 2, &[needle]);
