@@ -2,7 +2,8 @@
 
 use super::hp::{self, f, one, powu, u, zero, F, REL};
 use bfopt_models::classic::{
-    fp_blocked, fp_exact_standard, fp_partitioned, fp_standard, ClassicParams, Layout, EXACT_BUDGET,
+    fp_blocked, fp_exact_standard, fp_partitioned, fp_standard, ClassicParams, FpLaw, Layout,
+    EXACT_BUDGET,
 };
 use num_bigint::BigInt;
 use num_rational::BigRational;
@@ -94,8 +95,12 @@ proptest! {
         let got = fp_standard(m as f64, f64::from(k), n as f64);
         let want = fill_pow(m, u64::from(k) * n, u64::from(k));
         hp::record("classic standard", || format!("m={m} k={k} n={n}"), got, &want, REL);
+        // `fp()` is this formula where the exact law is too costly to evaluate (the
+        // exact law, checked below, elsewhere).
         let p = ClassicParams::new(m, k, n, Layout::Standard).unwrap();
-        prop_assert_eq!(p.fp(), got);
+        if p.fp_law() == FpLaw::UsualFormula {
+            prop_assert_eq!(p.fp(), got);
+        }
     }
 
     /// `(1 − (1 − 1/s)^n)^k`, `s = ⌊m/k⌋`, over the whole domain.
