@@ -203,10 +203,13 @@ mod tests {
             .collect();
         assert_eq!(failed.len(), 1, "{failed:?}");
         assert!(failed[0].name.contains("printed bound"));
-        // The pair filter's printed FP 20% off: the two-sided check fails.
+        // The pair filter's printed FP 20% off: the two-sided check fails. The interval
+        // includes the spread between epochs (each epoch its own filter), so 16 epochs
+        // give the t interval the power to see a 20% error at 99.9%.
         let bits = rows.last().unwrap().bits;
         let cfg = EvenRunConfig {
             design: EvenDesign::Pairs { bits },
+            epochs: 16,
             ..cfg
         };
         let failed: Vec<_> = even_checks("pairs", 0.024, &cfg)
