@@ -1,9 +1,9 @@
 //! `bfopt allocate`: one memory budget split over many filters (issue 23).
 
-use crate::cli::Format;
 use crate::exit::{CliError, Exit};
 use crate::families::classic::LayoutArgs;
 use crate::families::to_u32;
+use crate::render::Format;
 use crate::report::{Report, Row};
 use crate::reproduce::plot::{Plot, Series};
 use crate::units::{parse_bits, parse_count, parse_real};

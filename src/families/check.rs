@@ -2,8 +2,8 @@
 //! requirements (issue 22). The file is a plan (`bfopt recommend --format json`) or a
 //! list of designs; the format and the models are those of [`bfopt_plan::check`].
 
-use crate::cli::Format;
 use crate::exit::{CliError, Exit};
+use crate::render::Format;
 use crate::render::{aligned, write_junit, TestCase};
 use crate::report::{Report, Row};
 use crate::units::parse_count;
