@@ -130,27 +130,17 @@ fn btbf(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
         ))
     })?;
     let standard = standard_row(req.fp(), w, p, fp);
-    let params = standard.params.clone();
-    let mut rows = vec![standard];
+    let mut rows = vec![standard.clone()];
     if let Some(pen) = req.penalties() {
         // The inferential answer needs a stream with repeats: Uniform over W items.
         let prior = StreamPrior::uniform(w.max(2)).map_err(Proposal::Model)?;
         let model = BtbfModel::new(p, prior.distinct());
         let e = expected_penalty(&model, &prior, &pen, PenaltyResolution::default());
         let (validator, not_simulated) = simulation(inferential_validator(&p, prior, pen, e));
+        // The same filter as the standard row, answering by the cheaper expected error.
         rows.push(Candidate {
-            family: "timing",
             design: "btbf/inferential".into(),
-            params,
-            bits: p.memory_bits(),
-            bits_per_item: 0.0,
-            accesses_insert: f64::from(p.k()) + p.scan_per_insert(),
-            accesses_query: f64::from(p.k()),
-            access_unit: AccessUnit::BitProbes,
             false_negatives: FalseNegatives::ByChoice,
-            slack: p.block_size() - 1,
-            npws: Some((p.block_size() - 1) as f64 / w as f64),
-            fp,
             fp_kind: FpKind::StandardAnswer,
             notes: vec![
                 "when errors have prices: posterior P(in window | timers) and the cheaper answer"
@@ -162,6 +152,7 @@ fn btbf(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
             ],
             not_simulated,
             validator,
+            ..standard
         });
     }
     Ok(rows)
