@@ -185,6 +185,11 @@ pub enum ModelFamily {
     PbfBound(families::pbf::BoundArgs),
     /// Generalized Bloom filter: Pos rates, window FP / FN.
     Gbf(families::gbf::ModelArgs),
+    /// Scalable Bloom filter: links, compound FP and memory after n items.
+    #[command(
+        after_help = "Example:\n  bfopt model scalable --initial-capacity 1e4 --fp0 0.005 --tightening 0.5 --growth 2 --items 1e6"
+    )]
+    Scalable(families::scalable::ModelArgs),
 }
 
 /// `bfopt posterior <family>`.
@@ -217,6 +222,12 @@ pub enum OptimizeFamily {
     Pbf(families::pbf::OptimizeArgs),
     /// Penalty-optimal GBF (k0, k1) for a bits-per-item budget.
     Gbf(families::gbf::OptimizeArgs),
+    /// Least-memory scalable chain (P0, r, s, k per link) meeting a compound FP at n
+    /// items, beside RedisBloom's and growable-bloom-filters' ratios.
+    #[command(
+        after_help = "Example:\n  bfopt optimize scalable --fp 0.01 --initial-capacity 1e4 --items 1e6"
+    )]
+    Scalable(families::scalable::OptimizeArgs),
 }
 
 /// `bfopt simulate <family>`.
@@ -241,6 +252,11 @@ pub enum SimulateFamily {
     Pbf(families::pbf::SimulateArgs),
     /// Section 6 stream experiment on a reference GBF.
     Gbf(families::gbf::SimulateArgs),
+    /// Grow a reference scalable chain to n items, probe non-members.
+    #[command(
+        after_help = "Example:\n  bfopt simulate scalable --initial-capacity 1000 --fp0 0.02 --items 2e4 --epochs 8"
+    )]
+    Scalable(families::scalable::SimulateArgs),
 }
 
 /// Suite sizes.

@@ -50,6 +50,7 @@ pub fn run(cli: &Cli) -> Result<Report, CliError> {
             ModelFamily::Pbf(a) => families::pbf::model(a),
             ModelFamily::PbfBound(a) => families::pbf::bound(a),
             ModelFamily::Gbf(a) => families::gbf::model(a),
+            ModelFamily::Scalable(a) => families::scalable::model(a),
         },
         Verb::Optimize { family } => match family {
             OptimizeFamily::Classic(a) => families::classic::optimize(a),
@@ -60,6 +61,7 @@ pub fn run(cli: &Cli) -> Result<Report, CliError> {
             OptimizeFamily::Ibf(a) => families::stable::optimize_ibf(a),
             OptimizeFamily::Pbf(a) => families::pbf::optimize(a),
             OptimizeFamily::Gbf(a) => families::gbf::optimize(a),
+            OptimizeFamily::Scalable(a) => families::scalable::optimize(a),
         },
         Verb::Posterior { family } => match family {
             PosteriorFamily::Btbf(a) => families::timing::posterior(a),
@@ -75,6 +77,7 @@ pub fn run(cli: &Cli) -> Result<Report, CliError> {
             SimulateFamily::Ibf(a) => families::stable::simulate_ibf(a),
             SimulateFamily::Pbf(a) => families::pbf::simulate_cmd(a),
             SimulateFamily::Gbf(a) => families::gbf::simulate_cmd(a),
+            SimulateFamily::Scalable(a) => families::scalable::simulate_cmd(a),
         }
         .map(Report::exit_on_disagreement),
         Verb::Audit { family } => families::audit::audit(family),

@@ -46,6 +46,18 @@ pub fn simulate_memory(family: &SimulateFamily) -> Result<(), CliError> {
             let value = a.filter.window.unwrap_or(0);
             ("--window", value, u128::from(p.total_bits().unwrap_or(0)))
         }
+        SimulateFamily::Scalable(a) => {
+            let Ok(x) = a
+                .filter
+                .params()
+                .map_err(|_| ())
+                .and_then(|p| p.chain(a.filter.items).map_err(|_| ()))
+            else {
+                return Ok(()); // the runner reports the bad parameter itself
+            };
+            let bits = x.links().iter().map(|l| u128::from(l.m)).sum();
+            ("--items", a.filter.items, bits)
+        }
         SimulateFamily::Pbf(a) => match a.bits {
             Some(b) => ("--bits", b, u128::from(b)),
             None => return Ok(()),

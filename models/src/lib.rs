@@ -14,6 +14,7 @@
 //! | [`gbf`] | Generalized Bloom filter, standard and inferential (stable for any `k`) | `000_4a86d6f208f608dd.txt` | `[TBF]` |
 //! | [`timing`] | Timing / Block Timing Bloom filter, standard and inferential; priors, `D(j)`, penalties, posterior calibration | `000_4a86d6f208f608dd.txt` | `[TBF]` |
 //! | [`pbf`] | Persistent Bloom filters PBF-1, PBF-2 (temporal membership) | `001_2b1de25c23e3527a.txt` | `[PBF]` |
+//! | [`scalable`] | Scalable Bloom filter: a chain of growing, tightening classic filters | not a seed: Almeida et al., IPL 2007 | `[SCALABLE]` |
 //! | [`stable`] | Stable and Importance-aware Bloom filters (SBF, IBF1-IBF6) | `003_4e4c7c64af2667ba.txt` | `[SBF]` |
 //! | [`systems`] | the filters of Guava, RedisBloom, Parquet, RocksDB, fastbloom as each system sizes them | their sources and format specifications | |
 //!
@@ -48,6 +49,8 @@
 //! * `[TBF]`: *Time-decaying Bloom filters*, inferential framework, Timing / Block Timing
 //!   and Generalized Bloom filters (`000_4a86d6f208f608dd.txt`).
 //! * `[PBF]`: *Persistent Bloom filters* (`001_2b1de25c23e3527a.txt`).
+//! * `[SCALABLE]`: P. S. Almeida, C. Baquero, N. Preguiça, D. Hutchison, *Scalable Bloom
+//!   Filters*, Information Processing Letters 101(6), 2007 (not among the seed files).
 //! * `[SBF]`: thesis on Stable and Importance-aware Bloom filters
 //!   (`003_4e4c7c64af2667ba.txt`).
 //!
@@ -66,6 +69,7 @@ pub mod numeric;
 pub mod pbf;
 pub mod printed;
 pub mod rbf;
+pub mod scalable;
 pub mod stable;
 #[cfg(any(test, feature = "proptest"))]
 pub mod strategies;

@@ -10,6 +10,7 @@ pub mod gbf;
 pub mod pbf;
 pub mod rbf;
 pub mod recommend;
+pub mod scalable;
 pub mod sim;
 pub mod stable;
 pub mod target;

@@ -4,14 +4,17 @@
 //! JSON: a list of `{"family": system, "params": {"setting", "config"}, "metrics": {"bits",
 //! "hashes", "bits_per_item", "fp", "meets"}}`; `setting` is `requested` (the target typed
 //! as the system's configuration), `scaling` (RedisBloom only: the request without
-//! `NONSCALING`) or `bfopt` (the configuration of least memory that meets the target);
+//! `NONSCALING`), with `--items` (RedisBloom only) `scaling at items`, `bfopt scaling at
+//! items`, `bfopt nonscaling at items` (the chain after `--items` keys: `links` sub-filters,
+//! compound `fp`), or `bfopt` (the configuration of least memory that meets the target);
 //! `config` is the configuration as typed; `bits` the filter's bit array; `fp` its FP by
 //! bfopt's model of its layout; `meets` whether `fp <= --fp`.
 
 use crate::exit::CliError;
 use crate::report::{Report, Row};
 use crate::units::{parse_count, parse_real};
-use bfopt_models::systems::{self, Configured, System, SystemTarget};
+use bfopt_models::scalable::ChainMetrics;
+use bfopt_models::systems::{self, redisbloom, Configured, System, SystemTarget};
 use clap::{Args, ValueEnum};
 use serde_json::json;
 
@@ -68,6 +71,11 @@ pub struct TargetArgs {
     /// RocksDB).
     #[arg(long, value_parser = parse_count, allow_hyphen_values = true)]
     pub capacity: u64,
+    /// RedisBloom only: the keys that really arrive, beyond --capacity: the scaling
+    /// chain after them (its compound FP, tightening 0.5 per sub-filter) and what to type
+    /// to meet --fp at that count.
+    #[arg(long, value_parser = parse_count, allow_hyphen_values = true)]
+    pub items: Option<u64>,
 }
 
 /// Runs `bfopt target`: two rows per system, the request typed as the system's own
@@ -91,6 +99,9 @@ pub fn target(args: &TargetArgs) -> Result<Report, CliError> {
             rows.push(row(&t, "scaling", scaling));
         }
         rows.push(row(&t, "bfopt", &t.suggested));
+        if let (System::RedisBloom, Some(n)) = (system, args.items) {
+            rows.extend(scaling_rows(args.fp, args.capacity, n)?);
+        }
         notes.push(format!("{}: {}", system.name(), system.version()));
         notes.extend(note(system).iter().map(|line| format!("  {line}")));
     }
@@ -100,6 +111,48 @@ pub fn target(args: &TargetArgs) -> Result<Report, CliError> {
     let mut report = Report::list(rows);
     report.notes = notes;
     Ok(report)
+}
+
+/// RedisBloom's scaling chain after `n` keys: the request (default `EXPANSION 2`), the
+/// least-memory scaling command meeting `fp` at `n`, and `NONSCALING` sized for `n`.
+fn scaling_rows(fp: f64, capacity: u64, n: u64) -> Result<Vec<Row>, CliError> {
+    let flags = [FLAGS, &[("items", "--items")]].concat();
+    let t = redisbloom::scaling_target(fp, capacity, n)
+        .map_err(|e| CliError::from_model(e, &flags))?;
+    let chain_row = |setting: &str, config: &str, x: &ChainMetrics| {
+        Row::new(
+            "redisbloom",
+            json!({ "setting": setting, "config": config }),
+            json!({
+                "items": n,
+                "links": x.links,
+                "bits": x.memory_bits,
+                "bits_per_item": x.bits_per_item,
+                "fp": x.fp,
+                "meets": x.fp <= fp,
+            }),
+        )
+    };
+    let mut rows = vec![
+        chain_row("scaling at items", &t.requested, &t.requested_at_n),
+        chain_row("bfopt scaling at items", &t.scaling, &t.scaling_at_n),
+    ];
+    if let Some(c) = &t.nonscaling {
+        let f = &c.filter;
+        rows.push(Row::new(
+            "redisbloom",
+            json!({ "setting": "bfopt nonscaling at items", "config": c.config }),
+            json!({
+                "items": n,
+                "links": 1,
+                "bits": f.bits,
+                "bits_per_item": f.bits_per_item(),
+                "fp": f.fp,
+                "meets": f.fp <= fp,
+            }),
+        ));
+    }
+    Ok(rows)
 }
 
 fn row(t: &SystemTarget, setting: &str, c: &Configured) -> Row {
@@ -123,7 +176,8 @@ fn note(system: System) -> &'static [&'static str] {
         System::Guava | System::Fastbloom => &["standard layout in 64-bit words"],
         System::RedisBloom => &[
             "standard layout; scaling (no NONSCALING): the first sub-filter, built at fp/2, which holds",
-            "the first `capacity` keys (the chain's FP beyond the capacity is not modelled)",
+            "the first `capacity` keys; with --items: the chain of sub-filters after them (each expansion x larger,",
+            "at half the previous error), its compound FP, and the scaling or NONSCALING command meeting --fp there",
         ],
         System::Parquet => &[
             "split block: 256-bit blocks, 8 bits per key; properties parquet.bloom.filter.expected.ndv, .fpp, .max.bytes;",

@@ -10,6 +10,7 @@ mod gbf;
 mod hashing;
 mod pbf;
 mod rbf;
+mod scalable;
 mod stable;
 mod systems;
 mod timing;

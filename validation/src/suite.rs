@@ -37,6 +37,7 @@ pub const FAMILIES: &[(&str, FamilyChecks)] = &[
     ("pbf", crate::experiments::pbf::checks),
     ("stable", crate::experiments::stable::checks),
     ("gbf", crate::experiments::gbf::checks),
+    ("scalable", crate::experiments::scalable::checks),
 ];
 
 /// Names of the families in the suite.

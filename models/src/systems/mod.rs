@@ -36,11 +36,11 @@
 //! # Ok::<(), bfopt_models::ModelError>(())
 //! ```
 //!
-//! # Not modelled
+//! # Scaling
 //! RedisBloom without `NONSCALING` builds its first sub-filter at `error_rate/2`
-//! ([`redisbloom::RedisBloomConfig::first_link`]); the chain's compound FP once the
-//! capacity is exceeded needs the scalable Bloom filter family, which bfopt does not have
-//! yet.
+//! ([`redisbloom::RedisBloomConfig::first_link`]) and grows a chain once the capacity is
+//! exceeded: [`redisbloom::RedisBloomChain`] models it through [`crate::scalable`], and
+//! [`redisbloom::scaling_target`] says what to type to meet a target at the final count.
 //!
 //! # References
 //! * Guava, `com.google.common.hash.BloomFilter` and `BloomFilterStrategies`

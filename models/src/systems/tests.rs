@@ -327,3 +327,76 @@ fn a_request_that_meets_in_least_memory_is_kept() {
     let t = target(System::RedisBloom, 1e-6, 1 << 30).unwrap();
     assert!(t.suggested.filter.fp <= 1e-6);
 }
+
+// RedisBloom's scaling chain (src/sb.c: SB_NewChain at error·0.5, SBChain_Add appends
+// entries·expansion at the last error·0.5), each link by bloom_init's published rule.
+#[test]
+fn redisbloom_chain_links_follow_the_published_rule() {
+    for (cap, err, e) in [(1u64, 0.25, 1u64), (100, 0.01, 2), (1000, 0.001, 4), (12_345, 0.03, 3)] {
+        let chain = redisbloom::RedisBloomChain::new(cap, err, e)
+            .unwrap()
+            .chain(cap * 40)
+            .unwrap();
+        for (i, l) in chain.links().iter().enumerate() {
+            let entries = cap * e.pow(i as u32);
+            let error = err * 0.5f64.powi(i as i32 + 1);
+            let bpe = -error.ln() / (LN_2 * LN_2);
+            let raw = ((entries as f64 * bpe) as u64).max(1);
+            assert_eq!(l.capacity, entries);
+            assert!((l.fp_target - error).abs() <= 1e-15 * error);
+            assert_eq!(l.m, raw.div_ceil(64) * 64, "cap={cap} err={err} link {i}");
+            assert_eq!(l.k, (-error.log2()).ceil() as u32, "cap={cap} err={err} link {i}");
+        }
+    }
+    // Vectors from the rule evaluated independently (Python, math.log): BF.RESERVE k
+    // 0.01 1000 grows into 11072 bits/8 hashes, 24960/9, 55680/10, 122880/11.
+    let chain = redisbloom::RedisBloomChain::new(1000, 0.01, 2)
+        .unwrap()
+        .chain(15_000)
+        .unwrap();
+    let got: Vec<(u64, u32)> = chain.links().iter().map(|l| (l.m, l.k)).collect();
+    assert_eq!(got, [(11072, 8), (24960, 9), (55680, 10), (122880, 11)]);
+}
+
+#[test]
+fn redisbloom_chain_compound_fp_and_what_to_type() {
+    // 10^3 reserved, 10^5 arrive: 7 sub-filters (1000·(2^7 − 1) = 127 000 >= 10^5).
+    let c = redisbloom::RedisBloomChain::new(1000, 0.01, 2).unwrap();
+    let x = c.at(100_000).unwrap();
+    assert_eq!(x.links, 7);
+    // The halving errors sum below 1%; each link's rounding up of k keeps its FP near
+    // its target, so the compound stays under the typed rate.
+    assert!(x.fp <= 0.01 && x.fp > 0.005, "{}", x.fp);
+    assert_eq!(
+        c.scalable_params().unwrap().fp_limit(),
+        0.01,
+        "P0/(1 − r) = error"
+    );
+    let t = redisbloom::scaling_target(0.01, 1000, 100_000).unwrap();
+    assert_eq!(t.requested, "BF.RESERVE k 0.01 1000");
+    assert!(t.scaling_at_n.fp <= 0.01);
+    assert!(t.scaling_at_n.memory_bits <= t.requested_at_n.memory_bits);
+    let ns = t.nonscaling.unwrap();
+    assert!(ns.filter.fp <= 0.01 && ns.config.ends_with("100000 NONSCALING"));
+    // A classic filter sized for the final count beats any chain.
+    assert!(ns.filter.bits < t.scaling_at_n.memory_bits);
+    // The suggested command builds what it says.
+    let reparsed: Vec<&str> = t.scaling.split_whitespace().collect();
+    let error: f64 = reparsed[2].parse().unwrap();
+    let expansion = reparsed
+        .iter()
+        .position(|w| *w == "EXPANSION")
+        .map_or(2, |i| reparsed[i + 1].parse().unwrap());
+    let again = redisbloom::RedisBloomChain::new(1000, error, expansion)
+        .unwrap()
+        .at(100_000)
+        .unwrap();
+    assert_eq!(again, t.scaling_at_n);
+    // Bad input names the parameter.
+    let e = redisbloom::RedisBloomChain::new(1000, 0.01, 0).unwrap_err();
+    assert!(e.to_string().contains("expansion"), "{e}");
+    assert!(redisbloom::scaling_target(0.01, 1000, 0)
+        .unwrap_err()
+        .to_string()
+        .contains("items"));
+}

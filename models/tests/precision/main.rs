@@ -17,6 +17,7 @@ mod gbf;
 mod hp;
 mod pbf;
 mod rbf;
+mod scalable;
 mod stable;
 mod targets;
 mod timing;

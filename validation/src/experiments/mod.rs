@@ -7,5 +7,6 @@ pub mod classic;
 pub mod gbf;
 pub mod pbf;
 pub mod rbf;
+pub mod scalable;
 pub mod stable;
 pub mod timing;

@@ -11,6 +11,7 @@ pub mod gbf;
 pub mod pbf;
 pub mod rbf;
 pub mod rocksdb;
+pub mod scalable;
 pub mod split_block;
 pub mod timing;
 
