@@ -121,6 +121,22 @@ pub enum Params {
         /// FP of each probed filter.
         per_probe_fp: f64,
     },
+    /// A scalable Bloom filter (Almeida et al. 2007): links of `n0·s^i` items at
+    /// `p0·r^i`, as many as `max_items` needs.
+    Scalable {
+        /// First-link capacity `N0`.
+        n0: u64,
+        /// First-link FP `P0`.
+        p0: f64,
+        /// Tightening ratio `r`.
+        r: f64,
+        /// Growth `s`.
+        s: f64,
+        /// Links allocated at the most items.
+        links: usize,
+        /// Bits allocated while it holds the initial capacity (its first link).
+        bits_at_initial: u64,
+    },
     /// One filter of (item, timestamp) pairs, probed once per timestamp of a query.
     PairFilter {
         /// Bits.
@@ -202,6 +218,9 @@ impl fmt::Display for Params {
                 "g={granularity} filters/pair={filters_per_pair} probes<={max_probes}"
             ),
             Params::PairFilter { m, probes } => write!(f, "m={m} probes={probes}"),
+            Params::Scalable {
+                p0, r, s, links, ..
+            } => write!(f, "P0={p0:.3e} r={r} s={s:.3} links={links}"),
         }
     }
 }
@@ -372,6 +391,11 @@ pub struct Candidate {
     pub bits: u64,
     /// Bits per item of the requirement (items, window insertions or pairs).
     pub bits_per_item: f64,
+    /// How far from the limit: `bits_per_item / log2(1/ε)` for the FP target `ε`. A
+    /// static set of `n` items at FP `ε` needs at least `n·log2(1/ε)` bits (Carter et al.
+    /// 1978); a sliding window of `W` items needs `W·log2(1/ε)` to leading order, which
+    /// Naor and Yogev's sliding Bloom filter (2015) achieves up to lower-order terms.
+    pub times_limit: f64,
     /// Memory accesses per insertion.
     pub accesses_insert: f64,
     /// Expected memory accesses per query that returns false.
@@ -400,6 +424,14 @@ pub struct Candidate {
 }
 
 impl Candidate {
+    /// Counts the memory against the requirement: [`Self::bits_per_item`] over its items
+    /// (window insertions, pairs, the most items of a growing set) and
+    /// [`Self::times_limit`], bits per item over `log2(1/ε)` at its FP target `ε`.
+    pub(crate) fn count_against(&mut self, req: &crate::Requirement) {
+        self.bits_per_item = self.bits as f64 / req.items() as f64;
+        self.times_limit = self.bits_per_item / -req.fp().log2();
+    }
+
     /// The larger of the accesses per insertion and per negative query.
     pub fn worst_accesses(&self) -> f64 {
         self.accesses_insert.max(self.accesses_query)

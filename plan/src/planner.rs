@@ -8,7 +8,7 @@
 //! half its peak NPWS, what that runner-up would buy; and when the pick's FP is not a
 //! bound (a long-run average or a stable point), it says so.
 
-use crate::candidate::Candidate;
+use crate::candidate::{Candidate, Params};
 use crate::families::{Proposal, FAMILIES};
 use crate::requirement::{Requirement, Shape};
 use crate::text::{num, prob};
@@ -184,7 +184,7 @@ pub fn plan(req: &Requirement) -> Result<Plan, PlanError> {
     let mut candidates = Vec::new();
     let mut over = Vec::new();
     for mut c in proposed {
-        c.bits_per_item = c.bits as f64 / req.items() as f64;
+        c.count_against(req);
         if !(c.fp > 0.0) {
             // A predicted FP of 0 is an underflow, never a real design's rate.
             excluded.push(Exclusion {
@@ -240,6 +240,10 @@ fn requirement_words(req: &Requirement) -> String {
             query_length,
             pairs,
         } => format!("{pairs} pairs over {horizon} timestamps, queries of {query_length}"),
+        Shape::Growing {
+            initial_capacity,
+            max_items,
+        } => format!("a set growing from {initial_capacity} to {max_items} items"),
     };
     format!("fp <= {} for {shape}", prob(req.fp()))
 }
@@ -341,20 +345,37 @@ fn infeasible(
     }
 }
 
+/// The growing-set row of least memory at the initial capacity, and that memory.
+fn cheapest_at_start(ranked: &[Candidate]) -> Option<(u64, &Candidate)> {
+    ranked
+        .iter()
+        .filter_map(|c| match c.params {
+            Params::Scalable {
+                bits_at_initial, ..
+            } => Some((bits_at_initial, c)),
+            _ => None,
+        })
+        .min_by_key(|x| x.0)
+}
+
 /// The first candidate, and why.
 fn pick(req: &Requirement, ranked: &[Candidate]) -> Pick {
     let best = &ranked[0];
+    let limit = format!(
+        "{} bits per item, {}x the lower bound log2(1/fp) = {}",
+        num(best.bits_per_item),
+        num(best.times_limit),
+        num(-req.fp().log2())
+    );
     let mut reason = format!(
-        "least memory of the {} designs that meet {}: {} bits per item",
+        "least memory of the {} designs that meet {}: {limit}",
         ranked.len(),
         requirement_words(req),
-        num(best.bits_per_item)
     );
     if ranked.len() == 1 {
         reason = format!(
-            "the only design that meets {}: {} bits per item",
+            "the only design that meets {}: {limit}",
             requirement_words(req),
-            num(best.bits_per_item)
         );
     }
     for c in &ranked[1..] {
@@ -386,6 +407,14 @@ fn pick(req: &Requirement, ranked: &[Candidate]) -> Pick {
                 ));
                 break;
             }
+        }
+    }
+    if let Some(chain) = cheapest_at_start(ranked) {
+        if !matches!(best.params, Params::Scalable { .. }) {
+            reason.push_str(&format!(
+                "; until the set outgrows its initial capacity, {} holds {} bits against the pick's {}",
+                chain.1.design, chain.0, best.bits
+            ));
         }
     }
     if !best.fp_kind.is_bound() {

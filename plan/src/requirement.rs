@@ -40,6 +40,15 @@ pub enum Shape {
         #[serde(skip_serializing_if = "Option::is_none")]
         penalties: Option<PenaltyDist>,
     },
+    /// A set whose final count is unknown: it starts at `initial_capacity` and may grow
+    /// to `max_items` distinct items (scalable Bloom filters grow with it; a classic
+    /// filter must be sized for `max_items` up front).
+    Growing {
+        /// The first guess of the count `N0`.
+        initial_capacity: u64,
+        /// The most items it may hold `NMAX`: the FP target holds up to here.
+        max_items: u64,
+    },
     /// Temporal membership: "was x inserted in `[s, e]`?" over timestamps `1..=horizon`.
     Temporal {
         /// Horizon `T` (timestamps).
@@ -159,6 +168,43 @@ impl Requirement {
                 allow_fn: None,
                 importance: None,
                 penalties: None,
+            },
+            budgets: Budgets::default(),
+        })
+    }
+
+    /// A set of unknown final count: `initial_capacity` items expected, up to `max_items`,
+    /// at FP `fp` at every count up to `max_items`.
+    ///
+    /// ```
+    /// use bfopt_plan::Requirement;
+    /// let r = Requirement::growing(0.01, 10_000, 1_000_000)?;
+    /// assert_eq!(r.items(), 1_000_000);
+    /// assert!(Requirement::growing(0.01, 10_000, 1000).is_err());
+    /// # Ok::<(), bfopt_plan::ModelError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// `fp` outside `(0, 1)`; a count outside `1..=2^40`; `max_items < initial_capacity`.
+    pub fn growing(
+        fp_target: f64,
+        initial_capacity: u64,
+        max_items: u64,
+    ) -> Result<Self, ModelError> {
+        let initial_capacity = count("initial_capacity", initial_capacity)?;
+        let max_items = count("max_items", max_items)?;
+        if max_items < initial_capacity {
+            return Err(ModelError::invalid(
+                "max_items",
+                max_items,
+                format!("max_items >= initial_capacity = {initial_capacity}"),
+            ));
+        }
+        Ok(Self {
+            fp: fp(fp_target)?,
+            shape: Shape::Growing {
+                initial_capacity,
+                max_items,
             },
             budgets: Budgets::default(),
         })
@@ -347,12 +393,14 @@ impl Requirement {
         &self.budgets
     }
 
-    /// What bits per item are counted against: items, window insertions or pairs.
+    /// What bits per item are counted against: items, window insertions, pairs, or
+    /// the most items of a growing set.
     pub fn items(&self) -> u64 {
         match self.shape {
             Shape::Capacity { items } => items,
             Shape::Window { insertions, .. } => insertions,
             Shape::Temporal { pairs, .. } => pairs,
+            Shape::Growing { max_items, .. } => max_items,
         }
     }
 
@@ -402,6 +450,7 @@ impl Requirement {
             Shape::Capacity { .. } => "a static set",
             Shape::Window { .. } => "a sliding window",
             Shape::Temporal { .. } => "temporal membership",
+            Shape::Growing { .. } => "a growing set",
         }
     }
 }

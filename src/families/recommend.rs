@@ -24,7 +24,12 @@ Columns of the table:
                btbf m timers, bpt bits per timer, B insertions per block, pad padding timers
                scanned per insertion; gbf k0 resetting and k1 setting hashes; pbf g
                timestamps per leaf; fingerprint-queue fingerprint and count bits
-  bits/item    memory over the items of the requirement (items, window insertions, pairs)
+  bits/item    memory over the items of the requirement (items, window insertions, pairs,
+               the most items of a growing set)
+  x limit      bits/item over log2(1/fp): how far from the information-theoretic lower bound
+               n*log2(1/fp) bits for n items (for a window, per window item: the leading term
+               of the window's bound, which Naor and Yogev's sliding Bloom filter achieves up
+               to lower-order terms); 1.44 for a classic filter at best
   ins/query    memory accesses per insertion / per query that returns false: random bit
                probes, or cache lines for blocked layouts (apbbf, rotating/blocked,
                classic/blocked, fingerprint-queue)
@@ -42,7 +47,7 @@ Notes [n] under the table belong to row n; --wide prints every column and note i
 
 /// Requirement flags.
 #[derive(Debug, Args)]
-#[command(group(ArgGroup::new("shape").required(true).args(["capacity", "window", "horizon"])))]
+#[command(group(ArgGroup::new("shape").required(true).args(["capacity", "window", "horizon", "initial_capacity"])))]
 #[command(after_long_help = COLUMNS_HELP)]
 pub struct RecommendArgs {
     /// Largest acceptable false-positive rate, 0 < fp < 1.
@@ -64,6 +69,13 @@ pub struct RecommendArgs {
     /// Distinct (item, timestamp) pairs to hold.
     #[arg(long, value_parser = parse_count, allow_hyphen_values = true, requires = "horizon")]
     pub pairs: Option<u64>,
+    /// A set of unknown final count: the first guess of its size N0 (with --max-items):
+    /// scalable Bloom filters that grow from N0, and a classic filter sized for the most.
+    #[arg(long, value_parser = parse_count, allow_hyphen_values = true, requires = "max_items")]
+    pub initial_capacity: Option<u64>,
+    /// The most items the growing set may hold: the FP target holds up to here.
+    #[arg(long, value_parser = parse_count, allow_hyphen_values = true, requires = "initial_capacity")]
+    pub max_items: Option<u64>,
     /// Memory budget (bits, or with a unit: 8Mb, 16MiB).
     #[arg(long, value_parser = parse_bits, allow_hyphen_values = true)]
     pub memory: Option<u64>,
@@ -138,6 +150,8 @@ fn flag_error(e: bfopt_models::ModelError) -> CliError {
             ("max_accesses", "--max-accesses"),
             ("allow_fn", "--allow-fn"),
             ("query_length", "--query-length"),
+            ("initial_capacity", "--initial-capacity"),
+            ("max_items", "--max-items"),
         ],
     )
 }
@@ -149,6 +163,11 @@ impl RecommendArgs {
     /// A bad value (named by its flag), or a flag the shape does not take.
     pub fn requirement(&self) -> Result<Requirement, CliError> {
         let mut req = match (self.capacity, self.window, self.horizon) {
+            (None, None, None) if self.initial_capacity.is_some() => Requirement::growing(
+                self.fp,
+                self.initial_capacity.unwrap_or(0),
+                self.max_items.unwrap_or(0),
+            ),
             (Some(n), None, None) => Requirement::capacity(self.fp, n),
             (None, Some(w), None) => Requirement::window(self.fp, w),
             (None, None, Some(horizon)) => Requirement::temporal(
@@ -160,7 +179,7 @@ impl RecommendArgs {
             _ => return Err(CliError::invalid(
                 "--capacity/--window/--horizon",
                 "this combination",
-                "exactly one of --capacity N, --window W, --horizon T --query-length Q --pairs n",
+                "exactly one of --capacity N, --window W, --horizon T --query-length Q --pairs n, --initial-capacity N0 --max-items NMAX",
             )),
         }
         .map_err(flag_error)?;
@@ -267,6 +286,7 @@ fn rows(plan: &Plan, validation: Option<&Validation>) -> Vec<Row> {
                 .metric("pick", i == plan.pick.index)
                 .metric("bits", c.bits)
                 .metric("bits_per_item", c.bits_per_item)
+                .metric("times_limit", c.times_limit)
                 .metric("accesses_insert", c.accesses_insert)
                 .metric("accesses_query", c.accesses_query)
                 .metric("access_unit", c.access_unit)
@@ -351,7 +371,14 @@ fn table(plan: &Plan, validation: Option<&Validation>, wide: bool) -> (String, S
         .candidates
         .iter()
         .any(|c| !matches!(c.false_negatives.short().as_str(), "none"));
-    let mut header = vec!["#", "design", "parameters", "bits/item", "ins/query"];
+    let mut header = vec![
+        "#",
+        "design",
+        "parameters",
+        "bits/item",
+        "x limit",
+        "ins/query",
+    ];
     if wide {
         header.push("bits");
         header.push("slack");
@@ -380,6 +407,7 @@ fn table(plan: &Plan, validation: Option<&Validation>, wide: bool) -> (String, S
                 c.design.clone(),
                 c.params.to_string(),
                 format!("{:.1}", c.bits_per_item),
+                format!("{:.2}", c.times_limit),
                 accesses(c),
             ];
             if wide {

@@ -5,8 +5,7 @@ use crate::families::classic::LayoutArgs;
 use crate::report::{Report, Row};
 use crate::units::{parse_count, parse_real};
 use bfopt_models::scalable::{
-    design, size_chain, ChainMetrics, Preset, ScalableDesign, ScalableParams,
-    ScalableRequirement,
+    design, size_chain, ChainMetrics, Preset, ScalableDesign, ScalableParams, ScalableRequirement,
 };
 use bfopt_validation::experiments::scalable::{simulate, tolerance, ScalableSimConfig};
 use clap::Args;
@@ -99,7 +98,9 @@ pub fn model(args: &ModelArgs) -> Result<Report, CliError> {
         .chain(args.items)
         .and_then(|c| c.at(args.items))
         .map_err(model_err)?;
-    Ok(Report::single(chain_row("given", p, &x)?.param("items", args.items)))
+    Ok(Report::single(
+        chain_row("given", p, &x)?.param("items", args.items),
+    ))
 }
 
 /// `bfopt optimize scalable` flags.
@@ -190,10 +191,7 @@ pub struct SimulateArgs {
 pub fn simulate_cmd(args: &SimulateArgs) -> Result<Report, CliError> {
     let params = args.filter.params()?;
     let n = args.filter.items;
-    let x = params
-        .chain(n)
-        .and_then(|c| c.at(n))
-        .map_err(model_err)?;
+    let x = params.chain(n).and_then(|c| c.at(n)).map_err(model_err)?;
     let cfg = ScalableSimConfig {
         params,
         n,

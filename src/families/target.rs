@@ -117,8 +117,8 @@ pub fn target(args: &TargetArgs) -> Result<Report, CliError> {
 /// least-memory scaling command meeting `fp` at `n`, and `NONSCALING` sized for `n`.
 fn scaling_rows(fp: f64, capacity: u64, n: u64) -> Result<Vec<Row>, CliError> {
     let flags = [FLAGS, &[("items", "--items")]].concat();
-    let t = redisbloom::scaling_target(fp, capacity, n)
-        .map_err(|e| CliError::from_model(e, &flags))?;
+    let t =
+        redisbloom::scaling_target(fp, capacity, n).map_err(|e| CliError::from_model(e, &flags))?;
     let chain_row = |setting: &str, config: &str, x: &ChainMetrics| {
         Row::new(
             "redisbloom",

@@ -15,7 +15,9 @@ fn scalable_suite_passes_at_quick_size() {
 fn redisbloom_defaults_over_five_links_agree_at_99_percent() {
     // RedisBloom's r = 0.5, s = 2 from a first link of 300 at a 5% target (so the FP is
     // large enough to measure), grown into its fifth link.
-    let params = Preset::RedisBloom.params(0.05, 300, Layout::Standard).unwrap();
+    let params = Preset::RedisBloom
+        .params(0.05, 300, Layout::Standard)
+        .unwrap();
     let n = 300 * 20;
     let x = params.chain(n).unwrap().at(n).unwrap();
     assert_eq!(x.links, 5);

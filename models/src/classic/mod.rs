@@ -244,7 +244,8 @@ impl ClassicParams {
         self.fp_with_law().1
     }
 
-    fn fp_with_law(&self) -> (f64, FpLaw) {
+    /// [`Self::fp`] and [`Self::fp_law`] at once.
+    pub fn fp_with_law(&self) -> (f64, FpLaw) {
         let (m, k, n) = (self.m as f64, f64::from(self.k), self.n as f64);
         match self.layout {
             Layout::Standard => fp_exact_standard(self.m, self.k, self.n, FP_EXACT_BUDGET)
@@ -278,16 +279,24 @@ impl ClassicParams {
         }
     }
 
-    /// All metrics at once.
-    pub fn metrics(&self) -> ClassicMetrics {
-        let (m, k, n) = (self.m as f64, f64::from(self.k), self.n as f64);
-        let fill = self.fill();
-        let (accesses_query_true, accesses_query_false, accesses_insert) = match self.layout {
+    /// Memory accesses `(insert, query true, query false)`: bit probes, or one block
+    /// for the blocked layout; a query for a non-member stops at its first 0 bit.
+    pub fn accesses(&self) -> (f64, f64, f64) {
+        let k = f64::from(self.k);
+        match self.layout {
             Layout::Blocked { .. } => (1.0, 1.0, 1.0),
             // A probe of a non-member finds each bit set with probability ≈ fill
             // (exactly so in the partitioned layout).
-            _ => (k, accesses_query_false(fill, self.k), k),
-        };
+            _ => (k, k, accesses_query_false(self.fill(), self.k)),
+        }
+    }
+
+    /// All metrics at once (the exact FP `fp_exact` costs up to [`EXACT_BUDGET`] steps,
+    /// about 0.1 s; [`Self::fp_with_law`] and [`Self::accesses`] do not).
+    pub fn metrics(&self) -> ClassicMetrics {
+        let (m, k, n) = (self.m as f64, f64::from(self.k), self.n as f64);
+        let fill = self.fill();
+        let (accesses_insert, accesses_query_true, accesses_query_false) = self.accesses();
         let (fp, fp_law) = self.fp_with_law();
         ClassicMetrics {
             fp,

@@ -129,14 +129,12 @@ impl ScalableDesign {
 /// `1 − Π_{i<L}(1 − P0·r^i)`: the compound of the links' targets, an upper bound of the
 /// compound FP at any count the `L` links hold.
 fn compound_of_targets(p0: f64, r: f64, links: usize) -> f64 {
-    let ln_keep: f64 = (0..links)
-        .map(|i| (-(p0 * r.powi(i as i32))).ln_1p())
-        .sum();
+    let ln_keep: f64 = (0..links).map(|i| (-(p0 * r.powi(i as i32))).ln_1p()).sum();
     -ln_keep.exp_m1()
 }
 
 /// Bisection steps on `ln P0` (each builds a chain).
-const STEPS: usize = 16;
+const STEPS: usize = 12;
 
 /// The chain with tightening `r` and growth `s` whose compound FP at `n` meets the
 /// target with the least memory: the largest `P0` found by bisection on `ln P0` that
@@ -168,7 +166,11 @@ pub fn size_chain(req: &ScalableRequirement, r: f64, s: f64) -> Result<ScalableD
     };
     let mut best = at(lo)?.ok_or_else(|| {
         ModelError::infeasible(
-            format!("compound fp <= {} at n = {}", crate::error::show_rate(req.fp), req.n),
+            format!(
+                "compound fp <= {} at n = {}",
+                crate::error::show_rate(req.fp),
+                req.n
+            ),
             format!("no first-link fp with r = {r}, s = {s}"),
         )
     })?;
@@ -198,9 +200,24 @@ pub fn size_chain(req: &ScalableRequirement, r: f64, s: f64) -> Result<ScalableD
 }
 
 /// Growth factors tried by [`design`], besides those that make the chain end at `n`.
-const S_GRID: [f64; 5] = [1.5, 2.0, 3.0, 4.0, 8.0];
+const S_GRID: [f64; 7] = [1.25, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0];
 /// Tightening ratios tried by [`design`] (with both presets' ratios).
-const R_GRID: [f64; 8] = [0.5, 0.6, 0.7, 0.75, 0.8, 0.851_562_5, 0.9, 0.95];
+const R_GRID: [f64; 12] = [
+    0.3,
+    0.4,
+    0.5,
+    0.6,
+    0.7,
+    0.75,
+    0.8,
+    0.851_562_5,
+    0.875,
+    0.9,
+    0.925,
+    0.95,
+];
+/// `(r, s)` pairs sized exactly by [`design`], the best of the surrogate's ranking.
+const EXACT_PAIRS: usize = 3;
 
 /// The growth `s` with which `L` links hold exactly `n` items: `N0·(s^L − 1)/(s − 1) = n`.
 fn growth_ending_at(n0: u64, n: u64, links: i32) -> Option<f64> {
@@ -226,37 +243,97 @@ pub(super) fn growth_ending_at_for_tests(n0: u64, n: u64, links: i32) -> Option<
     growth_ending_at(n0, n, links)
 }
 
+/// The surrogate of a chain's memory at `n` that ranks `(r, s)` pairs: each link sized
+/// by the continuous optimum `k_i = log2(1/P_i)`, `m_i = n_i·k_i/ln 2`, its FP at `x`
+/// items `(1 − e^(−k_i·x/m_i))^k_i`, `P0` the largest meeting the target at `n` (by
+/// bisection on `ln P0`); `None` when the chain cannot hold `n`.
+fn surrogate_bits(req: &ScalableRequirement, r: f64, s: f64) -> Option<f64> {
+    let params = ScalableParams::new(req.n0, req.fp, r, s, req.layout).ok()?;
+    let links = params.links_for(req.n).ok()?;
+    let caps: Vec<f64> = (0..links).map(|i| params.link_capacity(i) as f64).collect();
+    let last = req.n as f64 - caps[..links - 1].iter().sum::<f64>();
+    let at = |p0: f64| -> (f64, f64) {
+        let (mut ln_keep, mut bits) = (0.0, 0.0);
+        for (i, &c) in caps.iter().enumerate() {
+            let k = -(p0 * r.powi(i as i32)).log2();
+            let m = c * k / std::f64::consts::LN_2;
+            let x = if i + 1 == links { last } else { c };
+            let fp = (-(-k * x / m).exp_m1()).powf(k);
+            ln_keep += (-fp).ln_1p();
+            bits += m;
+        }
+        (-ln_keep.exp_m1(), bits)
+    };
+    let (mut lo, mut hi) = (check::FP_TARGET_MIN.ln(), 0.5f64.ln());
+    if at(lo.exp()).0 > req.fp {
+        return None;
+    }
+    for _ in 0..60 {
+        let mid = 0.5 * (lo + hi);
+        if at(mid.exp()).0 <= req.fp {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    Some(at(lo.exp()).1)
+}
+
 /// The least memory at the final count `n` over the tightening `r`, the growth `s`, the
-/// first-link FP `P0` and each link's integer `k_i` (by [`size_chain`]), the compound FP
-/// at `n` meeting the target (Section 4 [SCALABLE] leaves the choice open and suggests
-/// `s` of 2 or 4 and `r` of 0.8 to 0.9).
+/// first-link FP `P0` and each link's integer `k_i`, the compound FP at `n` meeting the
+/// target (Section 4 [SCALABLE] leaves the choice open and suggests `s` of 2 or 4 and
+/// `r` of 0.8 to 0.9).
 ///
-/// `r` runs over a grid (0.5 to 0.95, with both [`Preset`]s' ratios); `s` over 1.5, 2,
-/// 3, 4, 8 and the growths that make 2 to 8 links end exactly at `n`.
+/// `r` runs over a grid from 0.3 to 0.95 (with both [`Preset`]s' ratios); `s` over 1.25
+/// to 8 and the growths that make 2 to 8 links end exactly at `n`. Every pair is ranked
+/// by a continuous surrogate of its memory ([`surrogate_bits`]: optimal real `k`, fill
+/// law `(1 − e^(−kx/m))^k`); the best three, and both presets' pairs, are sized exactly
+/// by [`size_chain`] (integer `k_i` by [`crate::classic::design`], the layout's exact FP
+/// law where computable), and the least exact memory wins: never more than either
+/// preset's ratios sized for `n`.
 ///
 /// # Errors
 /// [`ModelError::Infeasible`] when no chain holds `n` items at the target.
 pub fn design(req: &ScalableRequirement) -> Result<ScalableDesign, ModelError> {
     let mut growths: Vec<f64> = S_GRID.to_vec();
     growths.extend((2..=8).filter_map(|l| growth_ending_at(req.n0, req.n, l)));
+    let mut ranked: Vec<(f64, f64, f64)> = growths
+        .iter()
+        .flat_map(|&s| R_GRID.iter().map(move |&r| (r, s)))
+        .filter_map(|(r, s)| surrogate_bits(req, r, s).map(|b| (b, r, s)))
+        .collect();
+    ranked.sort_by(|a, b| a.0.total_cmp(&b.0));
     let mut best: Option<ScalableDesign> = None;
     let mut last_err = None;
-    for &s in &growths {
-        for &r in &R_GRID {
-            match size_chain(req, r, s) {
-                Ok(d) => {
-                    if best
-                        .as_ref()
-                        .is_none_or(|b| d.at_n.memory_bits < b.at_n.memory_bits)
-                    {
-                        best = Some(d);
-                    }
+    // The presets' pairs too, so that the optimum is never worse than either.
+    let pairs = ranked
+        .iter()
+        .take(EXACT_PAIRS)
+        .map(|&(_, r, s)| (r, s))
+        .chain(Preset::ALL.iter().map(|p| (p.r(), p.s())));
+    for (r, s) in pairs {
+        match size_chain(req, r, s) {
+            Ok(d) => {
+                if best
+                    .as_ref()
+                    .is_none_or(|b| d.at_n.memory_bits < b.at_n.memory_bits)
+                {
+                    best = Some(d);
                 }
-                Err(e) => last_err = Some(e),
             }
+            Err(e) => last_err = Some(e),
         }
     }
     best.ok_or_else(|| {
-        last_err.unwrap_or_else(|| ModelError::infeasible("a chain", "no growth factor fits"))
+        last_err.unwrap_or_else(|| {
+            ModelError::infeasible(
+                format!(
+                    "compound fp <= {} at n = {}",
+                    crate::error::show_rate(req.fp),
+                    req.n
+                ),
+                format!("no chain of at most {} links", ScalableParams::MAX_LINKS),
+            )
+        })
     })
 }

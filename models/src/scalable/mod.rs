@@ -280,12 +280,14 @@ impl Chain {
             let (fp, probes) = if items == 0 {
                 (0.0, 1.0)
             } else {
-                let x = ClassicParams::new(l.m, l.k, items, self.layout)?.metrics();
-                accesses_insert = x.accesses_insert;
-                if x.fp_law != FpLaw::Exact {
-                    fp_law = x.fp_law;
+                let link = ClassicParams::new(l.m, l.k, items, self.layout)?;
+                let (fp, law) = link.fp_with_law();
+                let (insert, _, query_false) = link.accesses();
+                accesses_insert = insert;
+                if law != FpLaw::Exact {
+                    fp_law = law;
                 }
-                (x.fp, x.accesses_query_false)
+                (fp, query_false)
             };
             ln_keep += (-fp).ln_1p();
             accesses += probes;

@@ -9,7 +9,15 @@ fn params(n0: u64, p0: f64, r: f64, s: f64) -> ScalableParams {
 fn links_cover_the_count() {
     // Capacities 1000, 2000, 4000, 8000: cumulative 1000, 3000, 7000, 15000.
     let p = params(1000, 0.005, 0.5, 2.0);
-    for (n, links) in [(0, 1), (1, 1), (1000, 1), (1001, 2), (7000, 3), (7001, 4), (15_000, 4)] {
+    for (n, links) in [
+        (0, 1),
+        (1, 1),
+        (1000, 1),
+        (1001, 2),
+        (7000, 3),
+        (7001, 4),
+        (15_000, 4),
+    ] {
         assert_eq!(p.links_for(n).unwrap(), links, "n = {n}");
     }
     assert_eq!(p.link_capacity(3), 8000);
@@ -19,7 +27,11 @@ fn links_cover_the_count() {
 
 #[test]
 fn empty_chain_has_no_false_positive() {
-    let x = params(1000, 0.01, 0.5, 2.0).chain(0).unwrap().at(0).unwrap();
+    let x = params(1000, 0.01, 0.5, 2.0)
+        .chain(0)
+        .unwrap()
+        .at(0)
+        .unwrap();
     assert_eq!((x.links, x.fp), (1, 0.0));
     assert_eq!(x.accesses_query_false, 1.0);
 }
@@ -40,7 +52,10 @@ fn compound_is_one_minus_product_of_link_fps_at_their_fill() {
         keep *= 1.0 - f;
     }
     assert!((x.fp - (1.0 - keep)).abs() <= 1e-14 * x.fp);
-    assert_eq!(x.memory_bits, chain.links().iter().map(|l| l.m).sum::<u64>());
+    assert_eq!(
+        x.memory_bits,
+        chain.links().iter().map(|l| l.m).sum::<u64>()
+    );
     // Every link sized for its target, and full links near it.
     for (i, l) in chain.links().iter().enumerate() {
         assert!((l.fp_target - 0.004 * 0.6f64.powi(i as i32)).abs() < 1e-15);
@@ -95,29 +110,39 @@ fn sized_chain_meets_the_target_with_less_memory_than_the_library_rule() {
         let sized = size_chain(&req, preset.r(), preset.s()).unwrap();
         assert!(sized.at_n.fp <= 0.01);
         assert!(sized.params.p0() > 0.01 * (1.0 - preset.r()));
-        let library = ScalableDesign::evaluate(preset.params(0.01, 1000, Layout::Standard).unwrap(), &req)
-            .unwrap();
-        assert!(sized.at_n.memory_bits < library.at_n.memory_bits, "{preset:?}");
+        let library =
+            ScalableDesign::evaluate(preset.params(0.01, 1000, Layout::Standard).unwrap(), &req)
+                .unwrap();
+        assert!(
+            sized.at_n.memory_bits < library.at_n.memory_bits,
+            "{preset:?}"
+        );
         // Nearly tight: a 5% looser first link would miss.
-        let looser = ScalableParams::new(1000, sized.params.p0() * 1.05, preset.r(), 2.0, Layout::Standard)
-            .unwrap();
+        let looser = ScalableParams::new(
+            1000,
+            sized.params.p0() * 1.05,
+            preset.r(),
+            2.0,
+            Layout::Standard,
+        )
+        .unwrap();
         assert!(looser.chain(100_000).unwrap().at(100_000).unwrap().fp > 0.01);
     }
 }
 
 #[test]
 fn optimum_beats_both_presets_and_meets_the_target() {
-    let req = ScalableRequirement::new(0.01, 1000, 100_000, Layout::Standard).unwrap();
+    let req = ScalableRequirement::new(0.01, 10_000, 1_000_000, Layout::Standard).unwrap();
     let best = design(&req).unwrap();
     assert!(best.at_n.fp <= 0.01);
-    assert_eq!(best.at_n.n, 100_000);
+    assert_eq!(best.at_n.n, 1_000_000);
     for preset in Preset::ALL {
         let d = size_chain(&req, preset.r(), preset.s()).unwrap();
         assert!(best.at_n.memory_bits <= d.at_n.memory_bits, "{preset:?}");
     }
     // A classic filter sized for n up front is the floor a chain cannot beat at n.
     let classic = crate::classic::design(
-        &crate::classic::ClassicRequirement::new(0.01, 100_000, Layout::Standard).unwrap(),
+        &crate::classic::ClassicRequirement::new(0.01, 1_000_000, Layout::Standard).unwrap(),
     )
     .unwrap();
     assert!(best.at_n.memory_bits > classic.params.m());

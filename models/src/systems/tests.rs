@@ -332,7 +332,12 @@ fn a_request_that_meets_in_least_memory_is_kept() {
 // entries·expansion at the last error·0.5), each link by bloom_init's published rule.
 #[test]
 fn redisbloom_chain_links_follow_the_published_rule() {
-    for (cap, err, e) in [(1u64, 0.25, 1u64), (100, 0.01, 2), (1000, 0.001, 4), (12_345, 0.03, 3)] {
+    for (cap, err, e) in [
+        (1u64, 0.25, 1u64),
+        (100, 0.01, 2),
+        (1000, 0.001, 4),
+        (12_345, 0.03, 3),
+    ] {
         let chain = redisbloom::RedisBloomChain::new(cap, err, e)
             .unwrap()
             .chain(cap * 40)
@@ -345,7 +350,11 @@ fn redisbloom_chain_links_follow_the_published_rule() {
             assert_eq!(l.capacity, entries);
             assert!((l.fp_target - error).abs() <= 1e-15 * error);
             assert_eq!(l.m, raw.div_ceil(64) * 64, "cap={cap} err={err} link {i}");
-            assert_eq!(l.k, (-error.log2()).ceil() as u32, "cap={cap} err={err} link {i}");
+            assert_eq!(
+                l.k,
+                (-error.log2()).ceil() as u32,
+                "cap={cap} err={err} link {i}"
+            );
         }
     }
     // Vectors from the rule evaluated independently (Python, math.log): BF.RESERVE k

@@ -235,7 +235,7 @@ pub fn evaluate(spec: &DesignSpec) -> Result<Candidate, FileError> {
             ))
         }
     };
-    c.bits_per_item = c.bits as f64 / req.items() as f64;
+    c.count_against(req);
     Ok(c)
 }
 

@@ -150,6 +150,7 @@ pub(crate) fn row(
         },
         bits: m.total_bits,
         bits_per_item: 0.0,
+        times_limit: 0.0,
         accesses_insert: f64::from(d.k),
         accesses_query: m.accesses(),
         access_unit: if block_bits.is_some() {

@@ -89,6 +89,7 @@ pub(crate) fn standard_row(fp_target: f64, w: u64, p: BtbfParams, fp: f64) -> Ca
         params,
         bits: p.memory_bits(),
         bits_per_item: 0.0,
+        times_limit: 0.0,
         accesses_insert: f64::from(p.k()) + p.scan_per_insert(),
         accesses_query: f64::from(p.k()),
         access_unit: AccessUnit::BitProbes,

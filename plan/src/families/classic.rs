@@ -98,6 +98,7 @@ pub(crate) fn row(fp: f64, params: ClassicParams) -> Candidate {
         },
         bits: params.m(),
         bits_per_item: 0.0,
+        times_limit: 0.0,
         accesses_insert: metrics.accesses_insert,
         accesses_query: metrics.accesses_query_false,
         access_unit: access_unit(layout),

@@ -110,6 +110,7 @@ fn gbf(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
         },
         bits: p.m(),
         bits_per_item: 0.0,
+        times_limit: 0.0,
         accesses_insert: k,
         accesses_query: k,
         access_unit: AccessUnit::BitProbes,

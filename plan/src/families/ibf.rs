@@ -218,6 +218,7 @@ pub(super) fn row(p: &IbfParams, fp: f64, w: u64, rate: f64) -> Candidate {
         },
         bits: p.memory_bits(),
         bits_per_item: 0.0,
+        times_limit: 0.0,
         accesses_insert: f64::from(p.k()) + p.p() as f64,
         accesses_query: f64::from(p.k()),
         access_unit: AccessUnit::BitProbes,

@@ -13,6 +13,7 @@ mod ibf;
 mod pbf;
 pub(crate) mod rbf;
 pub(crate) mod sbf;
+mod scalable;
 
 use crate::candidate::{Candidate, SimRun, Validator};
 use crate::requirement::Requirement;
@@ -42,6 +43,7 @@ pub const FAMILIES: &[Family] = &[
     baseline::FINGERPRINT_QUEUE,
     btbf::FAMILY,
     gbf::FAMILY,
+    scalable::FAMILY,
 ];
 
 /// Why a family proposes nothing.

@@ -81,8 +81,7 @@ pub fn simulate(cfg: &ScalableSimConfig) -> Result<ScalableSimResult, ModelError
             .count() as u64;
         Ok::<_, ModelError>((fps, f.state_fp(), f.links(), f.bits()))
     });
-    let per_epoch: Vec<(u64, f64, usize, u64)> =
-        per_epoch.into_iter().collect::<Result<_, _>>()?;
+    let per_epoch: Vec<(u64, f64, usize, u64)> = per_epoch.into_iter().collect::<Result<_, _>>()?;
     let probes: Vec<(u64, u64)> = per_epoch.iter().map(|e| (e.0, cfg.probes)).collect();
     let state: Vec<f64> = per_epoch.iter().map(|e| e.1).collect();
     Ok(ScalableSimResult {
@@ -192,7 +191,13 @@ pub fn checks(level: Level, seed: u64, confidence: f64) -> Vec<Check> {
                 seed: case_seed,
                 confidence,
             };
-            Ok(compare(&name(""), &x, &simulate(&cfg)?, confidence, case_seed))
+            Ok(compare(
+                &name(""),
+                &x,
+                &simulate(&cfg)?,
+                confidence,
+                case_seed,
+            ))
         };
         match run() {
             Ok(c) => out.extend(c),
