@@ -286,7 +286,6 @@ fn rows(plan: &Plan, validation: Option<&Validation>) -> Vec<Row> {
                 .metric("pick", i == plan.pick.index)
                 .metric("bits", c.bits)
                 .metric("bits_per_item", c.bits_per_item)
-                .metric("times_limit", c.times_limit)
                 .metric("accesses_insert", c.accesses_insert)
                 .metric("accesses_query", c.accesses_query)
                 .metric("access_unit", c.access_unit)
@@ -295,7 +294,8 @@ fn rows(plan: &Plan, validation: Option<&Validation>) -> Vec<Row> {
                 .metric("npws", c.npws)
                 .metric("fp", c.fp)
                 .metric("fp_kind", c.fp_kind)
-                .metric("notes", c.notes.join("; "));
+                .metric("notes", c.notes.join("; "))
+                .metric("times_limit", c.times_limit);
             if let Some(d) = validation.map(|v| &v.designs[i]) {
                 row = row.metric("validated", d.status.label());
                 if let Some(m) = d.measured_fp {

@@ -22,6 +22,7 @@ mod rbf;
 mod readme;
 mod recommend_validate;
 mod reliability;
+mod scalable;
 mod stable;
 mod target;
 mod timing;
@@ -306,6 +307,7 @@ fn recommend_json_keys_are_the_same_for_every_family_and_stable() {
         "npws",
         "params",
         "slack",
+        "times_limit",
     ];
     let rows = plan["candidates"].as_array().unwrap();
     let mut families: Vec<&str> = rows.iter().map(|r| r["family"].as_str().unwrap()).collect();

@@ -345,16 +345,16 @@ fn redisbloom_chain_links_follow_the_published_rule() {
         for (i, l) in chain.links().iter().enumerate() {
             let entries = cap * e.pow(i as u32);
             let error = err * 0.5f64.powi(i as i32 + 1);
-            let bpe = -error.ln() / (LN_2 * LN_2);
+            // The module's literal ln(2)² and ln(2): at errors that are powers of 1/2
+            // (0.125 here) they give one hash more than ⌈log2(1/error)⌉.
+            let bpe = -error.ln() / 0.480_453_013_918_201;
             let raw = ((entries as f64 * bpe) as u64).max(1);
             assert_eq!(l.capacity, entries);
             assert!((l.fp_target - error).abs() <= 1e-15 * error);
             assert_eq!(l.m, raw.div_ceil(64) * 64, "cap={cap} err={err} link {i}");
-            assert_eq!(
-                l.k,
-                (-error.log2()).ceil() as u32,
-                "cap={cap} err={err} link {i}"
-            );
+            #[allow(clippy::approx_constant)]
+            let hashes = (0.693_147_180_559_945 * bpe).ceil() as u32;
+            assert_eq!(l.k, hashes, "cap={cap} err={err} link {i}");
         }
     }
     // Vectors from the rule evaluated independently (Python, math.log): BF.RESERVE k
