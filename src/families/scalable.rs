@@ -2,12 +2,14 @@
 
 use crate::exit::CliError;
 use crate::families::classic::LayoutArgs;
+use crate::families::sim::SimArgs;
 use crate::report::{Report, Row};
 use crate::units::{parse_count, parse_real};
 use bfopt_models::scalable::{
     design, size_chain, ChainMetrics, Preset, ScalableDesign, ScalableParams, ScalableRequirement,
 };
 use bfopt_validation::experiments::scalable::{simulate, tolerance, ScalableSimConfig};
+use bfopt_validation::workload::Workload;
 use clap::Args;
 
 /// Model parameter names → flags, for error messages.
@@ -170,18 +172,9 @@ pub struct SimulateArgs {
     /// The chain and the count.
     #[command(flatten)]
     pub filter: ModelArgs,
-    /// Independent epochs (fresh chain and keys each).
-    #[arg(long, default_value = "8", value_parser = parse_count, allow_hyphen_values = true)]
-    pub epochs: u64,
-    /// Non-member probes per epoch.
-    #[arg(long, default_value = "100000", value_parser = parse_count, allow_hyphen_values = true)]
-    pub probes: u64,
-    /// Base seed.
-    #[arg(long, default_value = "1", value_parser = parse_count, allow_hyphen_values = true)]
-    pub seed: u64,
-    /// Two-sided confidence of the intervals.
-    #[arg(long, default_value = "0.99", value_parser = parse_real, allow_hyphen_values = true)]
-    pub confidence: f64,
+    /// The simulation (distinct keys only: the chain advances on every insertion).
+    #[command(flatten)]
+    pub sim: SimArgs,
 }
 
 /// `bfopt simulate scalable`: predicted vs measured compound FP with intervals.
@@ -192,13 +185,20 @@ pub fn simulate_cmd(args: &SimulateArgs) -> Result<Report, CliError> {
     let params = args.filter.params()?;
     let n = args.filter.items;
     let x = params.chain(n).and_then(|c| c.at(n)).map_err(model_err)?;
+    if args.sim.workload(n)? != Workload::Distinct {
+        return Err(CliError::invalid(
+            "--workload/--trace",
+            "a stream with repeats",
+            "distinct (a scalable chain advances on every insertion; the model counts distinct items)",
+        ));
+    }
     let cfg = ScalableSimConfig {
         params,
         n,
-        epochs: args.epochs,
-        probes: args.probes,
-        seed: args.seed,
-        confidence: args.confidence,
+        epochs: args.sim.epochs,
+        probes: args.sim.probes,
+        seed: args.sim.seed,
+        confidence: args.sim.confidence,
     };
     let r = simulate(&cfg).map_err(model_err)?;
     let band = tolerance(&x).rel_band;

@@ -16,7 +16,7 @@ fn compound(links: &[(u64, u64, u32)], n: u64) -> F {
         left -= items;
         let slice = m / u64::from(k);
         let fill = one() - powu(&(one() - one() / u(slice)), items);
-        keep = keep * (one() - powu(&fill, u64::from(k)));
+        keep *= one() - powu(&fill, u64::from(k));
         if left == 0 {
             break;
         }
