@@ -131,13 +131,13 @@ fn recommend_for_a_growing_set_ranks_chains_and_the_classic_filter() {
         "scalable/bfopt",
         "scalable/redisbloom",
         "scalable/growable",
-        "classic/standard for max_items",
+        "classic/standard@max",
     ] {
         assert!(designs.contains(&d), "{designs:?}");
     }
     // At the most items the classic filter sized for them is the least memory; a chain
     // spends far less at the initial capacity.
-    assert_eq!(designs[0], "classic/standard for max_items");
+    assert_eq!(designs[0], "classic/standard@max");
     for r in &rows {
         assert!(r["metrics"]["fp"].as_f64().unwrap() <= 0.01, "{r}");
         let limit = r["metrics"]["times_limit"].as_f64().unwrap();

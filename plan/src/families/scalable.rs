@@ -54,7 +54,7 @@ fn scalable(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
     }
     let c = classic::design(&ClassicRequirement::new(req.fp(), n, Layout::Standard)?)?;
     let mut fixed = super::classic::row(req.fp(), c.params);
-    fixed.design = "classic/standard for max_items".into();
+    fixed.design = "classic/standard@max".into();
     fixed.notes = vec![format!(
         "allocated for max_items up front: {} bits already at the initial capacity; the least memory at max_items, none of the chain's extra probes",
         c.params.m()

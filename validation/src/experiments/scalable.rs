@@ -206,3 +206,19 @@ pub fn checks(level: Level, seed: u64, confidence: f64) -> Vec<Check> {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The quick suite's three chains at 99% per check: prints each comparison.
+    #[test]
+    fn quick_checks_agree() {
+        let checks = checks(Level::Quick, 1, 0.99);
+        assert_eq!(checks.len(), 12);
+        for c in &checks {
+            println!("{c}");
+        }
+        assert!(checks.iter().all(|c| c.pass));
+    }
+}
