@@ -128,3 +128,49 @@ fn row(fp: f64, name: &str, d: &ScalableDesign, what: &str) -> Candidate {
         validator,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::candidate::{Params, SimRun};
+    use crate::Requirement;
+
+    #[test]
+    fn growing_set_rows_meet_the_target_and_the_chain_simulates() {
+        let req = Requirement::growing(0.01, 10_000, 1_000_000).unwrap();
+        let plan = crate::plan(&req).unwrap();
+        let designs: Vec<&str> = plan.candidates.iter().map(|c| c.design.as_str()).collect();
+        assert_eq!(designs[0], "classic/standard@max", "{designs:?}");
+        for d in ["scalable/bfopt", "scalable/redisbloom", "scalable/growable"] {
+            assert!(designs.contains(&d), "{designs:?}");
+        }
+        for c in &plan.candidates {
+            assert!(c.fp <= 0.01, "{}", c.design);
+            assert!((c.times_limit - c.bits_per_item / 100f64.log2()).abs() < 1e-12);
+        }
+        let chain = plan
+            .candidates
+            .iter()
+            .find(|c| c.design == "scalable/bfopt")
+            .unwrap();
+        let Params::Scalable {
+            bits_at_initial, ..
+        } = chain.params
+        else {
+            panic!("{:?}", chain.params)
+        };
+        assert!(bits_at_initial * 10 < plan.candidates[0].bits);
+        assert!(
+            plan.pick.reason.contains("until the set outgrows"),
+            "{}",
+            plan.pick.reason
+        );
+        let checks = chain.validator().unwrap().run(SimRun {
+            seed: 1,
+            confidence: 0.99,
+            scale: 1,
+        });
+        for c in &checks {
+            assert!(c.pass, "{c}");
+        }
+    }
+}
