@@ -169,7 +169,9 @@ mod tests {
             confidence: 0.99,
             scale: 1,
         });
+        assert_eq!(checks.len(), 4);
         for c in &checks {
+            println!("{c}");
             assert!(c.pass, "{c}");
         }
     }
