@@ -26,7 +26,7 @@ Columns of the table:
                timestamps per leaf; fingerprint-queue fingerprint and count bits
   bits/item    memory over the items of the requirement (items, window insertions, pairs,
                the most items of a growing set)
-  x limit      bits/item over log2(1/fp): how far from the information-theoretic lower bound
+  (x)          x limit: bits/item over log2(1/fp), how far from the information-theoretic bound
                n*log2(1/fp) bits for n items (for a window, per window item: the leading term
                of the window's bound, which Naor and Yogev's sliding Bloom filter achieves up
                to lower-order terms); 1.44 for a classic filter at best
@@ -371,14 +371,7 @@ fn table(plan: &Plan, validation: Option<&Validation>, wide: bool) -> (String, S
         .candidates
         .iter()
         .any(|c| !matches!(c.false_negatives.short().as_str(), "none"));
-    let mut header = vec![
-        "#",
-        "design",
-        "parameters",
-        "bits/item",
-        "x limit",
-        "ins/query",
-    ];
+    let mut header = vec!["#", "design", "parameters", "bits/item (x)", "ins/query"];
     if wide {
         header.push("bits");
         header.push("slack");
@@ -406,8 +399,7 @@ fn table(plan: &Plan, validation: Option<&Validation>, wide: bool) -> (String, S
                 format!("{}{mark}", i + 1),
                 c.design.clone(),
                 c.params.to_string(),
-                format!("{:.1}", c.bits_per_item),
-                format!("{:.2}", c.times_limit),
+                format!("{:.1} ({:.2})", c.bits_per_item, c.times_limit),
                 accesses(c),
             ];
             if wide {

@@ -158,7 +158,7 @@ fn recommend_for_a_growing_set_ranks_chains_and_the_classic_filter() {
         reason.contains("until the set outgrows its initial capacity"),
         "{reason}"
     );
-    run_ok(line).stdout(predicate::str::contains("x limit"));
+    run_ok(line).stdout(predicate::str::contains("bits/item (x)"));
     assert_exit(
         "recommend --fp 0.01 --initial-capacity 1e6 --max-items 1e4",
         2,
