@@ -14,7 +14,7 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 /// A valid, quick command line per leaf verb (`{trace}`: a small good trace file).
-const BASES: &[&str] = &[
+pub(crate) const BASES: &[&str] = &[
     "model classic --bits 1e4 --hashes 7 --items 1000",
     "model apbf --hashes 4 --extra-slices 3 --window 1000",
     "model apbbf --hashes 4 --extra-slices 3 --block-bits 512 --block-hashes 2 --window 1000",
@@ -63,7 +63,7 @@ const GENERATED: &[&str] = &["nan", "-inf", "1e400", "1.2.3", "7Qb", "", "-1"];
 const FREE_TEXT: &[&str] = &["--out"];
 
 /// Flags that name a file: the message names the file (and line) instead of the flag.
-const FILE_FLAGS: &[&str] = &["--trace", "--bitmap"];
+pub(crate) const FILE_FLAGS: &[&str] = &["--trace", "--bitmap"];
 
 /// Semantic cases: the command line and the texts the message must contain (besides
 /// exit 2). `{trace}` is a small good trace; `{dir}/NAME` a file written by [`traces`].
@@ -263,7 +263,7 @@ const CASES: &[(&str, &[&str])] = &[
 ];
 
 /// Writes the trace files the cases read into a fresh directory.
-fn traces() -> PathBuf {
+pub(crate) fn traces() -> PathBuf {
     let dir = std::env::temp_dir().join(format!("bfopt-bad-input-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let mut good = String::from("item,timestamp\n");
@@ -304,7 +304,7 @@ fn run(args: &[String]) -> (Option<i32>, String) {
 }
 
 /// The value-taking long flags of the verb a base command line runs (clap's own view).
-fn value_flags(base: &[String]) -> Vec<String> {
+pub(crate) fn value_flags(base: &[String]) -> Vec<String> {
     let mut cmd = bfopt::cli::command();
     for word in base.iter().take_while(|w| !w.starts_with('-')) {
         match cmd.find_subcommand(word) {
@@ -320,7 +320,7 @@ fn value_flags(base: &[String]) -> Vec<String> {
 }
 
 /// `base` with `flag` set to `value` (replaced if present, else appended).
-fn with_flag(base: &[String], flag: &str, value: &str) -> Vec<String> {
+pub(crate) fn with_flag(base: &[String], flag: &str, value: &str) -> Vec<String> {
     let mut args = base.to_vec();
     match args.iter().position(|a| a == flag) {
         Some(i) => args[i + 1] = value.to_string(),
@@ -329,7 +329,7 @@ fn with_flag(base: &[String], flag: &str, value: &str) -> Vec<String> {
     args
 }
 
-fn expand(line: &str, dir: &Path) -> Vec<String> {
+pub(crate) fn expand(line: &str, dir: &Path) -> Vec<String> {
     let trace = dir.join("good.csv");
     line.split_whitespace()
         .map(|w| {

@@ -11,6 +11,7 @@ mod allocate;
 mod apbf;
 mod audit;
 mod bad_input;
+mod bad_input_matrix;
 mod check;
 mod ci_docs;
 mod fuzz_smoke;
