@@ -33,7 +33,7 @@ def model(*, timers, hashes, bits_per_timer, window, block_size=None, padding=No
     ``hashes`` hashes, insertion blocks of ``block_size`` (1: a TBF) over a ``window``
     (``bfopt model btbf``); ``padding`` defaults to m/(kB) reduced to what fits.
 
-    >>> r = bfopt.btbf.model(timers=100_000, hashes=4, bits_per_timer=12, window=10_000)
+    >>> r = bfopt.btbf.model(timers=100_000, hashes=4, bits_per_timer=16, window=10_000)
     >>> 0 < r.fp < 0.01
     True
     """

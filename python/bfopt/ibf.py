@@ -52,7 +52,7 @@ def simulate(*, policy, cells, hashes, max, decrements, importance=None, counter
     ibf``). Runs with the GIL released.
 
     >>> r = bfopt.ibf.simulate(policy="ibf1", cells=10_000, hashes=3, max=3, decrements=10, epochs=2)
-    >>> r.family
-    'ibf'
+    >>> r.measured_zero_fraction_lo <= r.zero_fraction <= r.measured_zero_fraction_hi
+    True
     """
     return call("simulate", "ibf", locals(), Simulation)

@@ -49,7 +49,7 @@ def simulate(*, cells, hashes, max, decrements, steps=None, age=None, epochs=Non
     against predicted. Runs with the GIL released.
 
     >>> r = bfopt.sbf.simulate(cells=10_000, hashes=3, max=3, decrements=10, epochs=2)
-    >>> r.agrees
+    >>> r.measured_zero_fraction_lo <= r.zero_fraction <= r.measured_zero_fraction_hi
     True
     """
     return call("simulate", "sbf", locals(), Simulation)

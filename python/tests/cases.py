@@ -269,16 +269,16 @@ PBF += [
     (
         "pbf_optimize",
         ("optimize", "pbf"),
-        ["--trace", TRACE, "--bits", "20000", "--query-length", "8", "--queries", "2000"],
+        ["--trace", TRACE, "--bits", "100000", "--query-length", "8", "--queries", "2000"],
         "optimize",
-        dict(trace=TRACE, bits=20_000, query_length=8, queries=2000),
+        dict(trace=TRACE, bits=100_000, query_length=8, queries=2000),
     ),
     (
         "pbf_optimize_pbf1",
         ("optimize", "pbf"),
-        ["--trace", TRACE, "--bits", "20000", "--query-length", "16", "--variant", "1", "--granularity", "4", "--queries", "2000"],
+        ["--trace", TRACE, "--bits", "100000", "--query-length", "16", "--variant", "1", "--granularity", "4", "--queries", "2000"],
         "optimize",
-        dict(trace=pathlib.Path(TRACE), bits=20_000, query_length=16, variant=1, granularity=4, queries=2000),
+        dict(trace=pathlib.Path(TRACE), bits=100_000, query_length=16, variant=1, granularity=4, queries=2000),
     ),
 ]
 
@@ -288,9 +288,9 @@ BTBF = [
     (
         "btbf_model",
         ("model", "btbf"),
-        ["--timers", "1e5", "--hashes", "4", "--bits-per-timer", "12", "--window", "1e4"],
+        ["--timers", "1e5", "--hashes", "4", "--bits-per-timer", "16", "--window", "1e4"],
         "model",
-        dict(timers=100_000, hashes=4, bits_per_timer=12, window=10_000),
+        dict(timers=100_000, hashes=4, bits_per_timer=16, window=10_000),
     ),
     (
         "btbf_model_blocks_prior",
@@ -323,9 +323,9 @@ BTBF = [
     (
         "btbf_posterior_decision",
         ("posterior", "btbf"),
-        ["--timers", "1e5", "--hashes", "4", "--window", "1e4", "--block-size", "8", "--offset", "3", "--px", "1e-3", "--timestamp-age", "9990", "--matching", "1", "--touched", "3", "--distinct", "uniform:100000", "--g-form", "increment", "--penalty-fp", "1", "--penalty-fn", "10"],
+        ["--timers", "1e5", "--hashes", "4", "--window", "1e4", "--block-size", "8", "--offset", "3", "--px", "1e-3", "--timestamp-age", "1240", "--matching", "1", "--touched", "3", "--distinct", "uniform:100000", "--g-form", "increment", "--penalty-fp", "1", "--penalty-fn", "10"],
         "posterior",
-        dict(timers=100_000, hashes=4, window=10_000, block_size=8, offset=3, px=1e-3, timestamp_age=9990, matching=1, touched=3, distinct="uniform:100000", g_form="increment", penalty_fp=1, penalty_fn=10),
+        dict(timers=100_000, hashes=4, window=10_000, block_size=8, offset=3, px=1e-3, timestamp_age=1240, matching=1, touched=3, distinct="uniform:100000", g_form="increment", penalty_fp=1, penalty_fn=10),
     ),
     (
         "btbf_simulate",
@@ -348,9 +348,9 @@ GBF = [
     (
         "gbf_model_age_prior",
         ("model", "gbf"),
-        ["--bits", "1e5", "--reset-hashes", "2", "--set-hashes", "5", "--window", "1e4", "--age", "5000", "--prior", "uniform:50000", "--distinct-decay"],
+        ["--bits", "1e5", "--reset-hashes", "2", "--set-hashes", "5", "--window", "1e4", "--age", "4000", "--prior", "uniform:50000", "--distinct-decay"],
         "model",
-        dict(bits=100_000, reset_hashes=2, set_hashes=5, window=10_000, age=5000, prior="uniform:50000", distinct_decay=True),
+        dict(bits=100_000, reset_hashes=2, set_hashes=5, window=10_000, age=4000, prior="uniform:50000", distinct_decay=True),
     ),
     (
         "gbf_optimize",
@@ -408,9 +408,9 @@ IBF = [
     (
         "ibf_simulate",
         ("simulate", "ibf"),
-        ["--policy", "ibf1", "--cells", "10000", "--hashes", "3", "--max", "3", "--decrements", "10", "--epochs", "2", "--steps", "5000"],
+        ["--policy", "ibf1", "--cells", "10000", "--hashes", "3", "--max", "3", "--decrements", "10", "--epochs", "2", "--steps", "5000", "--age", "1000"],
         "simulate",
-        dict(policy="ibf1", cells=10_000, hashes=3, max=3, decrements=10, epochs=2, steps=5000),
+        dict(policy="ibf1", cells=10_000, hashes=3, max=3, decrements=10, epochs=2, steps=5000, age=1000),
     ),
 ]
 
@@ -440,9 +440,16 @@ SIMULATE = [
     (
         "sbf_simulate",
         ("simulate", "sbf"),
-        ["--cells", "10000", "--hashes", "3", "--max", "3", "--decrements", "10", "--epochs", "2", "--steps", "5000"],
+        ["--cells", "10000", "--hashes", "3", "--max", "3", "--decrements", "10", "--epochs", "2", "--steps", "5000", "--age", "1000"],
         "simulate",
-        dict(cells=10_000, hashes=3, max=3, decrements=10, epochs=2, steps=5000),
+        dict(cells=10_000, hashes=3, max=3, decrements=10, epochs=2, steps=5000, age=1000),
+    ),
+    (
+        "pbf_simulate",
+        ("simulate", "pbf"),
+        ["--scale", "0.001", "--queries", "1000", "--method", "pbf2-opt"],
+        "simulate",
+        dict(scale=0.001, queries=1000, method="pbf2-opt"),
     ),
 ]
 

@@ -25,7 +25,7 @@ def test_accesses_nothing_meets_is_infeasible():
         ("model", dict(hashes=0, extra_slices=7), "hashes"),
         ("model", dict(hashes=3, extra_slices=0), "extra_slices"),
         ("model", dict(hashes=3, extra_slices=2, window=-5), "window"),
-        ("model", dict(hashes=3, extra_slices=2, window=10, slice_bits=64), "slice_bits"),
+        ("model", dict(hashes=3, extra_slices=2, window=10, slice_bits=64), "window"),
         ("model", dict(hashes=3, extra_slices=2, block_bits=100, block_hashes=4), "block_bits"),
         ("optimize", dict(fp=1.0, window=1000), "fp"),
         ("optimize", dict(fp=0.01, window=0), "window"),

@@ -2,7 +2,10 @@
 `bfopt VERB FAMILY ... --format json` (keyword arguments named like the flags), and each
 metric and parameter of the row is an attribute of the typed result."""
 
+import ast
+import functools
 import math
+import pathlib
 import threading
 import time
 
@@ -16,6 +19,16 @@ MODULES = {"apbbf": "apbf", "pbf-bound": "pbf"}
 # The result class of each function.
 CLASSES = {"model": "Model", "optimize": "Optimum", "posterior": "Posterior",
            "simulate": "Simulation", "bound": "Bound"}
+
+
+@functools.lru_cache(maxsize=None)
+def declared(module, cls):
+    """The attributes the stub `bfopt/<module>.pyi` declares for `cls`."""
+    stub = pathlib.Path(bfopt.__file__).parent / f"{module}.pyi"
+    for node in ast.parse(stub.read_text()).body:
+        if isinstance(node, ast.ClassDef) and node.name == cls:
+            return frozenset(n.target.id for n in node.body if isinstance(n, ast.AnnAssign))
+    return frozenset()
 
 
 def portable(row):
@@ -39,8 +52,11 @@ def test_numbers_equal_cli(cli, name, verb, flags, func, kwargs):
     else:
         assert portable(got.to_dict()) == portable(expected)
         rows = [got]
+    stubbed = declared(module.__name__.split(".")[-1], CLASSES[func])
     for row in rows:
         assert type(row) is getattr(module, CLASSES[func])
+        missing = (set(row.params) | set(row.metrics)) - stubbed
+        assert not missing, f"not in the stub (run tests/make_stubs.py): {sorted(missing)}"
         assert isinstance(row, bfopt.Result)
         assert row.family == row.to_dict()["family"]
         for key, value in row.metrics.items():
@@ -71,8 +87,8 @@ def test_simulate_releases_the_gil():
 
     def work():
         start = time.perf_counter()
-        result["row"] = bfopt.classic.simulate(bits=200_000, hashes=5, items=20_000, epochs=4,
-                                               probes=400_000, seed=3)
+        result["row"] = bfopt.classic.simulate(bits=4_000_000, hashes=5, items=400_000,
+                                               epochs=4, probes=4_000_000, seed=3)
         result["seconds"] = time.perf_counter() - start
         done.set()
 
