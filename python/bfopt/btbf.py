@@ -34,8 +34,8 @@ def model(*, timers, hashes, bits_per_timer, window, block_size=None, padding=No
     (``bfopt model btbf``); ``padding`` defaults to m/(kB) reduced to what fits.
 
     >>> r = bfopt.btbf.model(timers=100_000, hashes=4, bits_per_timer=16, window=10_000)
-    >>> 0 < r.fp < 0.01
-    True
+    >>> r.padding, r.t_max, r.fp < 0.012
+    (24999, 35000, True)
     """
     return call("model", "btbf", locals(), Model)
 

@@ -59,7 +59,7 @@ def optimize(*, trace, bits, query_length, variant=None, granularity=None, horiz
 
     >>> import os, tempfile
     >>> path = os.path.join(tempfile.mkdtemp(), "trace.csv")
-    >>> _ = open(path, "w").write("".join(f"{i % 300},{1 + i // 20}\n" for i in range(2000)))
+    >>> _ = open(path, "w").write("".join(f"{i % 300},{1 + i // 20}\\n" for i in range(2000)))
     >>> tree, *levels = bfopt.pbf.optimize(trace=path, bits=50_000, query_length=8)
     >>> tree.predicted_fp <= tree.predicted_fp_uniform, sum(x.bits for x in levels) == tree.bits
     (True, True)

@@ -40,9 +40,9 @@ fn keywords_in(text: &str) -> String {
         if end > 0 && tail.as_bytes()[0].is_ascii_alphabetic() {
             out.push_str(&tail[..end].replace('-', "_"));
             let after = &tail[end..];
-            let value = after.strip_prefix(' ').filter(|v| {
-                v.starts_with(|c: char| c.is_ascii_uppercase() || c.is_ascii_digit())
-            });
+            let value = after
+                .strip_prefix(' ')
+                .filter(|v| v.starts_with(|c: char| c.is_ascii_uppercase() || c.is_ascii_digit()));
             if let Some(v) = value {
                 out.push('=');
                 rest = v;
@@ -234,7 +234,10 @@ mod tests {
     #[test]
     fn flags_and_keywords() {
         assert_eq!(flag("bits_per_timer"), "--bits-per-timer");
-        assert_eq!(keyword("--bits-per-timer <BITS_PER_TIMER>"), "bits_per_timer");
+        assert_eq!(
+            keyword("--bits-per-timer <BITS_PER_TIMER>"),
+            "bits_per_timer"
+        );
         assert_eq!(keyword("--fp/--items/--bits"), "fp/items/bits");
         assert_eq!(
             keywords_in("a multiple of --block-bits = 512, not -3 or --"),

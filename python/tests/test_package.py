@@ -61,7 +61,7 @@ def docstrings():
     return [o for o in objects if o.__doc__ and ">>>" in o.__doc__]
 
 
-@pytest.mark.parametrize("obj", docstrings(), ids=lambda o: f"{o.__module__}.{o.__qualname__}")
+@pytest.mark.parametrize("obj", docstrings(), ids=lambda o: f"{getattr(o, '__module__', 'bfopt')}.{o.__qualname__}")
 def test_docstring_examples_run(obj):
     finder = doctest.DocTestFinder(recurse=False)
     runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
