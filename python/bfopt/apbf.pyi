@@ -1,4 +1,6 @@
-"""The age-partitioned Bloom filter (APBF) and its blocked variant (APBBF): ``model``, ``optimize`` and ``simulate``, as ``bfopt model apbf|apbbf``, ``bfopt optimize apbf`` and ``bfopt simulate apbf|apbbf``."""
+"""The age-partitioned Bloom filter (APBF) and its blocked variant (APBBF): ``model``,
+``optimize`` and ``simulate``, as ``bfopt model apbf|apbbf``, ``bfopt optimize apbf`` and
+``bfopt simulate apbf|apbbf``."""
 
 from os import PathLike
 from typing import Any, List, Optional, Sequence, Union
@@ -92,51 +94,33 @@ class Simulation(Result):
     window_checks: int
     workload: str
 
-def model(
-    *,
-    hashes: Number,
-    extra_slices: Number,
-    window: Optional[Number] = None,
-    slice_bits: Optional[Number] = None,
-    block_bits: Optional[Number] = None,
-    block_hashes: Optional[Number] = None,
-) -> Model:
-    """Predicted metrics of an APBF of ``hashes`` (k) + ``extra_slices`` (l) slices, sized for ``window`` items or with ``slice_bits`` bits per slice (``bfopt model apbf``); with ``block_bits`` and ``block_hashes``, an APBBF (``bfopt model apbbf``)."""
+def model(*, hashes: Number, extra_slices: Number, window: Optional[Number] = None,
+    slice_bits: Optional[Number] = None, block_bits: Optional[Number] = None,
+    block_hashes: Optional[Number] = None) -> Model:
+    """Predicted metrics of an APBF of ``hashes`` (k) + ``extra_slices`` (l) slices, sized
+    for ``window`` items or with ``slice_bits`` bits per slice (``bfopt model apbf``); with
+    ``block_bits`` and ``block_hashes``, an APBBF (``bfopt model apbbf``)."""
 
 
-def optimize(
-    *,
-    fp: float,
-    window: Number,
-    memory: Optional[Number] = None,
-    max_accesses: Optional[float] = None,
-    max_npws: Optional[float] = None,
-    blocked: bool = False,
-    block_bits: Optional[Number] = None,
-    block_hashes: Optional[Number] = None,
-    all: bool = False,
+def optimize(*, fp: float, window: Number, memory: Optional[Number] = None,
+    max_accesses: Optional[float] = None, max_npws: Optional[float] = None,
+    blocked: bool = False, block_bits: Optional[Number] = None,
+    block_hashes: Optional[Number] = None, all: bool = False
 ) -> Union[Optimum, Results[Optimum]]:
-    """The least-memory APBF (k, l) meeting ``fp`` over a sliding ``window`` within the budgets (``bfopt optimize apbf``); ``blocked=True``: an APBBF; ``all=True``: the Pareto set, a :class:`bfopt.Results` list."""
+    """The least-memory APBF (k, l) meeting ``fp`` over a sliding ``window`` within the
+    budgets (``bfopt optimize apbf``); ``blocked=True``: an APBBF; ``all=True``: the Pareto
+    set, a :class:`bfopt.Results` list."""
 
 
-def simulate(
-    *,
-    hashes: Number,
-    extra_slices: Number,
-    window: Optional[Number] = None,
-    slice_bits: Optional[Number] = None,
-    block_bits: Optional[Number] = None,
-    block_hashes: Optional[Number] = None,
-    generations: Optional[Number] = None,
-    phases: Optional[Number] = None,
-    epochs: Optional[Number] = None,
-    probes: Optional[Number] = None,
-    seed: Optional[Number] = None,
-    workload: Optional[str] = None,
-    duplicates: Optional[float] = None,
-    universe: Optional[Number] = None,
-    zipf_exponent: Optional[float] = None,
-    trace: Optional[Union[str, PathLike[str]]] = None,
-    confidence: Optional[float] = None,
+def simulate(*, hashes: Number, extra_slices: Number, window: Optional[Number] = None,
+    slice_bits: Optional[Number] = None, block_bits: Optional[Number] = None,
+    block_hashes: Optional[Number] = None, generations: Optional[Number] = None,
+    phases: Optional[Number] = None, epochs: Optional[Number] = None,
+    probes: Optional[Number] = None, seed: Optional[Number] = None,
+    workload: Optional[str] = None, duplicates: Optional[float] = None,
+    universe: Optional[Number] = None, zipf_exponent: Optional[float] = None,
+    trace: Optional[Union[str, PathLike[str]]] = None, confidence: Optional[float] = None
 ) -> Simulation:
-    """Streams through a reference APBF (an APBBF with ``block_bits``/``block_hashes``) for ``generations`` generations (``bfopt simulate apbf|apbbf``): measured FP, accesses and false negatives against the model. Runs with the GIL released."""
+    """Streams through a reference APBF (an APBBF with ``block_bits``/``block_hashes``) for
+    ``generations`` generations (``bfopt simulate apbf|apbbf``): measured FP, accesses and
+    false negatives against the model. Runs with the GIL released."""

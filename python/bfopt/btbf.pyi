@@ -1,4 +1,6 @@
-"""The Timing / Block Timing Bloom filter (TBF, BTBF; family ``timing`` in the CLI's JSON): ``model``, ``optimize``, ``posterior`` and ``simulate``, as ``bfopt model|optimize|posterior|simulate btbf``."""
+"""The Timing / Block Timing Bloom filter (TBF, BTBF; family ``timing`` in the CLI's JSON):
+``model``, ``optimize``, ``posterior`` and ``simulate``, as ``bfopt
+model|optimize|posterior|simulate btbf``."""
 
 from os import PathLike
 from typing import Any, List, Optional, Sequence, Union
@@ -104,65 +106,38 @@ class Simulation(Result):
     w: int
     warmup: int
 
-def model(
-    *,
-    timers: Number,
-    hashes: Number,
-    bits_per_timer: Number,
-    window: Number,
-    block_size: Optional[Number] = None,
-    padding: Optional[Number] = None,
-    prior: Optional[str] = None,
-) -> Model:
-    """Predicted metrics of a BTBF of ``timers`` timers of ``bits_per_timer`` bits, ``hashes`` hashes, insertion blocks of ``block_size`` (1: a TBF) over a ``window`` (``bfopt model btbf``); ``padding`` defaults to m/(kB) reduced to what fits."""
+def model(*, timers: Number, hashes: Number, bits_per_timer: Number, window: Number,
+    block_size: Optional[Number] = None, padding: Optional[Number] = None,
+    prior: Optional[str] = None) -> Model:
+    """Predicted metrics of a BTBF of ``timers`` timers of ``bits_per_timer`` bits,
+    ``hashes`` hashes, insertion blocks of ``block_size`` (1: a TBF) over a ``window``
+    (``bfopt model btbf``); ``padding`` defaults to m/(kB) reduced to what fits."""
 
 
-def optimize(
-    *,
-    bits_per_item: float,
-    window: Number,
-    prior: str,
-    penalties: Optional[str] = None,
-    max_hashes: Optional[Number] = None,
-    max_bits_per_timer: Optional[Number] = None,
-    objective: Optional[str] = None,
-) -> Optimum:
-    """The penalty-optimal BTBF for a memory budget of ``bits_per_item`` bits per window item (``bfopt optimize btbf``); ``objective``: ``"inferential"`` (default) or ``"standard"``. Runs with the GIL released."""
+def optimize(*, bits_per_item: float, window: Number, prior: str,
+    penalties: Optional[str] = None, max_hashes: Optional[Number] = None,
+    max_bits_per_timer: Optional[Number] = None, objective: Optional[str] = None) -> Optimum:
+    """The penalty-optimal BTBF for a memory budget of ``bits_per_item`` bits per window
+    item (``bfopt optimize btbf``); ``objective``: ``"inferential"`` (default) or
+    ``"standard"``. Runs with the GIL released."""
 
 
-def posterior(
-    *,
-    timers: Number,
-    hashes: Number,
-    window: Number,
-    px: float,
-    timestamp_age: Union[int, str],
-    matching: Number,
-    block_size: Optional[Number] = None,
-    offset: Optional[Number] = None,
-    touched: Optional[Number] = None,
-    distinct: Optional[str] = None,
-    g_form: Optional[str] = None,
-    penalty_fp: Optional[float] = None,
-    penalty_fn: Optional[float] = None,
-) -> Posterior:
-    """The inferential BTBF's posterior that the queried item was inserted within the window, given the oldest timestamp age ``timestamp_age`` (a count or ``"expired"``) held by ``matching`` of its ``touched`` timers (``bfopt posterior btbf``); ``g_form``: ``"paper"`` (Eq. (25) as printed) or ``"increment"``. With ``penalty_fp`` and ``penalty_fn``, the minimum-penalty ``decision``."""
+def posterior(*, timers: Number, hashes: Number, window: Number, px: float,
+    timestamp_age: Union[int, str], matching: Number, block_size: Optional[Number] = None,
+    offset: Optional[Number] = None, touched: Optional[Number] = None,
+    distinct: Optional[str] = None, g_form: Optional[str] = None,
+    penalty_fp: Optional[float] = None, penalty_fn: Optional[float] = None) -> Posterior:
+    """The inferential BTBF's posterior that the queried item was inserted within the
+    window, given the oldest timestamp age ``timestamp_age`` (a count or ``"expired"``) held
+    by ``matching`` of its ``touched`` timers (``bfopt posterior btbf``); ``g_form``:
+    ``"paper"`` (Eq. (25) as printed) or ``"increment"``. With ``penalty_fp`` and
+    ``penalty_fn``, the minimum-penalty ``decision``."""
 
 
-def simulate(
-    *,
-    timers: Number,
-    hashes: Number,
-    bits_per_timer: Number,
-    window: Number,
-    prior: str,
-    block_size: Optional[Number] = None,
-    padding: Optional[Number] = None,
-    penalties: Optional[str] = None,
-    epochs: Optional[Number] = None,
-    seed: Optional[Number] = None,
-    confidence: Optional[float] = None,
-    warmup: Optional[Number] = None,
-    queries: Optional[Number] = None,
-) -> Simulation:
-    """The Section 6 stream experiment on a reference BTBF (``bfopt simulate btbf``): measured FP and penalties against the model. Runs with the GIL released."""
+def simulate(*, timers: Number, hashes: Number, bits_per_timer: Number, window: Number,
+    prior: str, block_size: Optional[Number] = None, padding: Optional[Number] = None,
+    penalties: Optional[str] = None, epochs: Optional[Number] = None,
+    seed: Optional[Number] = None, confidence: Optional[float] = None,
+    warmup: Optional[Number] = None, queries: Optional[Number] = None) -> Simulation:
+    """The Section 6 stream experiment on a reference BTBF (``bfopt simulate btbf``):
+    measured FP and penalties against the model. Runs with the GIL released."""

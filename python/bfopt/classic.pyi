@@ -1,4 +1,5 @@
-"""The classic Bloom filter (standard, partitioned or blocked): ``model``, ``optimize`` and ``simulate``, as ``bfopt model|optimize|simulate classic``."""
+"""The classic Bloom filter (standard, partitioned or blocked): ``model``, ``optimize`` and
+``simulate``, as ``bfopt model|optimize|simulate classic``."""
 
 from os import PathLike
 from typing import Any, List, Optional, Sequence, Union
@@ -78,45 +79,33 @@ class Simulation(Result):
     state_fp_lo: float
     workload: str
 
-def model(
-    *,
-    bits: Number,
-    hashes: Number,
-    items: Number,
-    layout: Optional[str] = None,
-    block_bits: Optional[Number] = None,
-) -> Model:
-    """Predicted metrics of a filter of ``bits`` bits and ``hashes`` hash functions holding ``items`` distinct items (``bfopt model classic``). ``layout``: ``"standard"`` (default), ``"partitioned"`` or ``"blocked"`` (``block_bits``, default 512). ``fp`` is the layout's law: ``(1-(1-1/m)^(kn))^k`` for the standard layout (Eq. (1) [RBF])."""
+def model(*, bits: Number, hashes: Number, items: Number, layout: Optional[str] = None,
+    block_bits: Optional[Number] = None) -> Model:
+    """Predicted metrics of a filter of ``bits`` bits and ``hashes`` hash functions holding
+    ``items`` distinct items (``bfopt model classic``). ``layout``: ``"standard"``
+    (default), ``"partitioned"`` or ``"blocked"`` (``block_bits``, default 512). ``fp`` is
+    the layout's law: ``(1-(1-1/m)^(kn))^k`` for the standard layout (Eq. (1) [RBF])."""
 
 
-def optimize(
-    *,
-    fp: Optional[float] = None,
-    items: Optional[Number] = None,
-    bits: Optional[Number] = None,
-    hashes: Optional[Number] = None,
-    max_hashes: Optional[Number] = None,
-    layout: Optional[str] = None,
-    block_bits: Optional[Number] = None,
-) -> Optimum:
-    """Sizes a classic filter (``bfopt optimize classic``); one of three questions: ``fp, items``: the smallest filter (``bits``, ``hashes``) holding ``items`` at FP at most ``fp`` (``hashes`` at most ``max_hashes``, default 64); ``bits, items``: the best number of hashes; ``bits, hashes, fp``: the capacity."""
+def optimize(*, fp: Optional[float] = None, items: Optional[Number] = None,
+    bits: Optional[Number] = None, hashes: Optional[Number] = None,
+    max_hashes: Optional[Number] = None, layout: Optional[str] = None,
+    block_bits: Optional[Number] = None) -> Optimum:
+    """Sizes a classic filter (``bfopt optimize classic``); one of three questions: ``fp,
+    items``: the smallest filter (``bits``, ``hashes``) holding ``items`` at FP at most
+    ``fp`` (``hashes`` at most ``max_hashes``, default 64); ``bits, items``: the best number
+    of hashes; ``bits, hashes, fp``: the capacity."""
 
 
-def simulate(
-    *,
-    bits: Number,
-    hashes: Number,
-    items: Number,
-    layout: Optional[str] = None,
-    block_bits: Optional[Number] = None,
-    epochs: Optional[Number] = None,
-    probes: Optional[Number] = None,
-    seed: Optional[Number] = None,
-    workload: Optional[str] = None,
-    duplicates: Optional[float] = None,
-    universe: Optional[Number] = None,
-    zipf_exponent: Optional[float] = None,
-    trace: Optional[Union[str, PathLike[str]]] = None,
-    confidence: Optional[float] = None,
+def simulate(*, bits: Number, hashes: Number, items: Number, layout: Optional[str] = None,
+    block_bits: Optional[Number] = None, epochs: Optional[Number] = None,
+    probes: Optional[Number] = None, seed: Optional[Number] = None,
+    workload: Optional[str] = None, duplicates: Optional[float] = None,
+    universe: Optional[Number] = None, zipf_exponent: Optional[float] = None,
+    trace: Optional[Union[str, PathLike[str]]] = None, confidence: Optional[float] = None
 ) -> Simulation:
-    """Fills a reference filter and probes non-members (``bfopt simulate classic``): the measured FP with its ``confidence`` interval (default 0.99) against the model. ``workload``: ``"distinct"`` (default), ``"uniform"`` (with ``duplicates``), ``"zipf"`` (``universe``, ``zipf_exponent``) or ``"window-repeats"``; ``trace``: a CSV of items instead. Runs with the GIL released."""
+    """Fills a reference filter and probes non-members (``bfopt simulate classic``): the
+    measured FP with its ``confidence`` interval (default 0.99) against the model.
+    ``workload``: ``"distinct"`` (default), ``"uniform"`` (with ``duplicates``), ``"zipf"``
+    (``universe``, ``zipf_exponent``) or ``"window-repeats"``; ``trace``: a CSV of items
+    instead. Runs with the GIL released."""

@@ -1,4 +1,5 @@
-"""The Generalized Bloom filter (GBF): ``model``, ``optimize``, ``posterior`` and ``simulate``, as ``bfopt model|optimize|posterior|simulate gbf``."""
+"""The Generalized Bloom filter (GBF): ``model``, ``optimize``, ``posterior`` and
+``simulate``, as ``bfopt model|optimize|posterior|simulate gbf``."""
 
 from os import PathLike
 from typing import Any, List, Optional, Sequence, Union
@@ -86,56 +87,31 @@ class Simulation(Result):
     seed: int
     window: int
 
-def model(
-    *,
-    bits: Number,
-    reset_hashes: Number,
-    set_hashes: Number,
-    window: Number,
-    age: Optional[Number] = None,
-    prior: Optional[str] = None,
-    distinct_decay: bool = False,
+def model(*, bits: Number, reset_hashes: Number, set_hashes: Number, window: Number,
+    age: Optional[Number] = None, prior: Optional[str] = None, distinct_decay: bool = False
 ) -> Model:
-    """Predicted metrics of a GBF of ``bits`` bits, ``reset_hashes`` (k0) and ``set_hashes`` (k1) over a ``window`` (``bfopt model gbf``); ``age``: the FN of an item that old; ``prior``: a stream ``"uniform:U"`` or ``"zipf:U"``."""
+    """Predicted metrics of a GBF of ``bits`` bits, ``reset_hashes`` (k0) and ``set_hashes``
+    (k1) over a ``window`` (``bfopt model gbf``); ``age``: the FN of an item that old;
+    ``prior``: a stream ``"uniform:U"`` or ``"zipf:U"``."""
 
 
-def optimize(
-    *,
-    bits_per_item: float,
-    window: Number,
-    prior: str,
-    penalties: Optional[str] = None,
-    max_hashes: Optional[Number] = None,
-) -> Optimum:
-    """The penalty-optimal GBF (k0, k1) for ``bits_per_item`` bits per window item (``bfopt optimize gbf``). Runs with the GIL released."""
+def optimize(*, bits_per_item: float, window: Number, prior: str,
+    penalties: Optional[str] = None, max_hashes: Optional[Number] = None) -> Optimum:
+    """The penalty-optimal GBF (k0, k1) for ``bits_per_item`` bits per window item (``bfopt
+    optimize gbf``). Runs with the GIL released."""
 
 
-def posterior(
-    *,
-    bits: Number,
-    reset_hashes: Number,
-    set_hashes: Number,
-    window: Number,
-    px: float,
-    matching: Number,
-    mismatching: Number,
-    penalty_fp: Optional[float] = None,
-    penalty_fn: Optional[float] = None,
-) -> Posterior:
-    """The inferential GBF's posterior that the queried item was inserted within the window given ``matching`` = D (its cells as it left them) and ``mismatching`` = E (its cells changed since) (``bfopt posterior gbf``; Eq. (34) [TBF], computed stably for any k)."""
+def posterior(*, bits: Number, reset_hashes: Number, set_hashes: Number, window: Number,
+    px: float, matching: Number, mismatching: Number, penalty_fp: Optional[float] = None,
+    penalty_fn: Optional[float] = None) -> Posterior:
+    """The inferential GBF's posterior that the queried item was inserted within the window
+    given ``matching`` = D (its cells as it left them) and ``mismatching`` = E (its cells
+    changed since) (``bfopt posterior gbf``; Eq. (34) [TBF], computed stably for any k)."""
 
 
-def simulate(
-    *,
-    bits: Number,
-    reset_hashes: Number,
-    set_hashes: Number,
-    window: Number,
-    prior: str,
-    penalties: Optional[str] = None,
-    epochs: Optional[Number] = None,
-    seed: Optional[Number] = None,
-    confidence: Optional[float] = None,
-    queries: Optional[Number] = None,
-) -> Simulation:
-    """The Section 6 stream experiment on a reference GBF (``bfopt simulate gbf``). Runs with the GIL released."""
+def simulate(*, bits: Number, reset_hashes: Number, set_hashes: Number, window: Number,
+    prior: str, penalties: Optional[str] = None, epochs: Optional[Number] = None,
+    seed: Optional[Number] = None, confidence: Optional[float] = None,
+    queries: Optional[Number] = None) -> Simulation:
+    """The Section 6 stream experiment on a reference GBF (``bfopt simulate gbf``). Runs
+    with the GIL released."""

@@ -1,4 +1,5 @@
-"""The importance-aware Bloom filter (IBF, or an SBF under the same costs): ``model``, ``optimize`` and ``simulate``, as ``bfopt model|optimize|simulate ibf``."""
+"""The importance-aware Bloom filter (IBF, or an SBF under the same costs): ``model``,
+``optimize`` and ``simulate``, as ``bfopt model|optimize|simulate ibf``."""
 
 from os import PathLike
 from typing import Any, List, Optional, Sequence, Union
@@ -86,52 +87,26 @@ class Simulation(Result):
     weighted_fn: float
     zero_fraction: float
 
-def model(
-    *,
-    policy: str,
-    cells: Number,
-    hashes: Number,
-    max: Number,
-    decrements: Number,
-    importance: Optional[str] = None,
-    counter_bits: Optional[Number] = None,
-    imp_map: Optional[str] = None,
-    age: Optional[Number] = None,
-    member_share: Optional[float] = None,
-) -> Model:
+def model(*, policy: str, cells: Number, hashes: Number, max: Number, decrements: Number,
+    importance: Optional[str] = None, counter_bits: Optional[Number] = None,
+    imp_map: Optional[str] = None, age: Optional[Number] = None,
+    member_share: Optional[float] = None) -> Model:
     """Stable-point metrics of an importance-aware filter (``bfopt model ibf``)."""
 
 
-def optimize(
-    *,
-    bits: Number,
-    importance: Optional[str] = None,
-    cost_fp: Optional[str] = None,
-    cost_fn: Optional[str] = None,
-    age: Optional[Number] = None,
-    member_share: Optional[float] = None,
-    policies: Optional[Sequence[str]] = None,
-) -> Optimum:
-    """The filter of least expected error cost for a memory budget of ``bits`` bits (``bfopt optimize ibf``); ``policies``: the policies tried (a list, default all); ``cost_fp``/``cost_fn``: cost expressions such as ``"1"`` and ``"1*imp"``."""
+def optimize(*, bits: Number, importance: Optional[str] = None, cost_fp: Optional[str] = None,
+    cost_fn: Optional[str] = None, age: Optional[Number] = None,
+    member_share: Optional[float] = None, policies: Optional[Sequence[str]] = None) -> Optimum:
+    """The filter of least expected error cost for a memory budget of ``bits`` bits (``bfopt
+    optimize ibf``); ``policies``: the policies tried (a list, default all);
+    ``cost_fp``/``cost_fn``: cost expressions such as ``"1"`` and ``"1*imp"``."""
 
 
-def simulate(
-    *,
-    policy: str,
-    cells: Number,
-    hashes: Number,
-    max: Number,
-    decrements: Number,
-    importance: Optional[str] = None,
-    counter_bits: Optional[Number] = None,
-    imp_map: Optional[str] = None,
-    steps: Optional[Number] = None,
-    age: Optional[Number] = None,
-    epochs: Optional[Number] = None,
-    probes: Optional[Number] = None,
-    seed: Optional[Number] = None,
-    confidence: Optional[float] = None,
-    arrivals: Optional[Number] = None,
-    duplicates: Optional[float] = None,
-) -> Simulation:
-    """Runs a reference importance-aware filter to its stable point (``bfopt simulate ibf``). Runs with the GIL released."""
+def simulate(*, policy: str, cells: Number, hashes: Number, max: Number, decrements: Number,
+    importance: Optional[str] = None, counter_bits: Optional[Number] = None,
+    imp_map: Optional[str] = None, steps: Optional[Number] = None, age: Optional[Number] = None,
+    epochs: Optional[Number] = None, probes: Optional[Number] = None,
+    seed: Optional[Number] = None, confidence: Optional[float] = None,
+    arrivals: Optional[Number] = None, duplicates: Optional[float] = None) -> Simulation:
+    """Runs a reference importance-aware filter to its stable point (``bfopt simulate
+    ibf``). Runs with the GIL released."""

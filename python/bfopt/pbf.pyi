@@ -1,4 +1,7 @@
-"""The persistent Bloom filter (PBF): the optimal bit split (``model``), the space bound (``bound``), the allocation for a trace (``optimize``) and the synthetic-day experiment (``simulate``), as ``bfopt model pbf``, ``bfopt model pbf-bound``, ``bfopt optimize pbf`` and ``bfopt simulate pbf``."""
+"""The persistent Bloom filter (PBF): the optimal bit split (``model``), the space bound
+(``bound``), the allocation for a trace (``optimize``) and the synthetic-day experiment
+(``simulate``), as ``bfopt model pbf``, ``bfopt model pbf-bound``, ``bfopt optimize pbf``
+and ``bfopt simulate pbf``."""
 
 from os import PathLike
 from typing import Any, List, Optional, Sequence, Union
@@ -82,56 +85,36 @@ class Bound(Result):
     probes: float
     query_length: int
 
-def model(
-    *,
-    bits: Number,
-    distinct: Sequence[Number],
-    frequency: Sequence[float],
-    max_hashes: Optional[Number] = None,
-) -> Model:
-    """The optimal split of ``bits`` bits over the filters of a PBF: filter i holds ``distinct[i]`` items and is probed with relative frequency ``frequency[i]`` (``bfopt model pbf``; Eqs. (10)-(13) [PBF])."""
+def model(*, bits: Number, distinct: Sequence[Number], frequency: Sequence[float],
+    max_hashes: Optional[Number] = None) -> Model:
+    """The optimal split of ``bits`` bits over the filters of a PBF: filter i holds
+    ``distinct[i]`` items and is probed with relative frequency ``frequency[i]`` (``bfopt
+    model pbf``; Eqs. (10)-(13) [PBF])."""
 
 
-def optimize(
-    *,
-    trace: Union[str, PathLike[str]],
-    bits: Number,
-    query_length: Number,
-    variant: Optional[Number] = None,
-    granularity: Optional[Number] = None,
-    horizon: Optional[Number] = None,
-    online: bool = False,
-    queries: Optional[Number] = None,
-    seed: Optional[Number] = None,
-    max_hashes: Optional[Number] = None,
-) -> Results[Optimum]:
-    """The bit allocation of a PBF for the (item, timestamp) pairs of ``trace`` (a CSV path) and queries of ``query_length`` timestamps in ``bits`` bits (``bfopt optimize pbf``); ``variant``: 1 or 2 (default 2). Returns a :class:`bfopt.Results` list: the whole tree first, then one row per level. The allocation runs with the GIL released."""
+def optimize(*, trace: Union[str, PathLike[str]], bits: Number, query_length: Number,
+    variant: Optional[Number] = None, granularity: Optional[Number] = None,
+    horizon: Optional[Number] = None, online: bool = False, queries: Optional[Number] = None,
+    seed: Optional[Number] = None, max_hashes: Optional[Number] = None) -> Results[Optimum]:
+    """The bit allocation of a PBF for the (item, timestamp) pairs of ``trace`` (a CSV path)
+    and queries of ``query_length`` timestamps in ``bits`` bits (``bfopt optimize pbf``);
+    ``variant``: 1 or 2 (default 2). Returns a :class:`bfopt.Results` list: the whole tree
+    first, then one row per level. The allocation runs with the GIL released."""
 
 
-def simulate(
-    *,
-    dataset: Optional[str] = None,
-    scale: Optional[float] = None,
-    method: Optional[str] = None,
-    bits: Optional[Number] = None,
-    query_length: Optional[Number] = None,
-    horizon: Optional[Number] = None,
-    figure: Optional[Number] = None,
-    queries: Optional[Number] = None,
-    granularity: Optional[Number] = None,
-    max_hashes: Optional[Number] = None,
-    seed: Optional[Number] = None,
-    confidence: Optional[float] = None,
-) -> Results[Simulation]:
-    """Persistent Bloom filters on a synthetic day (``bfopt simulate pbf``): predicted against measured FP, one row per ``method`` (default: the methods of Table 2), a :class:`bfopt.Results` list. Runs with the GIL released."""
+def simulate(*, dataset: Optional[str] = None, scale: Optional[float] = None,
+    method: Optional[str] = None, bits: Optional[Number] = None,
+    query_length: Optional[Number] = None, horizon: Optional[Number] = None,
+    figure: Optional[Number] = None, queries: Optional[Number] = None,
+    granularity: Optional[Number] = None, max_hashes: Optional[Number] = None,
+    seed: Optional[Number] = None, confidence: Optional[float] = None) -> Results[Simulation]:
+    """Persistent Bloom filters on a synthetic day (``bfopt simulate pbf``): predicted
+    against measured FP, one row per ``method`` (default: the methods of Table 2), a
+    :class:`bfopt.Results` list. Runs with the GIL released."""
 
 
-def bound(
-    *,
-    pairs: Number,
-    horizon: Number,
-    fp: float,
-    query_length: Number,
-    granularity: Optional[Number] = None,
-) -> Bound:
-    """The memory bound of a PBF tree holding ``pairs`` (item, timestamp) pairs over ``horizon`` timestamps for queries of ``query_length`` timestamps at FP ``fp`` (``bfopt model pbf-bound``; Eq. (14) [PBF])."""
+def bound(*, pairs: Number, horizon: Number, fp: float, query_length: Number,
+    granularity: Optional[Number] = None) -> Bound:
+    """The memory bound of a PBF tree holding ``pairs`` (item, timestamp) pairs over
+    ``horizon`` timestamps for queries of ``query_length`` timestamps at FP ``fp`` (``bfopt
+    model pbf-bound``; Eq. (14) [PBF])."""

@@ -1,4 +1,5 @@
-"""The recycling Bloom filter (RBF): ``model``, ``optimize`` and ``simulate``, as ``bfopt model|optimize|simulate rbf``."""
+"""The recycling Bloom filter (RBF): ``model``, ``optimize`` and ``simulate``, as ``bfopt
+model|optimize|simulate rbf``."""
 
 from os import PathLike
 from typing import Any, List, Optional, Sequence, Union
@@ -80,47 +81,28 @@ class Simulation(Result):
     sigma: int
     stream: str
 
-def model(
-    *,
-    bits: Number,
-    hashes: Number,
-    recycle_bits: Optional[Number] = None,
-    recycle_messages: Optional[Number] = None,
-    phases: Optional[Number] = None,
-    hashing: Optional[str] = None,
-    recycling: Optional[str] = None,
-    method: Optional[str] = None,
+def model(*, bits: Number, hashes: Number, recycle_bits: Optional[Number] = None,
+    recycle_messages: Optional[Number] = None, phases: Optional[Number] = None,
+    hashing: Optional[str] = None, recycling: Optional[str] = None, method: Optional[str] = None
 ) -> Model:
-    """Predicted metrics of an RBF of ``bits`` bits and ``hashes`` hashes, recycled after ``recycle_bits`` set bits (sigma) or ``recycle_messages`` messages (``bfopt model rbf``; Eqs. (1)-(3) [RBF]). ``method``: ``"auto"``, ``"exact"`` (the Markov chain) or ``"fluid"``."""
+    """Predicted metrics of an RBF of ``bits`` bits and ``hashes`` hashes, recycled after
+    ``recycle_bits`` set bits (sigma) or ``recycle_messages`` messages (``bfopt model rbf``;
+    Eqs. (1)-(3) [RBF]). ``method``: ``"auto"``, ``"exact"`` (the Markov chain) or
+    ``"fluid"``."""
 
 
-def optimize(
-    *,
-    fp: float,
-    bits: Optional[Number] = None,
-    messages: Optional[Number] = None,
-    window: Optional[Number] = None,
-    phases: Optional[Number] = None,
-    hashing: Optional[str] = None,
-    recycling: Optional[str] = None,
-) -> Optimum:
-    """``bits``: the (k, sigma) with the most messages per cycle at FP ``fp``; ``messages`` or ``window``: the least memory (``bfopt optimize rbf``)."""
+def optimize(*, fp: float, bits: Optional[Number] = None, messages: Optional[Number] = None,
+    window: Optional[Number] = None, phases: Optional[Number] = None,
+    hashing: Optional[str] = None, recycling: Optional[str] = None) -> Optimum:
+    """``bits``: the (k, sigma) with the most messages per cycle at FP ``fp``; ``messages``
+    or ``window``: the least memory (``bfopt optimize rbf``)."""
 
 
-def simulate(
-    *,
-    bits: Number,
-    hashes: Number,
-    recycle_bits: Optional[Number] = None,
-    recycle_messages: Optional[Number] = None,
-    phases: Optional[Number] = None,
-    hashing: Optional[str] = None,
-    recycling: Optional[str] = None,
-    method: Optional[str] = None,
-    epochs: Optional[Number] = None,
-    arrivals: Optional[Number] = None,
-    pool: Optional[Number] = None,
-    seed: Optional[Number] = None,
-    confidence: Optional[float] = None,
-) -> Simulation:
-    """Runs a reference RBF on a stream of ``arrivals`` messages per epoch (``bfopt simulate rbf``): false positives against the model. Runs with the GIL released."""
+def simulate(*, bits: Number, hashes: Number, recycle_bits: Optional[Number] = None,
+    recycle_messages: Optional[Number] = None, phases: Optional[Number] = None,
+    hashing: Optional[str] = None, recycling: Optional[str] = None,
+    method: Optional[str] = None, epochs: Optional[Number] = None,
+    arrivals: Optional[Number] = None, pool: Optional[Number] = None,
+    seed: Optional[Number] = None, confidence: Optional[float] = None) -> Simulation:
+    """Runs a reference RBF on a stream of ``arrivals`` messages per epoch (``bfopt simulate
+    rbf``): false positives against the model. Runs with the GIL released."""

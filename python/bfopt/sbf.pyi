@@ -1,4 +1,5 @@
-"""The Stable Bloom filter (SBF): ``model``, ``optimize`` and ``simulate``, as ``bfopt model|optimize|simulate sbf``."""
+"""The Stable Bloom filter (SBF): ``model``, ``optimize`` and ``simulate``, as ``bfopt
+model|optimize|simulate sbf``."""
 
 from os import PathLike
 from typing import Any, List, Optional, Sequence, Union
@@ -71,39 +72,22 @@ class Simulation(Result):
     weighted_fn: float
     zero_fraction: float
 
-def model(
-    *,
-    cells: Number,
-    hashes: Number,
-    max: Number,
-    decrements: Number,
-    age: Optional[Number] = None,
-    insertions: Optional[Number] = None,
-) -> Model:
-    """Stable-point metrics of an SBF of ``cells`` cells counting to ``max``, ``hashes`` cells set and ``decrements`` cells decremented per insertion (``bfopt model sbf``); ``age``: the FN of an item that old; ``insertions``: the zero fraction after that many insertions from empty."""
+def model(*, cells: Number, hashes: Number, max: Number, decrements: Number,
+    age: Optional[Number] = None, insertions: Optional[Number] = None) -> Model:
+    """Stable-point metrics of an SBF of ``cells`` cells counting to ``max``, ``hashes``
+    cells set and ``decrements`` cells decremented per insertion (``bfopt model sbf``);
+    ``age``: the FN of an item that old; ``insertions``: the zero fraction after that many
+    insertions from empty."""
 
 
-def optimize(
-    *,
-    cells: Number,
-    hashes: Number,
-    max: Number,
-    fp: float,
-) -> Optimum:
-    """The decrements per insertion P bringing the stable-point FP to at most ``fp`` (``bfopt optimize sbf``; Eq. (17) [SBF] solved for P)."""
+def optimize(*, cells: Number, hashes: Number, max: Number, fp: float) -> Optimum:
+    """The decrements per insertion P bringing the stable-point FP to at most ``fp``
+    (``bfopt optimize sbf``; Eq. (17) [SBF] solved for P)."""
 
 
-def simulate(
-    *,
-    cells: Number,
-    hashes: Number,
-    max: Number,
-    decrements: Number,
-    steps: Optional[Number] = None,
-    age: Optional[Number] = None,
-    epochs: Optional[Number] = None,
-    probes: Optional[Number] = None,
-    seed: Optional[Number] = None,
-    confidence: Optional[float] = None,
-) -> Simulation:
-    """Runs a reference SBF to its stable point (``bfopt simulate sbf``): measured against predicted. Runs with the GIL released."""
+def simulate(*, cells: Number, hashes: Number, max: Number, decrements: Number,
+    steps: Optional[Number] = None, age: Optional[Number] = None,
+    epochs: Optional[Number] = None, probes: Optional[Number] = None,
+    seed: Optional[Number] = None, confidence: Optional[float] = None) -> Simulation:
+    """Runs a reference SBF to its stable point (``bfopt simulate sbf``): measured against
+    predicted. Runs with the GIL released."""

@@ -10,6 +10,8 @@ import json
 import os
 import pathlib
 import subprocess
+import threading
+import time
 
 import pytest
 
@@ -52,3 +54,26 @@ def cli():
         return fixtures[name]
 
     return get
+
+
+def ticks_while(call):
+    """Runs `call()` in another thread and counts the ticks (1 ms sleeps) this thread
+    makes meanwhile: a call that held the GIL would let at most a tick or two through,
+    at its start and end. Returns (result, seconds of the call, ticks)."""
+    done = threading.Event()
+    out = {}
+
+    def work():
+        start = time.perf_counter()
+        out["result"] = call()
+        out["seconds"] = time.perf_counter() - start
+        done.set()
+
+    ticks = 0
+    worker = threading.Thread(target=work)
+    worker.start()
+    while not done.is_set():
+        ticks += 1
+        time.sleep(0.001)
+    worker.join()
+    return out["result"], out["seconds"], ticks

@@ -8,6 +8,7 @@ Run after installing the package (maturin develop): python python/tests/make_stu
 
 import inspect
 import pathlib
+import textwrap
 from collections import defaultdict
 
 import bfopt
@@ -46,6 +47,23 @@ def argument(family, name):
     if name in FLAGS:
         return "bool"
     return "Number"
+
+
+def wrapped(head, items, tail, width=96):
+    """`head item, item, ... tail` in lines of at most `width` characters."""
+    lines, line = [], head
+    for i, item in enumerate(items):
+        piece = item + (", " if i + 1 < len(items) else "")
+        if len(line) + len(piece.rstrip()) > width:
+            lines.append(line.rstrip())
+            line = "    " + piece
+        else:
+            line += piece
+    if len(line) + len(tail) > width:
+        lines.append(line.rstrip())
+        line = ""
+    lines.append(line + tail)
+    return lines
 
 
 def value_type(values):
@@ -96,7 +114,7 @@ def main():
     for family in FAMILIES:
         module = getattr(bfopt, family)
         head = " ".join(module.__doc__.strip().split("\n\n")[0].split())
-        lines = [f'"""{head}"""', "",
+        lines = [*textwrap.wrap(f'"""{head}"""', 92), "",
                  "from os import PathLike",
                  "from typing import Any, List, Optional, Sequence, Union", "",
                  "from ._result import Result, Results", "",
@@ -115,11 +133,11 @@ def main():
             for p in inspect.signature(f).parameters.values():
                 t = argument(family, p.name)
                 if p.default is inspect.Parameter.empty:
-                    args.append(f"    {p.name}: {t},")
+                    args.append(f"{p.name}: {t}")
                 elif p.default is None:
-                    args.append(f"    {p.name}: Optional[{t}] = None,")
+                    args.append(f"{p.name}: Optional[{t}] = None")
                 else:
-                    args.append(f"    {p.name}: {t} = {p.default!r},")
+                    args.append(f"{p.name}: {t} = {p.default!r}")
             result = CLASSES[func]
             shapes = lists[(family, func)]
             if shapes == {True}:
@@ -128,8 +146,9 @@ def main():
                 result = f"Union[{result}, Results[{result}]]"
             summary = f.__doc__.strip().split("\n\n")[0]
             summary = " ".join(line.strip() for line in summary.splitlines())
-            lines += ["", f"def {func}(", "    *,", *args, f") -> {result}:",
-                      f'    """{summary}"""', ""]
+            doc = textwrap.wrap(f'"""{summary}"""', 92, initial_indent="    ",
+                                subsequent_indent="    ")
+            lines += ["", *wrapped(f"def {func}(*, ", args, f") -> {result}:"), *doc, ""]
         (OUT / f"{family}.pyi").write_text("\n".join(lines).rstrip() + "\n")
         print(f"wrote {OUT / f'{family}.pyi'}")
 

@@ -6,13 +6,12 @@ import ast
 import functools
 import math
 import pathlib
-import threading
-import time
 
 import pytest
 
 import bfopt
 from cases import FAMILY_CASES, TRACE
+from conftest import ticks_while
 
 # CLI families served by another module's function.
 MODULES = {"apbbf": "apbf", "pbf-bound": "pbf"}
@@ -80,28 +79,11 @@ def test_results_are_read_only_and_name_missing_attributes():
 
 
 def test_simulate_releases_the_gil():
-    # The ticks of this thread while a simulation runs in another: a call that held the
-    # GIL would let at most a tick or two through, at its start and end.
-    done = threading.Event()
-    result = {}
-
-    def work():
-        start = time.perf_counter()
-        result["row"] = bfopt.classic.simulate(bits=4_000_000, hashes=5, items=400_000,
-                                               epochs=4, probes=4_000_000, seed=3)
-        result["seconds"] = time.perf_counter() - start
-        done.set()
-
-    ticks = 0
-    worker = threading.Thread(target=work)
-    worker.start()
-    while not done.is_set():
-        ticks += 1
-        time.sleep(0.001)
-    worker.join()
-    assert result["row"].agrees
-    assert result["seconds"] > 0.1, "simulate too short to show anything"
-    assert ticks >= 20, f"only {ticks} ticks in {result['seconds']:.2f} s of simulate"
+    row, seconds, ticks = ticks_while(lambda: bfopt.classic.simulate(
+        bits=4_000_000, hashes=5, items=400_000, epochs=4, probes=4_000_000, seed=3))
+    assert row.agrees
+    assert seconds > 0.1, "simulate too short to show anything"
+    assert ticks >= 20, f"only {ticks} ticks in {seconds:.2f} s of simulate"
 
 
 @pytest.mark.parametrize(
