@@ -22,7 +22,7 @@ class Model(Result):
     fp_uniform: float
     frequency: List[Any]
     hashes: List[Any]
-    lambda: float
+    # lambda: float (a keyword: .metrics["lambda"])
     max_hashes: int
 
 class Optimum(Result):
@@ -38,7 +38,7 @@ class Optimum(Result):
     granularity: int
     hashes_mean: float
     horizon: int
-    lambda: float
+    # lambda: float (a keyword: .metrics["lambda"])
     level: str
     online: bool
     predicted_fp: float

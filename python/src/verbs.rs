@@ -226,26 +226,3 @@ pub fn run_verb(
     String::from_utf8(out)
         .map_err(|e| PyRuntimeError::new_err(format!("bfopt: could not write a result: {e}")))
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn flags_and_keywords() {
-        assert_eq!(flag("bits_per_timer"), "--bits-per-timer");
-        assert_eq!(
-            keyword("--bits-per-timer <BITS_PER_TIMER>"),
-            "bits_per_timer"
-        );
-        assert_eq!(keyword("--fp/--items/--bits"), "fp/items/bits");
-        assert_eq!(
-            keywords_in("a multiple of --block-bits = 512, not -3 or --"),
-            "a multiple of block_bits = 512, not -3 or --"
-        );
-        assert_eq!(
-            keywords_in("--fp P --items N (size) | --bits M --hashes 4"),
-            "fp=P items=N (size) | bits=M hashes=4"
-        );
-    }
-}

@@ -7,6 +7,7 @@ Run after installing the package (maturin develop): python python/tests/make_stu
 """
 
 import inspect
+import keyword
 import pathlib
 import textwrap
 from collections import defaultdict
@@ -124,7 +125,10 @@ def main():
                 continue
             lines += ["", f"class {cls}(Result):", f'    """{getattr(module, cls).__doc__}"""', ""]
             for k, values in sorted(found[(family, cls)].items()):
-                lines.append(f"    {k}: {value_type(values)}")
+                if keyword.iskeyword(k):  # not an attribute name: r.metrics["lambda"]
+                    lines.append(f'    # {k}: {value_type(values)} (a keyword: .metrics["{k}"])')
+                else:
+                    lines.append(f"    {k}: {value_type(values)}")
         for func in CLASSES:
             f = getattr(module, func, None)
             if f is None:
