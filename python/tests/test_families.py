@@ -12,7 +12,7 @@ import pytest
 
 import bfopt
 from cases import FAMILY_CASES, TRACE
-from conftest import ticks_while
+from conftest import portable, ticks_while
 
 # CLI families served by another module's function.
 MODULES = {"apbbf": "apbf", "pbf-bound": "pbf"}
@@ -29,14 +29,6 @@ def declared(module, cls):
         if isinstance(node, ast.ClassDef) and node.name == cls:
             return frozenset(n.target.id for n in node.body if isinstance(n, ast.AnnAssign))
     return frozenset()
-
-
-def portable(row):
-    """The row with the trace path as this checkout spells it (fixtures hold the path
-    of the checkout that wrote them)."""
-    if "trace" in row.get("params", {}):
-        row = dict(row, params=dict(row["params"], trace=TRACE))
-    return row
 
 
 @pytest.mark.parametrize("name,verb,flags,func,kwargs", FAMILY_CASES,
