@@ -70,8 +70,21 @@ fn number_text(obj: &Bound<'_, PyAny>) -> PyResult<String> {
     Ok(obj.str()?.to_string())
 }
 
-/// The command line of `verb family` with these keyword arguments: `None` and `False`
-/// leave a flag out, `True` gives a bare flag, lists and tuples are comma-separated,
+/// Whether the option `--long` of `bfopt verb family` takes a value (false for a bare
+/// flag such as `--all`, and for an option the verb does not have).
+fn takes_value(verb: &str, family: &str, long: &str) -> bool {
+    static COMMAND: std::sync::OnceLock<clap::Command> = std::sync::OnceLock::new();
+    let command = COMMAND.get_or_init(bfopt::cli::command);
+    command
+        .find_subcommand(verb)
+        .and_then(|v| v.find_subcommand(family))
+        .and_then(|f| f.get_arguments().find(|a| a.get_long() == Some(long)))
+        .is_some_and(|a| a.get_action().takes_values())
+}
+
+/// The command line of `verb family` with these keyword arguments: `None` leaves a flag
+/// out; `True` and `False` switch a bare flag on and off (an option that takes a value
+/// gets the text, which its parser refuses); lists and tuples are comma-separated;
 /// path-like objects are their path.
 fn argv(verb: &str, family: &str, kwargs: &Bound<'_, PyDict>) -> PyResult<Vec<String>> {
     let mut out: Vec<String> = ["bfopt", verb, family, "--quiet", "--format", "json"]
@@ -83,7 +96,7 @@ fn argv(verb: &str, family: &str, kwargs: &Bound<'_, PyDict>) -> PyResult<Vec<St
         if v.is_none() {
             continue;
         }
-        if v.is_instance_of::<PyBool>() {
+        if v.is_instance_of::<PyBool>() && !takes_value(verb, family, &k.replace('_', "-")) {
             if v.extract::<bool>()? {
                 out.push(flag(&k));
             }

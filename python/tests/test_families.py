@@ -99,6 +99,8 @@ def test_simulate_releases_the_gil():
         (bfopt.pbf.optimize, dict(trace=TRACE, bits=0, query_length=8), "bits", "0"),
         (bfopt.pbf.optimize, dict(trace="/nonexistent/trace.csv", bits=1000, query_length=8), "trace", None),
         (bfopt.classic.simulate, dict(bits=1000, hashes=3, items=100, confidence=1.5), "confidence", "1.5"),
+        (bfopt.classic.model, dict(bits=1000, hashes=True, items=100), "hashes", "True"),
+        (bfopt.classic.model, dict(bits=[1000, 2000], hashes=3, items=100), "bits", "1000,2000"),
     ],
 )
 def test_errors_name_keyword_value_and_range(func, kwargs, parameter, value):
