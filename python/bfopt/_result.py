@@ -55,6 +55,10 @@ class Result:
 
     __hash__ = None
 
+    def __reduce__(self):
+        # Pickle and copy through the constructor (attributes cannot be set).
+        return (type(self), (self._row,))
+
     def __repr__(self):
         shown = ", ".join(f"{k}={v!r}" for k, v in list(self._row["metrics"].items())[:6])
         more = ", ..." if len(self._row["metrics"]) > 6 else ""

@@ -3,10 +3,12 @@
 metric and parameter of the row is an attribute of the typed result."""
 
 import ast
+import copy
 import functools
 import keyword
 import math
 import pathlib
+import pickle
 
 import pytest
 
@@ -70,6 +72,9 @@ def test_results_are_read_only_and_name_missing_attributes():
     d = r.to_dict()
     d["metrics"]["fp"] = 2.0
     assert r.fp != 2.0, "to_dict() is a copy"
+    again = pickle.loads(pickle.dumps(r))
+    assert type(again) is bfopt.classic.Model and again == r and again.fp == r.fp
+    assert copy.deepcopy(r) == r
 
 
 def test_simulate_releases_the_gil():
