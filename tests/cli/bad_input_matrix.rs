@@ -10,7 +10,7 @@
 //! - never panic, never abort, and finish within [`CAP`] (retried once, alone, before it
 //!   counts as a failure: the machine running the tests may be busy).
 
-use crate::bad_input::{expand, traces, value_flags, with_flag, BASES, FILE_FLAGS};
+use crate::bad_input::{expand, traces, value_flags, with_flag, BASES, COMBINATION, FILE_FLAGS};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
@@ -41,14 +41,6 @@ const ALLOWED: &[&str] = &[
     "possible values",
     "cannot be used with",
     "required",
-];
-
-/// Texts of messages about a combination of flags rather than one value.
-const COMBINATION: &[&str] = &[
-    "cannot be used with",
-    "required arguments",
-    "this combination",
-    "one count per",
 ];
 
 /// One generated case: the command line, the texts an exit-2 message must contain, and
