@@ -12,8 +12,8 @@ use crate::exit::CliError;
 use bfopt_models::pbf::{filter_fp, fp_sbf, hashes_for, AllocationProblem, PbfLayout, Variant};
 use bfopt_models::ModelError;
 use bfopt_validation::experiments::pbf::{
-    learn_online, noisy_workload, plan, query_workload, run, Method, PbfRunConfig, PbfRunResult,
-    TraceSpec, TOLERANCE,
+    learn_online, noisy_workload, plan, query_workload, run, Method, OnlineInputs, PbfRunConfig,
+    PbfRunResult, TraceSpec, TOLERANCE,
 };
 use serde_json::json;
 use std::time::Instant;
@@ -222,6 +222,7 @@ fn config(
         k_max: 16,
         seed: o.seed,
         confidence: 0.99,
+        online: OnlineInputs::default(),
     }
 }
 
