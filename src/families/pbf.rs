@@ -30,6 +30,9 @@ const FLAGS: &[(&str, &str)] = &[
     ("confidence", "--confidence"),
     ("scale", "--scale"),
     ("timestamp", "--trace"),
+    ("session_visits", "--session-visits"),
+    ("session_gap", "--session-gap"),
+    ("smoothing", "--online-smoothing"),
 ];
 
 fn model_err(e: bfopt_models::ModelError) -> CliError {

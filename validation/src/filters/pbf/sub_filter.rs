@@ -46,6 +46,12 @@ impl SubFilter {
     ///   0.007 on top of a filter FP near 0.005, and it made the measured PBF-1 FP 1.7
     ///   times the exact model (found by the pbf agreement runs). Independent indices
     ///   behave as the model's ideal ones.
+    /// * Not the blocked layouts' [`crate::hash::InBlock`] digits (one multiply per
+    ///   index): every digit after a word's first is read from the remainder of
+    ///   `word·m`, so it depends on `m`, and two partitions' filters of different sizes
+    ///   would place an item's later indices from different bits: no fold maps both
+    ///   onto `gcd(m, m')` bits. Cheaper indices need a fold that follows them (and the
+    ///   merge tests), not just a swap.
     #[inline]
     fn indices(&self, h: HashPair) -> impl Iterator<Item = u64> {
         let x = self.key(h);
