@@ -222,7 +222,11 @@ fn simulate_pbf_changes_one_input_at_a_time() {
     assert_eq!(rows[0]["params"]["online_same_day"], true);
     assert_eq!(rows[0]["params"]["online_smoothing"], 0.2);
     assert_eq!(rows[0]["metrics"]["agrees"], true);
-    assert_exit(&format!("{base} --session-gap 0.5"), 2, &["--session-gap = 0.5"]);
+    assert_exit(
+        &format!("{base} --session-gap 0.5"),
+        2,
+        &["--session-gap = 0.5"],
+    );
     assert_exit(
         "simulate pbf --scale 0.002 --method pbf1-online --online-smoothing 2",
         2,
