@@ -75,7 +75,11 @@ fn pbf(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
         return Err(wrong_shape("pbf", "temporal membership", req));
     };
     let fp = req.fp();
+    let per_probe_pairs = -((-fp).ln_1p() / query_length as f64).exp_m1();
+    let bits_pairs =
+        (pairs as f64 * -per_probe_pairs.ln() / (std::f64::consts::LN_2.powi(2))).ceil();
     let mut out = Vec::new();
+    let mut trees_smaller = 0;
     let mut g = 1u64;
     while g <= 16 && g <= query_length {
         let r = BoundRequest::new(pairs, horizon, fp, query_length, g)?;
@@ -86,6 +90,8 @@ fn pbf(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
             granularity: g,
             per_probe,
         };
+        let entries = break_even(bits_pairs, b.bits_levels, b.insertions);
+        trees_smaller += usize::from(entries >= b.insertions as f64);
         let name = format!("pbf g={g} T={horizon} |q|={query_length} n={pairs}");
         let (validator, not_simulated) = simulation(temporal_validator(
             design,
@@ -119,15 +125,22 @@ fn pbf(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
             fp_kind: FpKind::WorstQuery,
             notes: vec![
                 "time-interval tree of filters, bits split evenly: probes grow with log |q|".into(),
+                format!(
+                    "fewer bits than one filter of pairs only if its filters hold at most \
+                     {entries:.2} distinct (item, interval) entries per pair (sized here for \
+                     {}: every pair distinct in every filter); always fewer probes ({} \
+                     against {query_length})",
+                    b.insertions, b.max_probes
+                ),
             ],
             not_simulated,
             validator,
         });
         g *= 2;
     }
-    let per_probe = -((-fp).ln_1p() / query_length as f64).exp_m1();
-    let bits = (pairs as f64 * -per_probe.ln() / (std::f64::consts::LN_2.powi(2))).ceil();
+    let (per_probe, bits) = (per_probe_pairs, bits_pairs);
     let pair_fp = fp_sbf(per_probe, query_length);
+    let trees = out.len();
     let (validator, not_simulated) = simulation(temporal_validator(
         EvenDesign::Pairs { bits: bits as u64 },
         pair_fp,
@@ -152,11 +165,32 @@ fn pbf(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
         npws: None,
         fp: pair_fp,
         fp_kind: FpKind::ExactQuery,
-        notes: vec!["baseline: one filter of (item, time) pairs, one probe per timestamp".into()],
+        notes: vec![
+            "baseline: one filter of (item, time) pairs, one probe per timestamp".into(),
+            if trees_smaller == 0 {
+                format!(
+                    "fewer bits than all {trees} tree rows on distinct pairs; a PBF needs \
+                     fewer only where items recur in consecutive intervals (each tree row \
+                     names its break-even)"
+                )
+            } else {
+                format!("more bits than {trees_smaller} of the {trees} tree rows")
+            },
+        ],
         not_simulated,
         validator,
     });
     Ok(out)
+}
+
+/// Distinct (item, interval) entries per distinct pair below which a tree row needs fewer
+/// bits than one filter of pairs at the same FP. The even split gives every entry
+/// `bits_levels / (insertions·n)` bits (`n` pairs, each in `insertions` filters), so `D`
+/// entries need `D·bits_levels/(insertions·n)` bits against the pair filter's
+/// `n·ln(|q|/p)/ln²2` (Eq. (4) [PBF] at `p/|q|` per probe): the tree is smaller iff
+/// `D/n < bits_pairs·insertions/bits_levels`.
+fn break_even(bits_pairs: f64, bits_levels: f64, insertions: u64) -> f64 {
+    bits_pairs * insertions as f64 / bits_levels
 }
 
 #[cfg(test)]
@@ -177,6 +211,22 @@ mod tests {
             });
             checks.iter().for_each(|k| println!("{k}"));
             assert!(checks.iter().all(|k| k.pass), "{}", c.design);
+        }
+        // On distinct pairs one filter of pairs needs fewer bits than every tree row, and
+        // each tree row's break-even is below the filters every pair enters.
+        let pair = rows.last().unwrap();
+        assert!(rows[..5].iter().all(|c| c.bits > pair.bits));
+        assert!(pair.notes[1].starts_with("fewer bits than all 5 tree rows"));
+        for c in &rows[..5] {
+            let Params::PbfTree { granularity, .. } = c.params else {
+                panic!("{}", c.design)
+            };
+            let b = BoundRequest::new(pairs, horizon, 0.02, query_length, granularity)
+                .unwrap()
+                .bound();
+            let be = break_even(pair.bits as f64, b.bits_levels, b.insertions);
+            assert!(be > 1.0 && be < b.insertions as f64, "{}: {be}", c.design);
+            assert!(c.notes[1].contains(&format!("{be:.2}")), "{:?}", c.notes);
         }
         // A PBF-2 printed at a fifth of its bound: refuted (one-sided check only).
         let b = BoundRequest::new(pairs, horizon, 0.02, query_length, 1)
