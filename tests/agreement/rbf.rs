@@ -281,7 +281,7 @@ fn false_negatives_follow_the_forgetting_model_and_the_two_phase_window_holds() 
 
 #[test]
 fn issue_19_two_phase_window_repeats_against_eq26() {
-    // The stream of `recommend --duplicates`: each arrival repeats one of the last W
+    // Issue 19 item 3. The stream of `recommend --duplicates`: each arrival repeats one of the last W
     // (W = the filter's guaranteed window) with probability d. Unlike a pool, the copies
     // come early in a cycle (the window's old part is the frozen filter's), so new
     // arrivals meet a fuller active filter: Eq. (26) is not an upper bound here.
@@ -318,7 +318,11 @@ fn issue_19_two_phase_window_repeats_against_eq26() {
         );
         rows.push((eq26, r));
     }
+    // Measured (this test, 12 × 60 000/(1 − d) arrivals): Eq. (26) from 2.1% below to
+    // 0.5% above the mean (the planner's note quotes this range). Not an upper bound:
+    // at some configurations it lies below the whole interval.
     for (eq26, r) in &rows {
-        assert!((eq26 / r.mean - 1.0).abs() < 0.05, "{eq26} vs {r:?}");
+        assert!((eq26 / r.mean - 1.0).abs() < 0.03, "{eq26} vs {r:?}");
     }
+    assert!(rows.iter().any(|(eq26, r)| *eq26 < r.interval.lo));
 }
