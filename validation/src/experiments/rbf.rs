@@ -382,12 +382,24 @@ pub fn checks(level: Level, seed: u64, confidence: f64) -> Vec<Check> {
             }
         }
     }
-    for sigma in [300u64, 500, 700] {
+    // Section V-A's setting (one phase of 1000 bits, k = 4) and, at full level, Figure
+    // 4's (two phases of 500 bits, k = 3, the paper's sizes) against the pool model.
+    let mut pooled: Vec<(u8, u32, u64, &str)> = [300u64, 500, 700]
+        .map(|s| (1u8, 4u32, s, " (pool 1000)"))
+        .to_vec();
+    if level == Level::Full {
+        pooled.extend(
+            (50u64..=450)
+                .step_by(50)
+                .map(|s| (2u8, 3u32, s, " (pool 1000, pool model)")),
+        );
+    }
+    for (phases, k, sigma, label) in pooled {
         let Ok(p) = RbfParams::new(
             1000,
-            4,
+            k,
             sigma,
-            1,
+            phases,
             Hashing::Colliding,
             Recycling::NonRetaining,
         ) else {
@@ -403,43 +415,11 @@ pub fn checks(level: Level, seed: u64, confidence: f64) -> Vec<Check> {
         };
         case += 1;
         match sigma_checks(&p, &sim) {
-            Ok(c) => out.extend(c.into_iter().map(|mut c| {
-                c.name.push_str(" (pool 1000)");
+            Ok(c) => out.extend(c.into_iter().take(3 - usize::from(phases)).map(|mut c| {
+                c.name.push_str(label);
                 c
             })),
             Err(e) => out.push(Check::error("rbf", format!("{p:?}: {e}"), seed)),
-        }
-    }
-    if level == Level::Full {
-        // Figure 4 [RBF] at the paper's sizes: two phases of M = 500 bits, k = 3, a pool
-        // of 1000 messages; the pool model (repeats copied into both filters).
-        for sigma in (50u64..=450).step_by(50) {
-            let Ok(p) = RbfParams::new(
-                1000,
-                3,
-                sigma,
-                2,
-                Hashing::Colliding,
-                Recycling::NonRetaining,
-            ) else {
-                continue;
-            };
-            let sim = RbfSimConfig {
-                filter: RbfConfig::from_params(&p),
-                stream: RbfStream::Pool { size: 1000 },
-                epochs,
-                arrivals,
-                seed: seed.wrapping_add(case),
-                confidence,
-            };
-            case += 1;
-            match sigma_checks(&p, &sim) {
-                Ok(c) => out.extend(c.into_iter().take(1).map(|mut c| {
-                    c.name.push_str(" (pool 1000, pool model)");
-                    c
-                })),
-                Err(e) => out.push(Check::error("rbf", format!("{p:?}: {e}"), seed)),
-            }
         }
     }
     out
