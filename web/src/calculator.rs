@@ -42,9 +42,7 @@ fn model_error(e: ModelError) -> Value {
 /// Invalid `n`, `k`, `fp`; [`ModelError::Infeasible`] when even `m = 2^50` misses `fp`.
 pub fn least_bits(n: u64, k: u32, fp: f64) -> Result<u64, ModelError> {
     ClassicRequirement::new(fp, n, Layout::Standard)?;
-    let meets = |m: u64| {
-        ClassicParams::new(m, k, n, Layout::Standard).map(|p| p.fp() <= fp)
-    };
+    let meets = |m: u64| ClassicParams::new(m, k, n, Layout::Standard).map(|p| p.fp() <= fp);
     let (mut lo, mut hi) = (*ClassicParams::M.start(), *ClassicParams::M.end());
     if !meets(hi)? {
         return Err(ModelError::infeasible(
@@ -101,7 +99,9 @@ pub fn classic(query: &str) -> Value {
         (None, Some(p), Some(m), Some(k)) => {
             capacity(m, k, p, Layout::Standard).map(|n| ("n", m, k, n))
         }
-        (Some(n), Some(_), Some(m), None) => best_k(m, n, Layout::Standard).map(|(k, _)| ("k", m, k, n)),
+        (Some(n), Some(_), Some(m), None) => {
+            best_k(m, n, Layout::Standard).map(|(k, _)| ("k", m, k, n))
+        }
         (Some(n), Some(p), None, Some(k)) => least_bits(n, k, p).map(|m| ("m", m, k, n)),
         (Some(n), Some(p), None, None) => ClassicRequirement::new(p, n, Layout::Standard)
             .and_then(|r| design(&r))
@@ -147,27 +147,56 @@ mod tests {
     fn each_missing_value_is_solved() {
         // The module's example: n = 10^6 at 1% needs m = 9 592 956 with k = 7.
         let d = calc(&[("classic-items", "1e6"), ("classic-fp", "0.01")]);
-        assert_eq!((d["m"].as_u64(), d["k"].as_u64()), (Some(9_592_956), Some(7)));
-        let m = calc(&[("classic-items", "1e6"), ("classic-fp", "0.01"), ("classic-hashes", "7")]);
+        assert_eq!(
+            (d["m"].as_u64(), d["k"].as_u64()),
+            (Some(9_592_956), Some(7))
+        );
+        let m = calc(&[
+            ("classic-items", "1e6"),
+            ("classic-fp", "0.01"),
+            ("classic-hashes", "7"),
+        ]);
         assert_eq!(m["m"].as_u64(), Some(9_592_956));
         assert_eq!(m["solved"], "m");
-        let k = calc(&[("classic-items", "1e6"), ("classic-fp", "0.01"), ("classic-bits", "9592956")]);
-        assert_eq!((k["k"].as_u64(), k["meets"].as_bool()), (Some(7), Some(true)));
-        let n = calc(&[("classic-bits", "9592956"), ("classic-hashes", "7"), ("classic-fp", "0.01")]);
+        let k = calc(&[
+            ("classic-items", "1e6"),
+            ("classic-fp", "0.01"),
+            ("classic-bits", "9592956"),
+        ]);
+        assert_eq!(
+            (k["k"].as_u64(), k["meets"].as_bool()),
+            (Some(7), Some(true))
+        );
+        let n = calc(&[
+            ("classic-bits", "9592956"),
+            ("classic-hashes", "7"),
+            ("classic-fp", "0.01"),
+        ]);
         assert!(n["n"].as_u64().unwrap() >= 1_000_000);
         // Small filters: the exact law is above the usual formula (m = 1000, k = 7, n = 100).
-        let p = calc(&[("classic-items", "100"), ("classic-bits", "1000"), ("classic-hashes", "7")]);
+        let p = calc(&[
+            ("classic-items", "100"),
+            ("classic-bits", "1000"),
+            ("classic-hashes", "7"),
+        ]);
         assert_eq!(p["fp_law"], "exact");
         assert!(p["fp"].as_f64().unwrap() > p["fp_formula"].as_f64().unwrap());
     }
 
     #[test]
     fn bad_values_name_the_field() {
-        let e = calc(&[("classic-items", "100"), ("classic-bits", "1000"), ("classic-hashes", "99")]);
+        let e = calc(&[
+            ("classic-items", "100"),
+            ("classic-bits", "1000"),
+            ("classic-hashes", "99"),
+        ]);
         let msg = e["errors"]["classic-hashes"].as_str().unwrap();
         assert!(msg.starts_with("--classic-hashes = 99: allowed"), "{msg}");
         let e = calc(&[("classic-items", "x"), ("classic-fp", "0.01")]);
-        assert!(e["errors"]["classic-items"].as_str().unwrap().contains("not a number"));
+        assert!(e["errors"]["classic-items"]
+            .as_str()
+            .unwrap()
+            .contains("not a number"));
         assert!(calc(&[("classic-items", "5")])["errors"]["classic"].is_string());
     }
 }

@@ -46,6 +46,13 @@ pub fn series(query: &str) -> String {
     curves::bits_against_fp(query).to_string()
 }
 
+/// FP over one generation of candidate `index` of the query's plan; see
+/// [`curves::fp_over_generation`].
+#[wasm_bindgen]
+pub fn cycle(query: &str, index: usize) -> String {
+    curves::fp_over_generation(query, index).to_string()
+}
+
 /// Simulates candidate `index` of the query's plan with base seed `seed`; see
 /// [`query::simulate`].
 #[wasm_bindgen]

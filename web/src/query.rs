@@ -141,28 +141,27 @@ pub fn requirement(f: &Fields) -> Result<Requirement, Value> {
     let Some(fp) = fp else {
         return Err(json!({ "fp": "the following required argument was not provided: --fp <FP>" }));
     };
-    let req = match (capacity, window, horizon) {
-        (Some(n), None, None) => Requirement::capacity(fp, n),
-        (None, Some(w), None) => Requirement::window(fp, w),
-        (None, None, Some(t)) => {
-            for (flag, v) in [("query-length", query_length), ("pairs", pairs)] {
-                if v.is_none() {
-                    return Err(json!({ flag: format!(
+    let req =
+        match (capacity, window, horizon) {
+            (Some(n), None, None) => Requirement::capacity(fp, n),
+            (None, Some(w), None) => Requirement::window(fp, w),
+            (None, None, Some(t)) => {
+                for (flag, v) in [("query-length", query_length), ("pairs", pairs)] {
+                    if v.is_none() {
+                        return Err(json!({ flag: format!(
                         "the following required argument was not provided: --{flag} <{}>",
                         flag.replace('-', "_").to_uppercase()
                     ) }));
+                    }
                 }
+                Requirement::temporal(fp, t, query_length.unwrap_or(0), pairs.unwrap_or(0))
             }
-            Requirement::temporal(fp, t, query_length.unwrap_or(0), pairs.unwrap_or(0))
-        }
-        _ => {
-            return Err(keyed(&CliError::invalid(
+            _ => return Err(keyed(&CliError::invalid(
                 "--capacity/--window/--horizon",
                 "this combination",
                 "exactly one of --capacity N, --window W, --horizon T --query-length Q --pairs n",
-            )))
-        }
-    };
+            ))),
+        };
     let mut req = req.map_err(flag_error)?;
     if let Some(x) = max_npws {
         req = req.with_max_npws(x).map_err(flag_error)?;
@@ -305,7 +304,11 @@ mod tests {
 
     #[test]
     fn window_plan_has_a_pick_within_the_target() {
-        let out = recommend(&q(&[("fp", "0.01"), ("window", "1e6"), ("max-accesses", "8")]));
+        let out = recommend(&q(&[
+            ("fp", "0.01"),
+            ("window", "1e6"),
+            ("max-accesses", "8"),
+        ]));
         let plan = &out["plan"];
         let pick = plan["pick"]["index"].as_u64().unwrap() as usize;
         assert!(plan["candidates"][pick]["fp"].as_f64().unwrap() <= 0.01);
@@ -317,24 +320,41 @@ mod tests {
 
     #[test]
     fn bad_values_are_keyed_by_field_with_the_cli_text() {
-        let out = recommend(&q(&[("fp", "0.01"), ("window", "1e6"), ("max-accesses", "0.5")]));
+        let out = recommend(&q(&[
+            ("fp", "0.01"),
+            ("window", "1e6"),
+            ("max-accesses", "0.5"),
+        ]));
         let msg = out["errors"]["max-accesses"].as_str().unwrap();
         assert!(msg.starts_with("--max-accesses = 0.5: allowed "), "{msg}");
         let out = recommend(&q(&[("fp", "abc"), ("window", "-3")]));
-        assert!(out["errors"]["fp"].as_str().unwrap().contains("not a number"));
-        assert!(out["errors"]["window"].as_str().unwrap().contains("negative"));
+        assert!(out["errors"]["fp"]
+            .as_str()
+            .unwrap()
+            .contains("not a number"));
+        assert!(out["errors"]["window"]
+            .as_str()
+            .unwrap()
+            .contains("negative"));
         let out = recommend(&q(&[("fp", "2"), ("capacity", "100")]));
-        assert!(out["errors"]["fp"].as_str().unwrap().starts_with("--fp = 2: allowed"));
+        assert!(out["errors"]["fp"]
+            .as_str()
+            .unwrap()
+            .starts_with("--fp = 2: allowed"));
         let out = recommend(&q(&[("fp", "0.01")]));
         assert!(out["errors"]["requirement"].is_string());
     }
 
     #[test]
     fn commands_quote_what_the_shell_would_split() {
-        let f: Fields = [("fp", "0.01"), ("window", "1e5"), ("importance", "hist:1=2 x")]
-            .iter()
-            .map(|(a, b)| (a.to_string(), b.to_string()))
-            .collect();
+        let f: Fields = [
+            ("fp", "0.01"),
+            ("window", "1e5"),
+            ("importance", "hist:1=2 x"),
+        ]
+        .iter()
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect();
         assert_eq!(
             command(&f),
             "bfopt recommend --fp 0.01 --window 1e5 --importance 'hist:1=2 x' --format json"

@@ -13,7 +13,7 @@ for (const name of ["fast", "slow", "sim"]) {
   workers[name] = new Worker("worker.js", { type: "module" });
   workers[name].onmessage = (e) => receive(e.data);
 }
-const route = { recommend: "fast", classic: "fast", series: "slow", simulate: "sim" };
+const route = { recommend: "fast", classic: "fast", series: "slow", cycle: "slow", simulate: "sim" };
 let seq = 0;
 const latest = {};
 const sentAt = {};
@@ -56,6 +56,7 @@ function receive({ id, op, result }) {
   if (op === "recommend") renderPlan(result, sentQuery[id]);
   if (op === "classic") renderClassic(result);
   if (op === "series") renderSeries(result);
+  if (op === "cycle") renderCycle(result);
   if (op === "simulate") renderSimulation(result);
   if (op === "recommend") {
     const ms = performance.now() - sentAt[id];
@@ -151,6 +152,7 @@ function renderPlan(r, query) {
   if (selected === null || !(selected >= 0 && selected < plan.candidates.length)) selected = p.index;
   for (const tr of body.rows) tr.classList.toggle("selected", Number(tr.dataset.index) === selected);
   renderDesign(r.text.candidates[selected]);
+  send("cycle", query, { index: selected });
   if (query !== planQuery) {
     planQuery = query;
     send("series", query);
@@ -166,6 +168,7 @@ function renderDesign(text) {
     $("design-name").textContent = "";
     chart($("plot-tradeoff"), [], {});
     chart($("plot-bits"), [], {});
+    chart($("plot-cycle"), [], {});
     return;
   }
   const c = plan.candidates[selected];
@@ -198,6 +201,20 @@ function renderSeries(r) {
     strong: plan && plan.candidates[selected]?.family === name,
   }));
   chart($("plot-bits"), series, { xlog: true, xlabel: "FP target", ylabel: "bits per item", reverseX: true });
+}
+
+function renderCycle(r) {
+  const svg = $("plot-cycle");
+  if (!r.points) {
+    chart(svg, [], {});
+    svg.querySelector("text").textContent = r.none ?? "no curve";
+    return;
+  }
+  const g = r.generation;
+  chart(svg, [
+    { name: r.design, line: true, strong: true, points: r.points },
+    { name: "design fp", line: true, points: [[r.points[0][0], r.fp], [g, r.fp]] },
+  ], { ylog: true, xlabel: `insertions into the current generation (g = ${g})`, ylabel: "fp" });
 }
 
 function renderClassic(r) {

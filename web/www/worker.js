@@ -10,9 +10,9 @@ self.onmessage = async (event) => {
   const start = performance.now();
   let text;
   try {
-    text = op === "simulate"
-      ? bfopt.simulate(query, index, BigInt(seed))
-      : bfopt[op](query);
+    if (op === "simulate") text = bfopt.simulate(query, index, BigInt(seed));
+    else if (op === "cycle") text = bfopt.cycle(query, index);
+    else text = bfopt[op](query);
   } catch (e) {
     text = JSON.stringify({ errors: { requirement: `internal error: ${e}` } });
   }

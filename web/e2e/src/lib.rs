@@ -41,7 +41,11 @@ fn answer(root: &Path, stream: TcpStream) -> std::io::Result<()> {
     }
     let target = line.split_whitespace().nth(1).unwrap_or("/");
     let path = target.split(['?', '#']).next().unwrap_or("/");
-    let path = if path.ends_with('/') { format!("{path}index.html") } else { path.to_string() };
+    let path = if path.ends_with('/') {
+        format!("{path}index.html")
+    } else {
+        path.to_string()
+    };
     let file = root.join(path.trim_start_matches('/'));
     let mut out = stream;
     match std::fs::read(&file) {
@@ -54,7 +58,10 @@ fn answer(root: &Path, stream: TcpStream) -> std::io::Result<()> {
             )?;
             out.write_all(&body)
         }
-        _ => write!(out, "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"),
+        _ => write!(
+            out,
+            "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+        ),
     }
 }
 
@@ -97,10 +104,15 @@ impl Browser {
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
-            .unwrap_or_else(|e| panic!("cannot start {exe} (apt-get install chromium-driver): {e}"));
+            .unwrap_or_else(|e| {
+                panic!("cannot start {exe} (apt-get install chromium-driver): {e}")
+            });
         let deadline = Instant::now() + Duration::from_secs(30);
         while TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(Instant::now() < deadline, "chromedriver did not listen on {port}");
+            assert!(
+                Instant::now() < deadline,
+                "chromedriver did not listen on {port}"
+            );
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
         let binary = std::env::var("CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into());
@@ -111,7 +123,9 @@ impl Browser {
                          "--disable-dev-shm-usage", "--window-size=1200,1800"],
             }
         });
-        let Value::Object(caps) = caps else { unreachable!() };
+        let Value::Object(caps) = caps else {
+            unreachable!()
+        };
         let client = ClientBuilder::new(HttpConnector::new())
             .capabilities(caps)
             .connect(&format!("http://127.0.0.1:{port}"))
@@ -136,13 +150,15 @@ impl Browser {
                 .execute(&format!("return {script};"), vec![])
                 .await
                 .expect("script runs");
-            let truthy = !matches!(&v, Value::Null | Value::Bool(false))
-                && v != json!("")
-                && v != json!(0);
+            let truthy =
+                !matches!(&v, Value::Null | Value::Bool(false)) && v != json!("") && v != json!(0);
             if truthy {
                 return v;
             }
-            assert!(Instant::now() < deadline, "timed out waiting for `{script}`");
+            assert!(
+                Instant::now() < deadline,
+                "timed out waiting for `{script}`"
+            );
             tokio::time::sleep(Duration::from_millis(25)).await;
         }
     }
@@ -176,7 +192,10 @@ pub fn bfopt_bin() -> PathBuf {
 
 /// Runs `bfopt args...`; returns (exit code, stdout, stderr).
 pub fn cli(args: &[String]) -> (i32, String, String) {
-    let out = Command::new(bfopt_bin()).args(args).output().expect("bfopt runs");
+    let out = Command::new(bfopt_bin())
+        .args(args)
+        .output()
+        .expect("bfopt runs");
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -191,8 +210,15 @@ pub fn readme_examples() -> Vec<Vec<(String, String)>> {
     let readme = std::fs::read_to_string(web_dir().join("../README.md")).expect("README.md");
     let mut out: Vec<Vec<(String, String)>> = Vec::new();
     for line in readme.lines() {
-        let Some(rest) = line.trim().strip_prefix("bfopt recommend ") else { continue };
-        let words: Vec<&str> = rest.split('#').next().unwrap_or("").split_whitespace().collect();
+        let Some(rest) = line.trim().strip_prefix("bfopt recommend ") else {
+            continue;
+        };
+        let words: Vec<&str> = rest
+            .split('#')
+            .next()
+            .unwrap_or("")
+            .split_whitespace()
+            .collect();
         let mut pairs = Vec::new();
         let mut i = 0;
         while i < words.len() {
@@ -217,7 +243,14 @@ pub fn readme_examples() -> Vec<Vec<(String, String)>> {
 pub fn query_string(pairs: &[(String, String)]) -> String {
     pairs
         .iter()
-        .map(|(k, v)| format!("{k}={}", v.replace(':', "%3A").replace('=', "%3D").replace(',', "%2C")))
+        .map(|(k, v)| {
+            format!(
+                "{k}={}",
+                v.replace(':', "%3A")
+                    .replace('=', "%3D")
+                    .replace(',', "%2C")
+            )
+        })
         .collect::<Vec<_>>()
         .join("&")
 }
@@ -243,7 +276,10 @@ mod tests {
         let ex = readme_examples();
         assert!(ex.len() >= 5, "{ex:?}");
         assert!(ex.iter().all(|e| e[0].0 == "fp"));
-        let q = query_string(&[("fp".into(), "0.01".into()), ("penalties".into(), "1:10".into())]);
+        let q = query_string(&[
+            ("fp".into(), "0.01".into()),
+            ("penalties".into(), "1:10".into()),
+        ]);
         assert_eq!(q, "fp=0.01&penalties=1%3A10");
         assert_eq!(content_type("/pkg/bfopt_web_bg.wasm"), "application/wasm");
     }

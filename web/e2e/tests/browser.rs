@@ -4,9 +4,7 @@
 //! `bfopt optimize classic`; a simulation runs in its worker. Needs `web/dist/`
 //! (`web/build.sh`), `chromedriver` and `chromium` (`web/ci.sh` installs both).
 
-use bfopt_web_e2e::{
-    cli, cli_recommend, query_string, readme_examples, serve, web_dir, Browser,
-};
+use bfopt_web_e2e::{cli, cli_recommend, query_string, readme_examples, serve, web_dir, Browser};
 use fantoccini::Locator;
 use serde_json::Value;
 
@@ -49,7 +47,10 @@ async fn assert_matches_cli(b: &Browser, pairs: &[(String, String)]) -> f64 {
     // The page prints flags in its own canonical order; compare as word sets.
     let mut want: Vec<&str> = cmd.split(' ').collect();
     let command = page["command"].as_str().unwrap_or("");
-    let mut got: Vec<&str> = command.trim_end_matches(" --format json").split(' ').collect();
+    let mut got: Vec<&str> = command
+        .trim_end_matches(" --format json")
+        .split(' ')
+        .collect();
     want.sort_unstable();
     got.sort_unstable();
     assert_eq!(got, want, "{label}: command line");
@@ -58,9 +59,16 @@ async fn assert_matches_cli(b: &Browser, pairs: &[(String, String)]) -> f64 {
             let cands = json["candidates"].as_array().expect("candidates");
             let idx = json["pick"]["index"].as_u64().unwrap() as usize;
             let pick = &page["pick"];
-            assert_eq!(pick["design"], json["pick"]["design"], "{label}: pick design");
+            assert_eq!(
+                pick["design"], json["pick"]["design"],
+                "{label}: pick design"
+            );
             assert_eq!(pick["family"], cands[idx]["family"], "{label}: pick family");
-            assert_eq!(pick["bits"], cands[idx]["bits"].to_string().as_str(), "{label}: pick bits");
+            assert_eq!(
+                pick["bits"],
+                cands[idx]["bits"].to_string().as_str(),
+                "{label}: pick bits"
+            );
             let rows = page["rows"].as_array().unwrap();
             assert_eq!(rows.len(), cands.len(), "{label}: candidate count");
             for (r, c) in rows.iter().zip(cands) {
@@ -68,7 +76,12 @@ async fn assert_matches_cli(b: &Browser, pairs: &[(String, String)]) -> f64 {
                 assert_eq!(r["design"], c["design"], "{label}");
                 assert_eq!(r["bits"], c["bits"].to_string().as_str(), "{label}");
                 let fp: f64 = r["fp"].as_str().unwrap().parse().unwrap();
-                assert_eq!(fp, c["fp"].as_f64().unwrap(), "{label}: fp of {}", c["design"]);
+                assert_eq!(
+                    fp,
+                    c["fp"].as_f64().unwrap(),
+                    "{label}: fp of {}",
+                    c["design"]
+                );
             }
         }
         3 => {
@@ -117,13 +130,17 @@ async fn readme_examples_match_the_cli_through_url_and_form() {
     let (b, base) = open().await;
     // Through the URL.
     for ex in &examples {
-        b.client.goto(&format!("{base}/?{}", query_string(ex))).await.unwrap();
+        b.client
+            .goto(&format!("{base}/?{}", query_string(ex)))
+            .await
+            .unwrap();
         assert_matches_cli(&b, ex).await;
     }
     // Through the form, on a fresh page; the URL then holds the state.
     let first = &examples[0];
     b.client.goto(&format!("{base}/")).await.unwrap();
-    b.until("document.getElementById('timing').dataset.id", 60).await;
+    b.until("document.getElementById('timing').dataset.id", 60)
+        .await;
     let window: Vec<(String, String)> = [("fp", "0.01"), ("window", "1e6"), ("max-accesses", "8")]
         .iter()
         .map(|(k, v)| (k.to_string(), v.to_string()))
@@ -133,7 +150,9 @@ async fn readme_examples_match_the_cli_through_url_and_form() {
     let url = b.client.current_url().await.unwrap();
     assert_eq!(url.query(), Some("fp=0.01&window=1e6&max-accesses=8"));
     // Recompute time per change, each README example in turn (three rounds).
-    let mut report = String::from("recompute ms per change (worker round trip and drawing, after the 120 ms debounce)\n");
+    let mut report = String::from(
+        "recompute ms per change (worker round trip and drawing, after the 120 ms debounce)\n",
+    );
     let mut all = Vec::new();
     for ex in &examples {
         let mut ms: Vec<f64> = Vec::new();
@@ -143,7 +162,12 @@ async fn readme_examples_match_the_cli_through_url_and_form() {
         }
         ms.sort_by(f64::total_cmp);
         all.extend(ms.iter().copied());
-        report.push_str(&format!("{:>8.1} {:>8.1}  ?{}\n", ms[1], ms[2], query_string(ex)));
+        report.push_str(&format!(
+            "{:>8.1} {:>8.1}  ?{}\n",
+            ms[1],
+            ms[2],
+            query_string(ex)
+        ));
     }
     all.sort_by(f64::total_cmp);
     report.push_str(&format!(
@@ -157,9 +181,13 @@ async fn readme_examples_match_the_cli_through_url_and_form() {
     std::fs::create_dir_all(&target).unwrap();
     std::fs::write(target.join("recompute.txt"), &report).unwrap();
     // A screenshot of the first README example with its plots drawn.
-    b.client.goto(&format!("{base}/?{}", query_string(first))).await.unwrap();
+    b.client
+        .goto(&format!("{base}/?{}", query_string(first)))
+        .await
+        .unwrap();
     assert_matches_cli(&b, first).await;
-    b.until("document.querySelectorAll('#plot-bits g').length", 120).await;
+    b.until("document.querySelectorAll('#plot-bits g').length", 120)
+        .await;
     let png = b.client.screenshot().await.unwrap();
     assert!(png.starts_with(b"\x89PNG"));
     std::fs::write(target.join("screenshot.png"), png).unwrap();
@@ -170,22 +198,43 @@ async fn readme_examples_match_the_cli_through_url_and_form() {
 async fn invalid_fields_show_the_cli_message() {
     let (b, base) = open().await;
     for (query, field, args) in [
-        ("fp=0.01&window=1e6&max-accesses=0.5", "max-accesses", "--fp 0.01 --window 1e6 --max-accesses 0.5"),
+        (
+            "fp=0.01&window=1e6&max-accesses=0.5",
+            "max-accesses",
+            "--fp 0.01 --window 1e6 --max-accesses 0.5",
+        ),
         ("fp=abc&window=1e6", "fp", "--fp abc --window 1e6"),
-        ("fp=0.01&capacity=1e6&memory=12Zb", "memory", "--fp 0.01 --capacity 1e6 --memory 12Zb"),
+        (
+            "fp=0.01&capacity=1e6&memory=12Zb",
+            "memory",
+            "--fp 0.01 --capacity 1e6 --memory 12Zb",
+        ),
         ("fp=1.5&window=1e6", "fp", "--fp 1.5 --window 1e6"),
     ] {
         let mut argv = vec!["recommend".to_string()];
         argv.extend(args.split(' ').map(String::from));
         let (code, _, err) = cli(&argv);
         assert_eq!(code, 2, "{args}: {err}");
-        let want = err.lines().next().unwrap().trim_start_matches("error: ").to_string();
+        let want = err
+            .lines()
+            .next()
+            .unwrap()
+            .trim_start_matches("error: ")
+            .to_string();
         b.client.goto(&format!("{base}/?{query}")).await.unwrap();
         let shown = b
-            .until(&format!("document.querySelector('[data-testid=error-{field}]')?.textContent"), 60)
+            .until(
+                &format!("document.querySelector('[data-testid=error-{field}]')?.textContent"),
+                60,
+            )
             .await;
         assert_eq!(shown, Value::String(want), "{query}");
-        let hidden = b.until("String(document.querySelector('[data-testid=pick]').hidden)", 5).await;
+        let hidden = b
+            .until(
+                "String(document.querySelector('[data-testid=pick]').hidden)",
+                5,
+            )
+            .await;
         assert_eq!(hidden, "true", "{query}: no pick beside an error");
     }
     b.close().await;
@@ -194,24 +243,62 @@ async fn invalid_fields_show_the_cli_message() {
 #[tokio::test]
 async fn classic_calculator_matches_the_cli_and_a_simulation_runs() {
     let (b, base) = open().await;
-    let (code, out, err) = cli(&["optimize", "classic", "--fp", "0.01", "--items", "1e6", "--format", "json"]
-        .map(String::from));
+    let (code, out, err) = cli(&[
+        "optimize", "classic", "--fp", "0.01", "--items", "1e6", "--format", "json",
+    ]
+    .map(String::from));
     assert_eq!(code, 0, "{err}");
     let json: Value = serde_json::from_str(&out).unwrap();
-    let row = if json.is_array() { json[0].clone() } else { json.clone() };
+    let row = if json.is_array() {
+        json[0].clone()
+    } else {
+        json.clone()
+    };
     let text = row.to_string();
-    b.client.goto(&format!("{base}/?classic-items=1e6&classic-fp=0.01")).await.unwrap();
-    let m = b.until("document.querySelector('[data-testid=classic-m]').dataset.value", 60).await;
-    let k = b.until("document.querySelector('[data-testid=classic-k]').dataset.value", 5).await;
-    assert!(text.contains(&format!("\"m\":{}", m.as_str().unwrap())), "m = {m} not in {text}");
-    assert!(text.contains(&format!("\"k\":{}", k.as_str().unwrap())), "k = {k} not in {text}");
+    b.client
+        .goto(&format!("{base}/?classic-items=1e6&classic-fp=0.01"))
+        .await
+        .unwrap();
+    let m = b
+        .until(
+            "document.querySelector('[data-testid=classic-m]').dataset.value",
+            60,
+        )
+        .await;
+    let k = b
+        .until(
+            "document.querySelector('[data-testid=classic-k]').dataset.value",
+            5,
+        )
+        .await;
+    assert!(
+        text.contains(&format!("\"m\":{}", m.as_str().unwrap())),
+        "m = {m} not in {text}"
+    );
+    assert!(
+        text.contains(&format!("\"k\":{}", k.as_str().unwrap())),
+        "k = {k} not in {text}"
+    );
     // The simulation of a small capacity plan's pick, in its worker.
-    b.client.goto(&format!("{base}/?fp=0.01&capacity=1e4")).await.unwrap();
+    b.client
+        .goto(&format!("{base}/?fp=0.01&capacity=1e4"))
+        .await
+        .unwrap();
     b.until(RENDERED, 60).await;
-    b.client.find(Locator::Id("simulate")).await.unwrap().click().await.unwrap();
-    let status = b.until("document.getElementById('sim-result').dataset.status", 300).await;
+    b.client
+        .find(Locator::Id("simulate"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    let status = b
+        .until("document.getElementById('sim-result').dataset.status", 300)
+        .await;
     assert_eq!(status, "pass");
-    let result = b.until("document.getElementById('sim-result').textContent", 5).await;
+    let result = b
+        .until("document.getElementById('sim-result').textContent", 5)
+        .await;
     assert!(result.as_str().unwrap().contains("measured fp"), "{result}");
     b.close().await;
 }
