@@ -42,20 +42,22 @@ fn model_error(e: ModelError) -> Value {
 /// Invalid `n`, `k`, `fp`; [`ModelError::Infeasible`] when even `m = 2^50` misses `fp`.
 pub fn least_bits(n: u64, k: u32, fp: f64) -> Result<u64, ModelError> {
     ClassicRequirement::new(fp, n, Layout::Standard)?;
-    let meets = |m: u64| ClassicParams::new(m, k, n, Layout::Standard).map(|p| p.fp() <= fp);
     let (mut lo, mut hi) = (*ClassicParams::M.start(), *ClassicParams::M.end());
-    if !meets(hi)? {
+    // Invalid k or n are reported; an m too small for k simply misses the target.
+    ClassicParams::new(hi, k, n, Layout::Standard)?;
+    let meets = |m: u64| ClassicParams::new(m, k, n, Layout::Standard).is_ok_and(|p| p.fp() <= fp);
+    if !meets(hi) {
         return Err(ModelError::infeasible(
             format!("fp <= {fp} with n = {n}, k = {k}"),
             format!("no m <= {hi} bits"),
         ));
     }
-    if meets(lo)? {
+    if meets(lo) {
         return Ok(lo);
     }
     while hi - lo > 1 {
         let mid = lo + (hi - lo) / 2;
-        if meets(mid)? {
+        if meets(mid) {
             hi = mid;
         } else {
             lo = mid;
