@@ -19,6 +19,7 @@ const latest = {};
 const sentAt = {};
 const sentQuery = {};
 let selected = null; // index of the design shown in the panel
+let clicked = null; // the row the user chose (kept in the URL as row=N), else the pick
 let plan = null;
 let planQuery = "";
 
@@ -44,7 +45,7 @@ function send(op, query, extra = {}) {
 function recompute() {
   const s = state();
   const params = new URLSearchParams(s);
-  if (selected !== null) params.set("row", String(selected + 1));
+  if (clicked !== null) params.set("row", String(clicked + 1));
   history.replaceState(null, "", params.toString() ? `?${params}` : location.pathname);
   const req = JSON.stringify(requirementOf(s));
   send("recommend", req);
@@ -132,7 +133,7 @@ function renderPlan(r, query) {
     for (const text of [`${i + 1}${i === p.index ? "*" : ""}`, c.design, t.params,
       c.bits_per_item.toFixed(1), t.accesses, t.npws, t.fp, t.fp_kind, t.fn]) cell(tr, text);
     tr.title = c.notes.join("; ");
-    tr.onclick = () => { selected = i; recompute(); };
+    tr.onclick = () => { clicked = i; recompute(); };
     body.append(tr);
   });
   for (const e of r.text.excluded) {
@@ -148,8 +149,9 @@ function renderPlan(r, query) {
     $("notes").append(li);
   }
   // A new requirement shows its pick; the first one keeps the URL's row.
-  if (query !== planQuery && planQuery !== "") selected = null;
-  if (selected === null || !(selected >= 0 && selected < plan.candidates.length)) selected = p.index;
+  if (query !== planQuery && planQuery !== "") clicked = null;
+  const valid = clicked !== null && clicked >= 0 && clicked < plan.candidates.length;
+  selected = valid ? clicked : p.index;
   for (const tr of body.rows) tr.classList.toggle("selected", Number(tr.dataset.index) === selected);
   renderDesign(r.text.candidates[selected]);
   send("cycle", query, { index: selected });
@@ -262,7 +264,7 @@ function renderSimulation(r) {
 // Start: the URL's query string is the state.
 const params = new URLSearchParams(location.search);
 for (const el of inputs()) el.value = params.get(el.name) ?? "";
-if (params.get("row")) selected = Number(params.get("row")) - 1;
+if (params.get("row")) clicked = Number(params.get("row")) - 1;
 let timer = 0;
 for (const f of [form, classicForm]) {
   f.addEventListener("input", () => {
