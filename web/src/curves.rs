@@ -46,56 +46,6 @@ pub fn bits_against_fp(query: &str) -> Value {
     json!({ "targets": TARGETS, "families": families })
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn bits_grow_as_the_target_tightens() {
-        let s = bits_against_fp(r#"{"fp": "0.01", "capacity": "1e6"}"#);
-        let classic: Vec<f64> = s["families"]["classic"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|v| v.as_f64().unwrap())
-            .collect();
-        assert_eq!(classic.len(), TARGETS.len());
-        assert!(classic.windows(2).all(|w| w[0] < w[1]), "{classic:?}");
-        // ln(1/p)/ln²2 bits per item at 1%: 9.59 (the exact design, 9 592 956 / 10^6).
-        assert!((classic[2] - 9.59).abs() < 0.01, "{}", classic[2]);
-    }
-
-    #[test]
-    fn window_fp_rises_over_a_generation_to_the_design_figure() {
-        let q = r#"{"fp": "0.01", "window": "1e5"}"#;
-        let p = crate::query::recommend(q);
-        let cands = p["plan"]["candidates"].as_array().unwrap();
-        let mut drawn = 0;
-        for (i, c) in cands.iter().enumerate() {
-            let s = fp_over_generation(q, i);
-            let Some(points) = s["points"].as_array() else {
-                continue;
-            };
-            drawn += 1;
-            let fp: Vec<f64> = points.iter().map(|p| p[1].as_f64().unwrap()).collect();
-            assert!(
-                fp.windows(2).all(|w| w[0] <= w[1]),
-                "{}: {fp:?}",
-                c["design"]
-            );
-            // The last point is the worst case, the figure the plan reports.
-            let last = *fp.last().unwrap();
-            let want = c["fp"].as_f64().unwrap();
-            assert!(
-                (last - want).abs() <= 1e-9 * want,
-                "{}: {last} vs {want}",
-                c["design"]
-            );
-        }
-        assert!(drawn >= 2, "the APBF and rotating rows have curves");
-    }
-}
-
 /// Points of an FP curve over one generation.
 const CYCLE_POINTS: u64 = 40;
 
@@ -193,4 +143,54 @@ fn rotating_curve(
         })
         .collect::<Option<Vec<_>>>()?;
     Some((g, pts))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bits_grow_as_the_target_tightens() {
+        let s = bits_against_fp(r#"{"fp": "0.01", "capacity": "1e6"}"#);
+        let classic: Vec<f64> = s["families"]["classic"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_f64().unwrap())
+            .collect();
+        assert_eq!(classic.len(), TARGETS.len());
+        assert!(classic.windows(2).all(|w| w[0] < w[1]), "{classic:?}");
+        // ln(1/p)/ln²2 bits per item at 1%: 9.59 (the exact design, 9 592 956 / 10^6).
+        assert!((classic[2] - 9.59).abs() < 0.01, "{}", classic[2]);
+    }
+
+    #[test]
+    fn window_fp_rises_over_a_generation_to_the_design_figure() {
+        let q = r#"{"fp": "0.01", "window": "1e5"}"#;
+        let p = crate::query::recommend(q);
+        let cands = p["plan"]["candidates"].as_array().unwrap();
+        let mut drawn = 0;
+        for (i, c) in cands.iter().enumerate() {
+            let s = fp_over_generation(q, i);
+            let Some(points) = s["points"].as_array() else {
+                continue;
+            };
+            drawn += 1;
+            let fp: Vec<f64> = points.iter().map(|p| p[1].as_f64().unwrap()).collect();
+            assert!(
+                fp.windows(2).all(|w| w[0] <= w[1]),
+                "{}: {fp:?}",
+                c["design"]
+            );
+            // The last point is the worst case, the figure the plan reports.
+            let last = *fp.last().unwrap();
+            let want = c["fp"].as_f64().unwrap();
+            assert!(
+                (last - want).abs() <= 1e-9 * want,
+                "{}: {last} vs {want}",
+                c["design"]
+            );
+        }
+        assert!(drawn >= 2, "the APBF and rotating rows have curves");
+    }
 }

@@ -7,11 +7,23 @@ const classicForm = document.getElementById("classic-form");
 const $ = (id) => document.getElementById(id);
 const inputs = () => [...form.elements, ...classicForm.elements].filter((e) => e.name);
 
-// Three workers so that a slow chart or simulation never delays the table.
+// Three workers so that a slow chart or simulation never delays the table. A worker
+// still computing for an older requirement is replaced (the only way to stop wasm).
 const workers = {};
-for (const name of ["fast", "slow", "sim"]) {
+const pending = {}; // requests a worker has not answered
+const busyWith = {}; // the query of its last request
+function startWorker(name) {
+  workers[name]?.terminate();
   workers[name] = new Worker("worker.js", { type: "module" });
-  workers[name].onmessage = (e) => receive(e.data);
+  workers[name].onmessage = (e) => {
+    pending[name] -= 1;
+    receive(e.data);
+  };
+  pending[name] = 0;
+}
+for (const name of ["fast", "slow", "sim"]) startWorker(name);
+function dropStale(name, query) {
+  if (pending[name] > 0 && busyWith[name] !== query) startWorker(name);
 }
 const route = { recommend: "fast", classic: "fast", series: "slow", cycle: "slow", simulate: "sim" };
 let seq = 0;
@@ -39,7 +51,11 @@ function send(op, query, extra = {}) {
   latest[op] = id;
   sentAt[id] = performance.now();
   sentQuery[id] = query;
-  workers[route[op]].postMessage({ id, op, query, ...extra });
+  const name = route[op];
+  if (name === "slow") dropStale(name, query);
+  pending[name] += 1;
+  busyWith[name] = query;
+  workers[name].postMessage({ id, op, query, ...extra });
 }
 
 function recompute() {
@@ -48,6 +64,7 @@ function recompute() {
   if (clicked !== null) params.set("row", String(clicked + 1));
   history.replaceState(null, "", params.toString() ? `?${params}` : location.pathname);
   const req = JSON.stringify(requirementOf(s));
+  dropStale("slow", req);
   send("recommend", req);
   send("classic", JSON.stringify(classicOf(s)));
 }
@@ -56,7 +73,7 @@ function receive({ id, op, result }) {
   if (latest[op] !== id) return; // a newer request is on its way
   if (op === "recommend") renderPlan(result, sentQuery[id]);
   if (op === "classic") renderClassic(result);
-  if (op === "series") renderSeries(result);
+  if (op === "series") renderSeries(result, sentQuery[id]);
   if (op === "cycle") renderCycle(result);
   if (op === "simulate") renderSimulation(result);
   if (op === "recommend") {
@@ -194,7 +211,8 @@ function renderDesign(text) {
   })), { xlabel: "accesses (worst of insert, negative query)", ylabel: "bits per item" });
 }
 
-function renderSeries(r) {
+function renderSeries(r, query) {
+  $("plot-bits").dataset.query = query;
   if (!r.families) return chart($("plot-bits"), [], {});
   const series = Object.entries(r.families).map(([name, ys]) => ({
     name,

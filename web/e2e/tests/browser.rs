@@ -75,13 +75,26 @@ async fn assert_matches_cli(b: &Browser, pairs: &[(String, String)]) -> f64 {
                 assert_eq!(r["family"], c["family"], "{label}");
                 assert_eq!(r["design"], c["design"], "{label}");
                 assert_eq!(r["bits"], c["bits"].to_string().as_str(), "{label}");
+                // The same formulas, but wasm32 takes ln/exp/pow from Rust's `libm` (a
+                // port of musl's) where the native CLI takes glibc's: results may differ
+                // in the last bits (measured: 1 ulp, 0.009999986208872321 against
+                // 0.00999998620887232 for classic/partitioned at 1e6). Sizes must agree
+                // exactly (above); FP figures to 1e-12 relative, the precision every
+                // model is held to against 256-bit arithmetic (models/tests/precision/).
                 let fp: f64 = r["fp"].as_str().unwrap().parse().unwrap();
-                assert_eq!(
-                    fp,
-                    c["fp"].as_f64().unwrap(),
-                    "{label}: fp of {}",
+                let want = c["fp"].as_f64().unwrap();
+                let rel = (fp - want).abs() / want;
+                assert!(
+                    rel <= 1e-12,
+                    "{label}: fp of {}: page {fp}, CLI {want}",
                     c["design"]
                 );
+                if fp != want {
+                    println!(
+                        "{label}: {} fp differs by {rel:.1e} relative (page {fp}, CLI {want})",
+                        c["design"]
+                    );
+                }
             }
         }
         3 => {
@@ -106,8 +119,14 @@ async fn type_in(b: &Browser, pairs: &[(String, String)]) {
     }
 }
 
-/// Sets the whole form at once (one change) and returns the page's recompute time.
+/// JS: whether the page is idle (the chart answers the plan shown).
+const IDLE: &str = "(() => { const t = document.getElementById('timing').dataset.query; \
+    return t && document.getElementById('plot-bits').dataset.query === t; })()";
+
+/// Sets the whole form at once (one change, on an idle page) and returns the page's
+/// recompute time.
 async fn change_to(b: &Browser, pairs: &[(String, String)]) -> f64 {
+    b.until(IDLE, 120).await;
     let values: serde_json::Map<String, Value> = pairs
         .iter()
         .map(|(k, v)| (k.clone(), Value::String(v.clone())))
@@ -151,7 +170,8 @@ async fn readme_examples_match_the_cli_through_url_and_form() {
     assert_eq!(url.query(), Some("fp=0.01&window=1e6&max-accesses=8"));
     // Recompute time per change, each README example in turn (three rounds).
     let mut report = String::from(
-        "recompute ms per change (worker round trip and drawing, after the 120 ms debounce)\n",
+        "recompute ms per change, each made on an idle page (posted to the worker, planned \
+         in wasm, table drawn; the 120 ms debounce not counted): median and worst of 3\n",
     );
     let mut all = Vec::new();
     for ex in &examples {
@@ -249,36 +269,21 @@ async fn classic_calculator_matches_the_cli_and_a_simulation_runs() {
     .map(String::from));
     assert_eq!(code, 0, "{err}");
     let json: Value = serde_json::from_str(&out).unwrap();
-    let row = if json.is_array() {
-        json[0].clone()
-    } else {
-        json.clone()
-    };
-    let text = row.to_string();
+    let metrics = &json["metrics"];
     b.client
         .goto(&format!("{base}/?classic-items=1e6&classic-fp=0.01"))
         .await
         .unwrap();
-    let m = b
-        .until(
-            "document.querySelector('[data-testid=classic-m]').dataset.value",
-            60,
-        )
-        .await;
-    let k = b
-        .until(
-            "document.querySelector('[data-testid=classic-k]').dataset.value",
-            5,
-        )
-        .await;
-    assert!(
-        text.contains(&format!("\"m\":{}", m.as_str().unwrap())),
-        "m = {m} not in {text}"
-    );
-    assert!(
-        text.contains(&format!("\"k\":{}", k.as_str().unwrap())),
-        "k = {k} not in {text}"
-    );
+    let value = |key: &'static str| {
+        format!("document.querySelector('[data-testid=classic-{key}]').dataset.value")
+    };
+    let m = b.until(&value("m"), 60).await;
+    let k = b.until(&value("k"), 5).await;
+    let fp = b.until(&value("fp"), 5).await;
+    assert_eq!(m, metrics["bits"].to_string().as_str(), "m");
+    assert_eq!(k, metrics["hashes"].to_string().as_str(), "k");
+    let fp: f64 = fp.as_str().unwrap().parse().unwrap();
+    assert_eq!(fp, metrics["fp"].as_f64().unwrap(), "fp");
     // The simulation of a small capacity plan's pick, in its worker.
     b.client
         .goto(&format!("{base}/?fp=0.01&capacity=1e4"))
