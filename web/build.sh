@@ -29,6 +29,6 @@ echo "== wasm-bindgen $version --target web"
 rm -rf dist
 mkdir -p dist/pkg
 wasm-bindgen --target web --no-typescript --out-dir dist/pkg \
-  target/wasm32-unknown-unknown/release/bfopt_web.wasm
+  "${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/release/bfopt_web.wasm"
 cp www/* dist/
 echo "built $(pwd)/dist ($(du -sh dist | cut -f1))"

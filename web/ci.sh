@@ -16,10 +16,13 @@ fi
 
 ./build.sh
 
-# The CLI whose JSON the page must reproduce (the workspace's build; a no-op after .ci/run's tests).
-echo "== cargo build --bin bfopt (the workspace)"
-cargo build --manifest-path ../Cargo.toml --bin bfopt
-export BFOPT_BIN="${BFOPT_BIN:-$(cd .. && pwd)/target/debug/bfopt}"
+# The CLI whose JSON the page must reproduce: $BFOPT_BIN, else the workspace's debug build
+# (already built by .ci/run's tests).
+if [ -z "${BFOPT_BIN:-}" ]; then
+  echo "== cargo build --bin bfopt (the workspace)"
+  (cd .. && env -u CARGO_TARGET_DIR cargo build --bin bfopt)
+  export BFOPT_BIN="$(cd .. && pwd)/target/debug/bfopt"
+fi
 
 echo "== unit tests (host)"
 cargo test -p bfopt-web -p bfopt-web-e2e --lib
