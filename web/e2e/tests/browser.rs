@@ -200,14 +200,20 @@ async fn readme_examples_match_the_cli_through_url_and_form() {
     let target = web_dir().join("target");
     std::fs::create_dir_all(&target).unwrap();
     std::fs::write(target.join("recompute.txt"), &report).unwrap();
-    // A screenshot of the first README example with its plots drawn.
+    // A screenshot of the window example with its plots drawn (the pick's FP over a
+    // generation among them).
     b.client
-        .goto(&format!("{base}/?{}", query_string(first)))
+        .goto(&format!("{base}/?{}", query_string(&window)))
         .await
         .unwrap();
-    assert_matches_cli(&b, first).await;
+    assert_matches_cli(&b, &window).await;
     b.until("document.querySelectorAll('#plot-bits g').length", 120)
         .await;
+    b.until(
+        "document.querySelectorAll('#plot-cycle circle').length",
+        120,
+    )
+    .await;
     let png = b.client.screenshot().await.unwrap();
     assert!(png.starts_with(b"\x89PNG"));
     std::fs::write(target.join("screenshot.png"), png).unwrap();
