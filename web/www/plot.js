@@ -17,7 +17,8 @@ function range(values) {
   return [lo - pad, hi + pad];
 }
 
-const label = (v, log) => (log ? `1e${Math.round(v)}` : Number(v.toPrecision(3)).toString());
+// Tick labels: 3 significant digits (a log axis labels 10^v, not the exponent).
+const label = (v, log) => Number((log ? 10 ** v : v).toPrecision(3)).toString();
 
 // series: [{name, points: [[x, y|null]], line, strong}]; opts: {xlog, ylog, xlabel, ylabel, reverseX}.
 export function chart(svg, series, opts) {
