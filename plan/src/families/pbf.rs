@@ -15,7 +15,8 @@
 use super::{epochs, probes, simulation, validator, wrong_shape, Family, Proposal, EPOCHS};
 use crate::candidate::{AccessUnit, Candidate, FalseNegatives, FpKind, Params, SimRun, Validator};
 use crate::requirement::{Requirement, Shape};
-use bfopt_models::pbf::{fp_sbf, BoundRequest, Variant};
+use bfopt_models::pbf::{fp_optimal_k, fp_sbf, BoundRequest, Variant};
+use bfopt_models::ModelError;
 use bfopt_validation::experiments::pbf::{even_checks, EvenDesign, EvenRunConfig};
 
 /// The registry entry.
@@ -75,74 +76,113 @@ fn pbf(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
         return Err(wrong_shape("pbf", "temporal membership", req));
     };
     let fp = req.fp();
+    let temporal = (horizon, query_length, pairs);
     let mut out = Vec::new();
     let mut g = 1u64;
     while g <= 16 && g <= query_length {
-        let r = BoundRequest::new(pairs, horizon, fp, query_length, g)?;
-        let b = r.bound();
+        let b = BoundRequest::new(pairs, horizon, fp, query_length, g)?.bound();
         let per_probe = -((-fp).ln_1p() / b.max_probes as f64).exp_m1();
-        let design = EvenDesign::Tree {
-            variant: if g == 1 { Variant::Pbf2 } else { Variant::Pbf1 },
-            granularity: g,
-            per_probe,
-        };
-        let name = format!("pbf g={g} T={horizon} |q|={query_length} n={pairs}");
-        let (validator, not_simulated) = simulation(temporal_validator(
-            design,
-            fp,
-            (horizon, query_length, pairs),
-            fp,
-            name,
-        ));
-        out.push(Candidate {
-            family: "pbf",
-            design: if g == 1 {
-                "pbf-2".into()
-            } else {
-                format!("pbf-1 g={g}")
-            },
-            params: Params::PbfTree {
-                granularity: g,
-                filters_per_pair: b.insertions,
-                max_probes: b.max_probes,
-                per_probe_fp: per_probe,
-            },
-            bits: b.bits_levels.ceil() as u64,
-            bits_per_item: 0.0,
-            accesses_insert: b.insertions as f64,
-            accesses_query: b.max_probes as f64,
-            access_unit: AccessUnit::BitProbes,
-            false_negatives: FalseNegatives::None,
-            slack: 0,
-            npws: None,
-            fp,
-            fp_kind: FpKind::WorstQuery,
-            notes: vec![
-                "time-interval tree of filters, bits split evenly: probes grow with log |q|".into(),
-            ],
-            not_simulated,
-            validator,
-        });
+        out.push(tree_row(fp, temporal, g, per_probe)?);
         g *= 2;
     }
     let per_probe = -((-fp).ln_1p() / query_length as f64).exp_m1();
-    let bits = (pairs as f64 * -per_probe.ln() / (std::f64::consts::LN_2.powi(2))).ceil();
-    let pair_fp = fp_sbf(per_probe, query_length);
+    let bits = (pairs as f64 * -per_probe.ln() / LN2_SQ).ceil() as u64;
+    out.push(pair_row(fp, temporal, bits));
+    Ok(out)
+}
+
+/// `ln² 2`: bits per item of a Bloom filter at the optimal `k` are `−ln p / ln² 2`.
+const LN2_SQ: f64 = std::f64::consts::LN_2 * std::f64::consts::LN_2;
+
+/// The time-interval tree row: PBF-2 (`g = 1`) or PBF-1 with leaves of `g` timestamps,
+/// for `(T, |q|, n)` = `temporal`, every filter sized for the per-probe FP `per_probe`
+/// with bits split evenly: each pair enters `L` filters (`L + 1` for PBF-1), so
+/// `m = n·L·ln(1/per_probe)/ln² 2`, and the worst query's `P` probes give the printed FP
+/// `1 − (1 − per_probe)^P` (Eq. (4) [PBF] with the structure's integer counts,
+/// [`bfopt_models::pbf::Bound::bits_levels`]); simulation probes sized for `fp_target`.
+///
+/// # Errors
+/// A horizon, query length or granularity the structure rejects; `per_probe` outside
+/// (0, 1).
+pub(crate) fn tree_row(
+    fp_target: f64,
+    (horizon, query_length, pairs): (u64, u64, u64),
+    g: u64,
+    per_probe: f64,
+) -> Result<Candidate, ModelError> {
+    bfopt_models::error::check::open_probability("per_probe_fp", per_probe)?;
+    let b = BoundRequest::new(pairs, horizon, fp_target, query_length, g)?.bound();
+    let bits = pairs as f64 * b.insertions as f64 * (-per_probe.ln()) / LN2_SQ;
+    let printed = fp_sbf(per_probe, b.max_probes);
+    let design = EvenDesign::Tree {
+        variant: if g == 1 { Variant::Pbf2 } else { Variant::Pbf1 },
+        granularity: g,
+        per_probe,
+    };
+    let name = format!("pbf g={g} T={horizon} |q|={query_length} n={pairs}");
     let (validator, not_simulated) = simulation(temporal_validator(
-        EvenDesign::Pairs { bits: bits as u64 },
+        design,
+        printed,
+        (horizon, query_length, pairs),
+        fp_target,
+        name,
+    ));
+    Ok(Candidate {
+        family: "pbf",
+        design: if g == 1 {
+            "pbf-2".into()
+        } else {
+            format!("pbf-1 g={g}")
+        },
+        params: Params::PbfTree {
+            granularity: g,
+            filters_per_pair: b.insertions,
+            max_probes: b.max_probes,
+            per_probe_fp: per_probe,
+        },
+        bits: bits.ceil() as u64,
+        bits_per_item: 0.0,
+        accesses_insert: b.insertions as f64,
+        accesses_query: b.max_probes as f64,
+        access_unit: AccessUnit::BitProbes,
+        false_negatives: FalseNegatives::None,
+        slack: 0,
+        npws: None,
+        fp: printed,
+        fp_kind: FpKind::WorstQuery,
+        notes: vec![
+            "time-interval tree of filters, bits split evenly: probes grow with log |q|".into(),
+        ],
+        not_simulated,
+        validator,
+    })
+}
+
+/// The single filter of (item, timestamp) pairs with `bits` bits for `(T, |q|, n)` =
+/// `temporal`, probed once per timestamp of a query: each probe at the optimal-`k` FP
+/// of `bits/n` bits per pair (Eq. (3) [PBF]), the query's FP by Eq. (4) [PBF];
+/// simulation probes sized for `fp_target`.
+pub(crate) fn pair_row(
+    fp_target: f64,
+    (horizon, query_length, pairs): (u64, u64, u64),
+    bits: u64,
+) -> Candidate {
+    let pair_fp = fp_sbf(fp_optimal_k(bits as f64 / pairs as f64), query_length);
+    let (validator, not_simulated) = simulation(temporal_validator(
+        EvenDesign::Pairs { bits },
         pair_fp,
         (horizon, query_length, pairs),
-        fp,
+        fp_target,
         format!("pairs m={bits} T={horizon} |q|={query_length} n={pairs}"),
     ));
-    out.push(Candidate {
+    Candidate {
         family: "pbf",
         design: "pair-filter".into(),
         params: Params::PairFilter {
-            m: bits as u64,
+            m: bits,
             probes: query_length,
         },
-        bits: bits as u64,
+        bits,
         bits_per_item: 0.0,
         accesses_insert: 1.0,
         accesses_query: query_length as f64,
@@ -155,8 +195,7 @@ fn pbf(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
         notes: vec!["baseline: one filter of (item, time) pairs, one probe per timestamp".into()],
         not_simulated,
         validator,
-    });
-    Ok(out)
+    }
 }
 
 #[cfg(test)]
