@@ -11,7 +11,6 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 use std::fmt;
 
-
 /// What is wrong in a design file, and where.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FileError {
@@ -348,7 +347,8 @@ fn params(
             let named = if d == "pbf-2" {
                 Some(1)
             } else {
-                d.strip_prefix("pbf-1 g=").and_then(|g| g.parse::<u64>().ok())
+                d.strip_prefix("pbf-1 g=")
+                    .and_then(|g| g.parse::<u64>().ok())
             };
             if named != Some(granularity) || (d != "pbf-2" && granularity < 2) {
                 return Err(FileError::new(

@@ -554,7 +554,10 @@ mod tests {
                 let l = limits(&e, &s.requirement);
                 assert!(l.iter().all(|l| l.pass), "{}: {l:?}", s.name);
                 // A design that forgets is checked against its allowance.
-                if matches!(c.false_negatives, crate::candidate::FalseNegatives::AtMost { .. }) {
+                if matches!(
+                    c.false_negatives,
+                    crate::candidate::FalseNegatives::AtMost { .. }
+                ) {
                     assert!(
                         l.iter().any(|l| l.check.starts_with("allow_fn")),
                         "{}: {l:?}",
@@ -594,7 +597,11 @@ mod tests {
         // A PBF tree whose stated probes are not the structure's.
         let t = plan(&Requirement::temporal(0.02, 1024, 32, 20_000).unwrap()).unwrap();
         let mut v = serde_json::to_value(&t).unwrap();
-        let i = t.candidates.iter().position(|c| c.design == "pbf-2").unwrap();
+        let i = t
+            .candidates
+            .iter()
+            .position(|c| c.design == "pbf-2")
+            .unwrap();
         v["candidates"][i]["params"]["max_probes"] = Value::from(3);
         let specs = parse(&v.to_string(), true).unwrap();
         let e = evaluate(&specs[i]).unwrap_err();
