@@ -228,13 +228,18 @@ fn issue_22_bad_files_name_the_json_path() {
         ],
     );
     bad(
-        "unsupported.json",
-        &design(r#"{"m": 1000, "k": 3}"#, "gbf").replace("classic/standard", "gbf"),
+        "unknown-design.json",
+        &design(r#"{"m": 1000, "k": 3}"#, "gbf").replace("classic/standard", "gbf/blocked"),
         &[
             "designs[0].design",
-            "design \"gbf\" of family gbf",
-            "not model",
+            "unknown design \"gbf/blocked\" of family gbf",
+            "gbf (gbf)",
         ],
+    );
+    bad(
+        "gbf-keys.json",
+        &design(r#"{"m": 1000, "k": 3}"#, "gbf").replace("classic/standard", "gbf"),
+        &["designs[0].params.k0", "missing key"],
     );
     bad(
         "requirement.json",
@@ -375,45 +380,27 @@ fn issue_22_check_all_families_end_to_end_with_simulation() {
     for (name, req, designs) in [
         (
             "allow-fn",
-            &["--fp", "0.02", "--window", "2000", "--allow-fn", "0.05"][..],
+            "--fp 0.02 --window 2000 --allow-fn 0.05",
             &["sbf", "gbf", "rbf/one-phase"][..],
         ),
         (
             "penalties",
-            &["--fp", "0.02", "--window", "2000", "--penalties", "1:10"][..],
+            "--fp 0.02 --window 2000 --penalties 1:10",
             &["btbf", "btbf/inferential", "rbf/two-phase"][..],
         ),
         (
             "importance",
-            &[
-                "--fp",
-                "0.05",
-                "--window",
-                "2000",
-                "--allow-fn",
-                "0.1",
-                "--importance",
-                "linear:1:50",
-            ][..],
+            "--fp 0.05 --window 2000 --allow-fn 0.1 --importance linear:1:50",
             &["ibf1", "ibf3"][..],
         ),
         (
             "temporal",
-            &[
-                "--fp",
-                "0.02",
-                "--horizon",
-                "1024",
-                "--query-length",
-                "32",
-                "--pairs",
-                "2e4",
-            ][..],
+            "--fp 0.02 --horizon 1024 --query-length 32 --pairs 2e4",
             &["pbf-2", "pbf-1 g=2", "pair-filter"][..],
         ),
     ] {
         let mut args = vec!["recommend"];
-        args.extend_from_slice(req);
+        args.extend(req.split_whitespace());
         let plan = temp_file("check", &format!("families-{name}.json"), json_out(&args));
         let stated: Value = serde_json::from_slice(&std::fs::read(&plan).unwrap()).unwrap();
         let (v, code) = check_json(&[plan.to_str().unwrap(), "--all", "--simulate"]);

@@ -211,7 +211,10 @@ fn issue_22_release_version_agrees_everywhere() {
             .skip(1)
             .filter_map(|t| t.split_whitespace().next())
             // `vX.Y.Z` in prose is the placeholder, not a pin.
-            .filter(|t| t.strip_prefix('v').is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit())))
+            .filter(|t| {
+                t.strip_prefix('v')
+                    .is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit()))
+            })
             .collect();
         assert!(!tags.is_empty(), "{p}: no --tag");
         for t in tags {
