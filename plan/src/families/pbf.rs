@@ -81,14 +81,25 @@ fn pbf(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
     let mut g = 1u64;
     while g <= 16 && g <= query_length {
         let b = BoundRequest::new(pairs, horizon, fp, query_length, g)?.bound();
-        let per_probe = -((-fp).ln_1p() / b.max_probes as f64).exp_m1();
-        out.push(tree_row(fp, temporal, g, per_probe)?);
+        out.push(tree_row(fp, temporal, g, per_probe_for(fp, b.max_probes))?);
         g *= 2;
     }
     let per_probe = -((-fp).ln_1p() / query_length as f64).exp_m1();
     let bits = (pairs as f64 * -per_probe.ln() / LN2_SQ).ceil() as u64;
     out.push(pair_row(fp, temporal, bits));
     Ok(out)
+}
+
+/// The largest per-probe FP `p_b` whose `probes` probes give at most `fp`:
+/// `1 − (1 − fp)^(1/P)`, stepped down by an ulp while `1 − (1 − p_b)^P` rounds above `fp`
+/// (about 5% of `(fp, P)` pairs round one ulp above, which `check` would report as a
+/// FAIL of the planner's own design).
+fn per_probe_for(fp: f64, probes: u64) -> f64 {
+    let mut p = -((-fp).ln_1p() / probes as f64).exp_m1();
+    while p > 0.0 && fp_sbf(p, probes) > fp {
+        p = f64::from_bits(p.to_bits() - 1);
+    }
+    p
 }
 
 /// `ln² 2`: bits per item of a Bloom filter at the optimal `k` are `−ln p / ln² 2`.
@@ -201,6 +212,27 @@ pub(crate) fn pair_row(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every row prints an FP at most the target, to the last bit (so `check` passes the
+    /// planner's own designs).
+    #[test]
+    fn temporal_rows_meet_the_target_to_the_last_bit() {
+        let mut fp = 0.3;
+        while fp > 1e-12 {
+            for (horizon, q) in [(1024, 32), (4096, 100), (86_400, 128)] {
+                let req = Requirement::temporal(fp, horizon, q, 10_000).unwrap();
+                for c in pbf(&req).ok().unwrap() {
+                    assert!(
+                        c.fp <= fp,
+                        "{} at fp {fp:e}, T={horizon}, |q|={q}: {:e}",
+                        c.design,
+                        c.fp
+                    );
+                }
+            }
+            fp *= 0.83;
+        }
+    }
 
     #[test]
     fn temporal_rows_pass_and_wrong_predictions_fail() {
