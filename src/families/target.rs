@@ -43,6 +43,18 @@ pub enum SystemArg {
 }
 
 impl SystemArg {
+    /// The name as typed (`guava`, ..., `all`).
+    pub fn name(self) -> &'static str {
+        match self {
+            SystemArg::Guava => "guava",
+            SystemArg::Redisbloom => "redisbloom",
+            SystemArg::Parquet => "parquet",
+            SystemArg::Rocksdb => "rocksdb",
+            SystemArg::Fastbloom => "fastbloom",
+            SystemArg::All => "all",
+        }
+    }
+
     fn systems(self) -> Vec<System> {
         match self {
             SystemArg::Guava => vec![System::Guava],
@@ -81,11 +93,30 @@ pub fn target(args: &TargetArgs) -> Result<Report, CliError> {
     if !(args.fp > 0.0 && args.fp < 1.0) {
         return Err(CliError::invalid("--fp", args.fp, "0 < fp < 1"));
     }
+    let (rows, notes) = configurations(args.system, args.fp, args.capacity)?;
+    let mut report = Report::list(rows);
+    report.notes = notes;
+    Ok(report)
+}
+
+/// The rows of `system` (each system of `all`) for a static set of `capacity` keys at
+/// FP `fp`: the request typed as its configuration, the request without `NONSCALING`
+/// (RedisBloom), and bfopt's configuration of least memory; then the notes naming
+/// each system's modelled version and layout.
+///
+/// # Errors
+/// `--capacity` outside the system's range (exit 2); no configuration of the system
+/// meets the target (exit 3).
+pub(crate) fn configurations(
+    system: SystemArg,
+    fp: f64,
+    capacity: u64,
+) -> Result<(Vec<Row>, Vec<String>), CliError> {
     let mut rows = Vec::new();
     let mut notes = Vec::new();
-    for system in args.system.systems() {
-        let t = systems::target(system, args.fp, args.capacity)
-            .map_err(|e| CliError::from_model(e, FLAGS))?;
+    for system in system.systems() {
+        let t =
+            systems::target(system, fp, capacity).map_err(|e| CliError::from_model(e, FLAGS))?;
         rows.push(row(&t, "requested", &t.requested));
         if let Some(scaling) = &t.scaling {
             rows.push(row(&t, "scaling", scaling));
@@ -97,9 +128,7 @@ pub fn target(args: &TargetArgs) -> Result<Report, CliError> {
     notes.push(
         "fp: the built filter's FP by bfopt's model of its layout; bits: its bit array".into(),
     );
-    let mut report = Report::list(rows);
-    report.notes = notes;
-    Ok(report)
+    Ok((rows, notes))
 }
 
 fn row(t: &SystemTarget, setting: &str, c: &Configured) -> Row {

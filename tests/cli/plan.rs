@@ -53,6 +53,7 @@ fn issue_16_json_matches_the_published_schema_in_every_shape() {
         "recommend --fp 0.01 --window 1e5 --penalties 1:10",
         "recommend --fp 0.01 --horizon 86400 --query-length 128 --pairs 1e6",
         "recommend --fp 0.02 --window 2e3 --validate",
+        "recommend --fp 0.01 --capacity 1e6 --target all",
         // Infeasible (exit 3): the binding constraint, still JSON on stdout.
         "recommend --fp 0.01 --capacity 1e6 --memory 1MiB",
     ] {

@@ -64,19 +64,29 @@ fn gbf(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
             "gradually: it resets bits as it sets them",
         ));
     };
-    let (p, fp, fn_) = gbf_design(req.fp(), w, rate).ok_or_else(|| {
+    let (p, ..) = gbf_design(req.fp(), w, rate).ok_or_else(|| {
         Proposal::Excluded(format!(
             "gbf: no k0, k1 <= {GBF_K_MAX} meets fp {} with a window FN within {rate}",
             crate::text::prob(req.fp())
         ))
     })?;
+    Ok(vec![row(req.fp(), w, rate, p)])
+}
+
+/// The candidate row of GBF `p` over a window of `w` insertions, admitted under the
+/// forgetting allowance `rate`: never-inserted FP and window-averaged FN of
+/// [`GbfParams::metrics_flat`] (Eqs. (28)-(31) [TBF]), with its simulation (probes
+/// sized for the target `fp_target`).
+pub(crate) fn row(fp_target: f64, w: u64, rate: f64, p: GbfParams) -> Candidate {
+    let x = p.metrics_flat(w, None);
+    let (fp, fn_) = (x.fp, x.fn_);
     let k = f64::from(p.k0() + p.k1());
     // The design on a distinct stream: FP of never-inserted keys and FN at a uniform
     // window age, about `probes(fp)` of each per epoch.
     let cfg = gbf_sim::FlatRunConfig {
         params: p,
         w,
-        steps: probes(req.fp()),
+        steps: probes(fp_target),
         epochs: EPOCHS,
         seed: 0,
         confidence: 0.99,
@@ -100,7 +110,7 @@ fn gbf(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
         )
     };
     let (validator, not_simulated) = simulation(validator(cfg.insertions(), check));
-    Ok(vec![Candidate {
+    Candidate {
         family: "gbf",
         design: "gbf".into(),
         params: Params::Gbf {
@@ -126,7 +136,7 @@ fn gbf(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
         )],
         not_simulated,
         validator,
-    }])
+    }
 }
 
 #[cfg(test)]

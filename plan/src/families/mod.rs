@@ -8,9 +8,9 @@ pub(crate) mod apbf;
 pub(crate) mod baseline;
 pub(crate) mod btbf;
 pub(crate) mod classic;
-mod gbf;
-mod ibf;
-mod pbf;
+pub(crate) mod gbf;
+pub(crate) mod ibf;
+pub(crate) mod pbf;
 pub(crate) mod rbf;
 pub(crate) mod sbf;
 
