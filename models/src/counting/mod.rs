@@ -282,9 +282,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn no_items_no_overflow() {
-        let p = CountingParams::new(1000, 4, 0, 1).unwrap();
-        assert_eq!((p.counter_tail(), p.overflow(), p.fp()), (0.0, 0.0, 0.0));
+    fn one_item_cannot_overflow_two_bit_counters() {
+        // k = 4 hits in all: no counter reaches 2^2 = 4 unless all four land on it.
+        let p = CountingParams::new(1000, 4, 1, 2).unwrap();
+        assert!((p.counter_tail() - 1e-12).abs() < 1e-24);
+        assert_eq!(CountingParams::new(1000, 3, 1, 2).unwrap().counter_tail(), 0.0);
     }
 
     #[test]

@@ -94,33 +94,41 @@ pub fn checks(level: Level, seed: u64, confidence: f64) -> Vec<Check> {
                 continue;
             }
         };
-        out.push(Check::of(
+        out.extend(compare(&name, &params, &r, case_seed));
+    }
+    out
+}
+
+/// Checks of one simulation: probe FP against `2^−f`, xorf's slot count against
+/// [`bfopt_models::fuse::FuseLayout::of`], no false negatives.
+pub fn compare(name: &str, params: &FuseParams, r: &FuseSimResult, seed: u64) -> Vec<Check> {
+    let exact = |what: &str, predicted: f64, measured: f64| {
+        Check::new(
+            "fuse",
+            format!("{name}{what}"),
+            predicted,
+            measured,
+            (measured, measured),
+            r.probe_fp.confidence,
+            Tolerance::EXACT,
+            r.probe_fp.trials,
+            seed,
+        )
+    };
+    vec![
+        Check::of(
             "fuse",
             format!("{name}probe fp"),
             params.fp(),
             &r.probe_fp,
             Tolerance::EXACT,
-            case_seed,
-        ));
-        let exact = |what: &str, predicted: f64, measured: f64| {
-            Check::new(
-                "fuse",
-                format!("{name}{what}"),
-                predicted,
-                measured,
-                (measured, measured),
-                confidence,
-                Tolerance::EXACT,
-                epochs,
-                case_seed,
-            )
-        };
-        out.push(exact(
+            seed,
+        ),
+        exact(
             "slots (xorf fingerprints.len())",
             params.layout().slots as f64,
             r.slots as f64,
-        ));
-        out.push(exact("false negatives", 0.0, r.false_negatives as f64));
-    }
-    out
+        ),
+        exact("false negatives", 0.0, r.false_negatives as f64),
+    ]
 }

@@ -121,7 +121,7 @@ mod tests {
 
     #[test]
     fn saturated_counters_stick() {
-        let p = CountingParams::new(64, 1, 0, 1).unwrap();
+        let p = CountingParams::new(64, 1, 1, 1).unwrap();
         let mut f = CountingFilter::new(&p, 2);
         let key = member(2, 0);
         f.insert_u64(key);
