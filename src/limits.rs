@@ -58,7 +58,11 @@ pub fn simulate_memory(family: &SimulateFamily) -> Result<(), CliError> {
             u128::from(a.filter.filter.cells) * 8,
         ),
         // xorf's keys (8 bytes each) dominate its fingerprints (about 1.125 f bits a key).
-        SimulateFamily::Fuse(a) => ("--items", a.filter.items, u128::from(a.filter.items) * 64 * 2),
+        SimulateFamily::Fuse(a) => (
+            "--items",
+            a.filter.items,
+            u128::from(a.filter.items) * 64 * 2,
+        ),
         SimulateFamily::Cuckoo(a) => (
             "--buckets",
             a.filter.buckets,

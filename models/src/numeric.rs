@@ -134,7 +134,9 @@ pub fn binomial_upper_tail(n: u64, p: f64, t: u64) -> f64 {
         // Below the mean: the complement's terms are the small ones.
         return probability(1.0 - binomial_lower_tail(n, p, t - 1));
     }
-    let ln_choose: f64 = (1..=t).map(|i| ((nf - tf + i as f64) / i as f64).ln()).sum();
+    let ln_choose: f64 = (1..=t)
+        .map(|i| ((nf - tf + i as f64) / i as f64).ln())
+        .sum();
     let ln_first = ln_choose + tf * p.ln() + (nf - tf) * (-p).ln_1p();
     let ratio_p = p / (1.0 - p);
     let mut term = ln_first.exp();
@@ -155,7 +157,9 @@ pub fn binomial_upper_tail(n: u64, p: f64, t: u64) -> f64 {
 /// like [`binomial_upper_tail`].
 fn binomial_lower_tail(n: u64, p: f64, t: u64) -> f64 {
     let (nf, tf) = (n as f64, t as f64);
-    let ln_choose: f64 = (1..=t).map(|i| ((nf - tf + i as f64) / i as f64).ln()).sum();
+    let ln_choose: f64 = (1..=t)
+        .map(|i| ((nf - tf + i as f64) / i as f64).ln())
+        .sum();
     let mut term = (ln_choose + tf * p.ln() + (nf - tf) * (-p).ln_1p()).exp();
     let ratio_q = (1.0 - p) / p;
     let mut sum = CompensatedSum::default();

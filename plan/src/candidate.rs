@@ -228,7 +228,11 @@ impl fmt::Display for Params {
             ),
             Params::PairFilter { m, probes } => write!(f, "m={m} probes={probes}"),
             Params::Fuse { f: bits, slots } => write!(f, "f={bits} slots={slots}"),
-            Params::Cuckoo { f: bits, b, buckets } => write!(f, "f={bits} b={b} buckets={buckets}"),
+            Params::Cuckoo {
+                f: bits,
+                b,
+                buckets,
+            } => write!(f, "f={bits} b={b} buckets={buckets}"),
             Params::Counting { m, k, c } => write!(f, "m={m} k={k} c={c}"),
         }
     }

@@ -144,9 +144,17 @@ pub fn simulate_cmd(args: &SimulateArgs) -> Result<Report, CliError> {
         .metric("fp", fp)
         .measured("measured_fp", r.probe_fp.rate, r.probe_fp.interval)
         .metric("expected_overflows", x.expected_overflows)
-        .measured("measured_overflows", r.overflowed.mean, r.overflowed.interval)
+        .measured(
+            "measured_overflows",
+            r.overflowed.mean,
+            r.overflowed.interval,
+        )
         .metric("overflow_bound", x.overflow)
-        .measured("measured_overflow", r.any_overflow.rate, r.any_overflow.interval)
+        .measured(
+            "measured_overflow",
+            r.any_overflow.rate,
+            r.any_overflow.interval,
+        )
         .metric("false_negatives", r.false_negatives)
         .metric("confidence", cfg.confidence)
         .metric(

@@ -34,7 +34,11 @@ impl ModelArgs {
     /// # Errors
     /// A flag out of range, named.
     pub fn params(&self) -> Result<FuseParams, CliError> {
-        let f = to_u32("--fingerprint-bits", self.fingerprint_bits, "f in {8, 16, 32}")?;
+        let f = to_u32(
+            "--fingerprint-bits",
+            self.fingerprint_bits,
+            "f in {8, 16, 32}",
+        )?;
         FuseParams::new(self.items, f).map_err(|e| CliError::from_model(e, FLAGS))
     }
 }

@@ -31,7 +31,9 @@ fn fp_after_deleting_half_is_the_fp_at_half_the_load() {
             assert!(f.remove_u64(member(seed, i)));
         }
         assert!((n / 2..n).all(|i| f.contains_u64(member(seed, i))));
-        fps += (0..100_000).filter(|&i| f.contains_u64(probe(seed, i))).count() as u64;
+        fps += (0..100_000)
+            .filter(|&i| f.contains_u64(probe(seed, i)))
+            .count() as u64;
         probes += 100_000;
     }
     let half = CuckooParams::new(8, 4, buckets, n - n / 2).unwrap();

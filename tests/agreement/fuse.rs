@@ -28,7 +28,11 @@ fn slot_count_matches_xorf_at_many_n() {
     // Every n up to 300, the segment-length steps up to 3.4e5, then a geometric sweep to
     // 2e6: the model's slot count is xorf's `fingerprints.len()` exactly.
     let mut sizes: Vec<u64> = (2..=300).collect();
-    sizes.extend(step_sizes().into_iter().filter(|&n| n > 300 && n <= 2_000_000));
+    sizes.extend(
+        step_sizes()
+            .into_iter()
+            .filter(|&n| n > 300 && n <= 2_000_000),
+    );
     let mut n = 300.0f64;
     while n < 2e6 {
         n *= 1.37;
@@ -56,10 +60,15 @@ fn slot_count_matches_xorf_at_many_n() {
 #[test]
 fn issue_21_fuse_takes_fewer_bits_than_classic_at_one_percent() {
     let fuse = design(&FuseRequirement::new(0.01, 1_000_000).unwrap()).unwrap();
-    let classic = classic_design(&ClassicRequirement::new(0.01, 1_000_000, Layout::Standard).unwrap())
-        .unwrap();
+    let classic =
+        classic_design(&ClassicRequirement::new(0.01, 1_000_000, Layout::Standard).unwrap())
+            .unwrap();
     let classic_bpi = classic.params.m() as f64 / 1e6;
     assert!(fuse.metrics.bits_per_item < classic_bpi);
     // 8-bit fingerprints, factor 1.125: 9.0 bits per item (plus segment rounding).
-    assert!((9.0..9.1).contains(&fuse.metrics.bits_per_item), "{}", fuse.metrics.bits_per_item);
+    assert!(
+        (9.0..9.1).contains(&fuse.metrics.bits_per_item),
+        "{}",
+        fuse.metrics.bits_per_item
+    );
 }

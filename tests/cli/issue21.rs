@@ -34,8 +34,14 @@ fn issue_21_capacity_lists_fuse_with_fewer_bits_than_classic() {
 fn issue_21_deletions_keep_only_structures_that_delete() {
     let rows = plan_rows("recommend --capacity 1e5 --fp 0.01 --deletions --format json");
     let families: Vec<&str> = rows.iter().map(|r| r["family"].as_str().unwrap()).collect();
-    assert!(families.contains(&"cuckoo") && families.contains(&"counting"), "{families:?}");
-    assert!(families.iter().all(|f| ["cuckoo", "counting"].contains(f)), "{families:?}");
+    assert!(
+        families.contains(&"cuckoo") && families.contains(&"counting"),
+        "{families:?}"
+    );
+    assert!(
+        families.iter().all(|f| ["cuckoo", "counting"].contains(f)),
+        "{families:?}"
+    );
     let excluded = plan_excluded("recommend --capacity 1e5 --fp 0.01 --deletions");
     assert!(excluded
         .iter()
@@ -59,12 +65,16 @@ fn issue_21_deletion_rows_validate() {
 
 #[test]
 fn issue_21_verbs_for_the_new_families() {
-    let v = json_value(&words("optimize counting --fp 0.01 --items 1e5 --format json"));
+    let v = json_value(&words(
+        "optimize counting --fp 0.01 --items 1e5 --format json",
+    ));
     assert_eq!(v["metrics"]["counter_bits"], 4);
     assert!(v["metrics"]["overflow"].as_f64().unwrap() <= 1e-9);
     let v = json_value(&words("optimize fuse --fp 0.001 --items 1e5 --format json"));
     assert_eq!(v["metrics"]["fingerprint_bits"], 16);
-    let v = json_value(&words("optimize cuckoo --fp 0.01 --items 1e5 --format json"));
+    let v = json_value(&words(
+        "optimize cuckoo --fp 0.01 --items 1e5 --format json",
+    ));
     assert!(v["metrics"]["fp"].as_f64().unwrap() <= 0.01);
     let v = json_value(&words(
         "model cuckoo --fingerprint-bits 8 --buckets 1000 --items 3000 --format json",
@@ -97,6 +107,10 @@ fn issue_21_bad_values_name_the_flag() {
         2,
         &["--counter-bits", "17"],
     );
-    assert_exit("optimize cuckoo --fp 0.01 --items 1e5 --bucket-size 3", 2, &["--bucket-size"]);
+    assert_exit(
+        "optimize cuckoo --fp 0.01 --items 1e5 --bucket-size 3",
+        2,
+        &["--bucket-size"],
+    );
     assert_exit("optimize fuse --fp 1e-12 --items 100", 3, &["2^-32"]);
 }

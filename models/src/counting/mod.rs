@@ -286,12 +286,19 @@ mod tests {
         // k = 4 hits in all: no counter reaches 2^2 = 4 unless all four land on it.
         let p = CountingParams::new(1000, 4, 1, 2).unwrap();
         assert!((p.counter_tail() - 1e-12).abs() < 1e-24);
-        assert_eq!(CountingParams::new(1000, 3, 1, 2).unwrap().counter_tail(), 0.0);
+        assert_eq!(
+            CountingParams::new(1000, 3, 1, 2).unwrap().counter_tail(),
+            0.0
+        );
     }
 
     #[test]
     fn fan_bound_is_above_the_exact_tail() {
-        for (m, k, n, c) in [(1000, 7, 100, 2), (10_000, 5, 2000, 3), (1 << 20, 7, 100_000, 4)] {
+        for (m, k, n, c) in [
+            (1000, 7, 100, 2),
+            (10_000, 5, 2000, 3),
+            (1 << 20, 7, 100_000, 4),
+        ] {
             let p = CountingParams::new(m, k, n, c).unwrap();
             assert!(p.overflow_fan() >= p.overflow(), "{m} {k} {n} {c}");
         }

@@ -16,7 +16,11 @@ pub(super) const FAMILY: Family = Family {
 /// The cuckoo filter with 4-slot buckets at the safe load, fewest fingerprint bits.
 fn cuckoo(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
     let Shape::Capacity { items: n } = *req.shape() else {
-        return Err(wrong_shape("cuckoo", "a static set (with or without deletions)", req));
+        return Err(wrong_shape(
+            "cuckoo",
+            "a static set (with or without deletions)",
+            req,
+        ));
     };
     let d = design(&CuckooRequirement::new(req.fp(), n)?)?;
     Ok(vec![row(req.fp(), d.params)])
@@ -48,7 +52,10 @@ pub(crate) fn row(fp: f64, params: CuckooParams) -> Candidate {
     };
     let (validator, not_simulated) = simulation(validator(params.n(), check));
     let max = max_load(params.b()).map_or(String::new(), |m| {
-        format!(" (first failure measured at load {:.3} for b = {})", m.mean, m.b)
+        format!(
+            " (first failure measured at load {:.3} for b = {})",
+            m.mean, m.b
+        )
     });
     Candidate {
         family: "cuckoo",

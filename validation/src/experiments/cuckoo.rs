@@ -136,7 +136,12 @@ pub fn checks(level: Level, seed: u64, confidence: f64) -> Vec<Check> {
         }
     }
     for (mi, m) in MAX_LOAD.into_iter().enumerate() {
-        out.push(max_load_check(&m, trials, seed + 100 + mi as u64, confidence));
+        out.push(max_load_check(
+            &m,
+            trials,
+            seed + 100 + mi as u64,
+            confidence,
+        ));
     }
     out.push(safe_load_check(4, trials * 4, seed + 200, confidence));
     out
@@ -185,7 +190,10 @@ fn max_load_check(m: &MaxLoad, trials: u64, seed: u64, confidence: f64) -> Check
     let band = (m.hi - m.lo) / 2.0 / m.mean;
     Check::of(
         "cuckoo",
-        format!("b={} buckets={}: load at the first insertion failure", m.b, m.buckets),
+        format!(
+            "b={} buckets={}: load at the first insertion failure",
+            m.b, m.buckets
+        ),
         m.mean,
         &measured,
         Tolerance::approx(band, "the table's own 99% interval"),

@@ -83,7 +83,10 @@ impl CuckooFilter {
 
     fn put(&mut self, i: u64, fp: u32) -> bool {
         let start = i as usize * self.b;
-        match self.slots[start..start + self.b].iter_mut().find(|s| **s == 0) {
+        match self.slots[start..start + self.b]
+            .iter_mut()
+            .find(|s| **s == 0)
+        {
             Some(slot) => {
                 *slot = fp;
                 true
@@ -178,7 +181,9 @@ mod tests {
         }
         assert_eq!(f.len(), 1800);
         assert!((1800..3600).all(|i| f.contains_u64(member(3, i))));
-        let fps = (0..100_000).filter(|&i| f.contains_u64(probe(3, i))).count();
+        let fps = (0..100_000)
+            .filter(|&i| f.contains_u64(probe(3, i)))
+            .count();
         // Load 0.45, f = 12: FP about 8·0.45/4095 = 8.8e-4.
         assert!(fps < 200, "{fps}");
     }
