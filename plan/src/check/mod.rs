@@ -24,11 +24,14 @@
 //! Any other family or design is an error naming it.
 
 use crate::candidate::{Candidate, Params};
-use crate::families::{apbf, baseline, btbf, classic, rbf, sbf};
+use crate::families::{apbf, baseline, btbf, classic, counting, cuckoo, fuse, rbf, sbf};
 use crate::requirement::{Requirement, Shape};
 use bfopt_models::apbf::{evaluate as apbf_at, ApbfRequirement};
 use bfopt_models::baseline::{FingerprintQueueDesign, RotatingDesign};
 use bfopt_models::classic::{ClassicDesign, ClassicParams, Layout};
+use bfopt_models::counting::CountingParams;
+use bfopt_models::cuckoo::CuckooParams;
+use bfopt_models::fuse::FuseParams;
 use bfopt_models::rbf::{Hashing, RbfParams, Recycling};
 use bfopt_models::stable::SbfParams;
 use bfopt_models::timing::BtbfParams;
@@ -43,7 +46,7 @@ use file::{join, rename};
 pub use file::{parse, parse_as, requirement, DesignSpec, FileError, Syntax};
 
 /// Families [`evaluate`] models, with their designs.
-pub const SUPPORTED: &str = "classic (classic/standard, classic/partitioned, classic/blocked), baseline (rotating/standard, rotating/blocked, fingerprint-queue), apbf (apbf, apbbf), rbf (rbf/two-phase), timing (btbf), stable (sbf)";
+pub const SUPPORTED: &str = "classic (classic/standard, classic/partitioned, classic/blocked), baseline (rotating/standard, rotating/blocked, fingerprint-queue), apbf (apbf, apbbf), rbf (rbf/two-phase), timing (btbf), stable (sbf), fuse (binary-fuse/8, binary-fuse/16, binary-fuse/32), cuckoo (cuckoo/bB), counting (counting/cC)";
 
 /// A two-phase RBF of `m` bits per filter, in the planner's variant (colliding hashes,
 /// non-retaining recycling: [`bfopt_models::rbf::RbfRequirement::new`]).
@@ -224,6 +227,32 @@ pub fn evaluate(spec: &DesignSpec) -> Result<Candidate, FileError> {
                 .map_err(|e| rename(e, "p", "decrements"))
                 .map_err(at)?;
             sbf::row(w, rate, p).map_err(at)?
+        }
+        Params::Fuse { f, slots } => {
+            let Shape::Capacity { items } = *req.shape() else {
+                return Err(mismatch("a static set"));
+            };
+            let p = FuseParams::new(items, f).map_err(at)?;
+            let built = p.layout().slots;
+            if built != slots {
+                return Err(FileError::new(
+                    join(&base, "slots"),
+                    format!("{slots}: allowed slots = {built} (what a binary fuse filter of {items} keys builds)"),
+                ));
+            }
+            fuse::row(fp, p)
+        }
+        Params::Cuckoo { f, b, buckets } => {
+            let Shape::Capacity { items } = *req.shape() else {
+                return Err(mismatch("a static set"));
+            };
+            cuckoo::row(fp, CuckooParams::new(f, b, buckets, items).map_err(at)?)
+        }
+        Params::Counting { m, k, c } => {
+            let Shape::Capacity { items } = *req.shape() else {
+                return Err(mismatch("a static set"));
+            };
+            counting::row(fp, CountingParams::new(m, k, items, c).map_err(at)?)
         }
         _ => {
             return Err(FileError::new(
