@@ -1,7 +1,7 @@
 //! `bfopt model|optimize|simulate cuckoo`.
 
 use crate::exit::CliError;
-use crate::families::sim::{DistinctSimArgs, SIM_FLAGS};
+use crate::families::sim::{sim_error, DistinctSimArgs};
 use crate::families::to_u32;
 use crate::report::{Report, Row};
 use crate::units::{parse_count, parse_real};
@@ -113,11 +113,7 @@ pub fn simulate_cmd(args: &SimulateArgs) -> Result<Report, CliError> {
         seed: args.sim.seed,
         confidence: args.sim.confidence,
     };
-    let r = simulate(&cfg).map_err(|e| {
-        let mut flags = FLAGS.to_vec();
-        flags.extend_from_slice(SIM_FLAGS);
-        CliError::from_model(e, &flags)
-    })?;
+    let r = simulate(&cfg).map_err(|e| sim_error(e, FLAGS))?;
     let m = params.metrics();
     let row = Row::new("cuckoo", params, serde_json::json!({}))
         .param("epochs", cfg.epochs)

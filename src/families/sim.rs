@@ -105,6 +105,13 @@ impl SimArgs {
     }
 }
 
+/// A simulation's model error, named by the family's flags or the shared ones.
+pub fn sim_error(e: bfopt_models::ModelError, family_flags: &[(&str, &str)]) -> CliError {
+    let mut flags = family_flags.to_vec();
+    flags.extend_from_slice(SIM_FLAGS);
+    CliError::from_model(e, &flags)
+}
+
 /// Model names of the shared simulation flags.
 pub const SIM_FLAGS: &[(&str, &str)] = &[
     ("duplicate_rate", "--duplicates"),

@@ -32,8 +32,9 @@ pub struct MaxLoad {
 
 impl MaxLoad {
     /// The load designs stay at or below: `mean − 6·sd`, rounded down to a percent. The
-    /// first failure falls below it in no trial; its spread narrows as tables grow
-    /// (`[CF]`, Fig. 2), so this is conservative for larger tables.
+    /// first failure fell below it in no trial at the measured table size; other sizes are
+    /// not covered by the data: a design's simulation (`recommend --validate`,
+    /// `simulate cuckoo`) counts any insertion failure at its load.
     pub fn safe(&self) -> f64 {
         ((self.mean - 6.0 * self.sd) * 100.0).floor() / 100.0
     }

@@ -234,11 +234,13 @@ mod tests {
 
     #[test]
     fn large_sets_take_the_asymptotic_factor() {
-        // n = 10^7: factor 1.125, segment length capped at 2^18.
+        // n = 10^7: factor 1.125, segments of 2^⌊ln 10^7 / ln 3.33 + 2.25⌋ = 2^⌊15.65⌋ slots.
         let l = FuseLayout::of(10_000_000);
-        assert_eq!(l.segment_length, 1 << 18);
+        assert_eq!(l.segment_length, 1 << 15);
         let per_item = l.slots as f64 / 1e7;
-        assert!((1.125..1.125 + 2.0 * (1 << 18) as f64 / 1e7).contains(&per_item));
+        assert!((1.125..1.125 + 3.0 * (1 << 15) as f64 / 1e7).contains(&per_item));
+        // From n ≈ 1.7e8 on the segment length stays at the cap 2^18.
+        assert_eq!(FuseLayout::of(200_000_000).segment_length, 1 << 18);
     }
 
     #[test]

@@ -168,14 +168,11 @@ pub fn compare(name: &str, params: &CuckooParams, r: &CuckooSimResult, seed: u64
             seed,
         ));
     }
-    out.push(Check::new(
+    out.push(Check::deterministic(
         "cuckoo",
         format!("{name}false negatives"),
         0.0,
         r.false_negatives as f64,
-        (r.false_negatives as f64, r.false_negatives as f64),
-        r.probe_fp.confidence,
-        Tolerance::EXACT,
         r.probe_fp.trials,
         seed,
     ));

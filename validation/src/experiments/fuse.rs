@@ -103,14 +103,11 @@ pub fn checks(level: Level, seed: u64, confidence: f64) -> Vec<Check> {
 /// [`bfopt_models::fuse::FuseLayout::of`], no false negatives.
 pub fn compare(name: &str, params: &FuseParams, r: &FuseSimResult, seed: u64) -> Vec<Check> {
     let exact = |what: &str, predicted: f64, measured: f64| {
-        Check::new(
+        Check::deterministic(
             "fuse",
             format!("{name}{what}"),
             predicted,
             measured,
-            (measured, measured),
-            r.probe_fp.confidence,
-            Tolerance::EXACT,
             r.probe_fp.trials,
             seed,
         )
