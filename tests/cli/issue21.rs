@@ -13,7 +13,7 @@ fn bits_per_item(rows: &[serde_json::Value], design: &str) -> f64 {
 
 #[test]
 fn issue_21_capacity_lists_fuse_with_fewer_bits_than_classic() {
-    let rows = plan_rows("recommend --capacity 1e6 --fp 0.01 --format json");
+    let rows = plan_rows("recommend --capacity 1e6 --fp 0.01");
     let fuse = bits_per_item(&rows, "binary-fuse/8");
     let classic = bits_per_item(&rows, "classic/standard");
     assert!(fuse < classic, "fuse {fuse} classic {classic}");
@@ -32,7 +32,7 @@ fn issue_21_capacity_lists_fuse_with_fewer_bits_than_classic() {
 
 #[test]
 fn issue_21_deletions_keep_only_structures_that_delete() {
-    let rows = plan_rows("recommend --capacity 1e5 --fp 0.01 --deletions --format json");
+    let rows = plan_rows("recommend --capacity 1e5 --fp 0.01 --deletions");
     let families: Vec<&str> = rows.iter().map(|r| r["family"].as_str().unwrap()).collect();
     assert!(
         families.contains(&"cuckoo") && families.contains(&"counting"),
@@ -56,7 +56,7 @@ fn issue_21_deletions_keep_only_structures_that_delete() {
 #[test]
 fn issue_21_deletion_rows_validate() {
     let plan = json_value(&words(
-        "recommend --capacity 2e4 --fp 0.01 --deletions --validate --format json",
+        "recommend --capacity 2e4 --fp 0.01 --deletions --validate",
     ));
     let designs = plan["validation"]["designs"].as_array().unwrap();
     assert_eq!(designs.len(), 2);
@@ -66,24 +66,24 @@ fn issue_21_deletion_rows_validate() {
 #[test]
 fn issue_21_verbs_for_the_new_families() {
     let v = json_value(&words(
-        "optimize counting --fp 0.01 --items 1e5 --format json",
+        "optimize counting --fp 0.01 --items 1e5",
     ));
     assert_eq!(v["metrics"]["counter_bits"], 4);
     assert!(v["metrics"]["overflow"].as_f64().unwrap() <= 1e-9);
-    let v = json_value(&words("optimize fuse --fp 0.001 --items 1e5 --format json"));
+    let v = json_value(&words("optimize fuse --fp 0.001 --items 1e5"));
     assert_eq!(v["metrics"]["fingerprint_bits"], 16);
     let v = json_value(&words(
-        "optimize cuckoo --fp 0.01 --items 1e5 --format json",
+        "optimize cuckoo --fp 0.01 --items 1e5",
     ));
     assert!(v["metrics"]["fp"].as_f64().unwrap() <= 0.01);
     let v = json_value(&words(
-        "model cuckoo --fingerprint-bits 8 --buckets 1000 --items 3000 --format json",
+        "model cuckoo --fingerprint-bits 8 --buckets 1000 --items 3000",
     ));
     assert_eq!(v["metrics"]["supports_deletion"], true);
     for line in [
-        "simulate fuse --items 1e4 --epochs 2 --probes 2e5 --format json",
-        "simulate cuckoo --fingerprint-bits 8 --buckets 1024 --items 3000 --epochs 4 --probes 1e5 --format json",
-        "simulate counting --counters 4096 --hashes 4 --items 700 --counter-bits 2 --epochs 16 --format json",
+        "simulate fuse --items 1e4 --epochs 2 --probes 2e5",
+        "simulate cuckoo --fingerprint-bits 8 --buckets 1024 --items 3000 --epochs 4 --probes 1e5",
+        "simulate counting --counters 4096 --hashes 4 --items 700 --counter-bits 2 --epochs 16",
     ] {
         let v = json_value(&words(line));
         assert_eq!(v["metrics"]["agrees"], true, "{line}: {v}");
