@@ -65,16 +65,12 @@ fn issue_21_deletion_rows_validate() {
 
 #[test]
 fn issue_21_verbs_for_the_new_families() {
-    let v = json_value(&words(
-        "optimize counting --fp 0.01 --items 1e5",
-    ));
+    let v = json_value(&words("optimize counting --fp 0.01 --items 1e5"));
     assert_eq!(v["metrics"]["counter_bits"], 4);
     assert!(v["metrics"]["overflow"].as_f64().unwrap() <= 1e-9);
     let v = json_value(&words("optimize fuse --fp 0.001 --items 1e5"));
     assert_eq!(v["metrics"]["fingerprint_bits"], 16);
-    let v = json_value(&words(
-        "optimize cuckoo --fp 0.01 --items 1e5",
-    ));
+    let v = json_value(&words("optimize cuckoo --fp 0.01 --items 1e5"));
     assert!(v["metrics"]["fp"].as_f64().unwrap() <= 0.01);
     let v = json_value(&words(
         "model cuckoo --fingerprint-bits 8 --buckets 1000 --items 3000",
