@@ -185,6 +185,12 @@ pub enum ModelFamily {
     PbfBound(families::pbf::BoundArgs),
     /// Generalized Bloom filter: Pos rates, window FP / FN.
     Gbf(families::gbf::ModelArgs),
+    /// Binary fuse filter (static set): FP 2^-f, slots, bits per item.
+    Fuse(families::fuse::ModelArgs),
+    /// Cuckoo filter: FP at the load, the 2b/2^f bound, maximal load, deletion.
+    Cuckoo(families::cuckoo::ModelArgs),
+    /// Counting Bloom filter: FP, counter overflow probability.
+    Counting(families::counting::ModelArgs),
 }
 
 /// `bfopt posterior <family>`.
@@ -217,6 +223,12 @@ pub enum OptimizeFamily {
     Pbf(families::pbf::OptimizeArgs),
     /// Penalty-optimal GBF (k0, k1) for a bits-per-item budget.
     Gbf(families::gbf::OptimizeArgs),
+    /// Binary fuse filter: smallest fingerprint width meeting an FP target.
+    Fuse(families::fuse::OptimizeArgs),
+    /// Cuckoo filter: fewest buckets at the safe load, fewest fingerprint bits.
+    Cuckoo(families::cuckoo::OptimizeArgs),
+    /// Counting Bloom filter: least memory with FP and overflow targets.
+    Counting(families::counting::OptimizeArgs),
 }
 
 /// `bfopt simulate <family>`.
@@ -241,6 +253,12 @@ pub enum SimulateFamily {
     Pbf(families::pbf::SimulateArgs),
     /// Section 6 stream experiment on a reference GBF.
     Gbf(families::gbf::SimulateArgs),
+    /// Build xorf binary fuse filters, probe non-members.
+    Fuse(families::fuse::SimulateArgs),
+    /// Fill reference cuckoo filters, probe non-members, count insertion failures.
+    Cuckoo(families::cuckoo::SimulateArgs),
+    /// Fill (and delete from) reference counting filters; FP and overflowed counters.
+    Counting(families::counting::SimulateArgs),
 }
 
 /// Suite sizes.

@@ -50,6 +50,9 @@ pub fn run(cli: &Cli) -> Result<Report, CliError> {
             ModelFamily::Pbf(a) => families::pbf::model(a),
             ModelFamily::PbfBound(a) => families::pbf::bound(a),
             ModelFamily::Gbf(a) => families::gbf::model(a),
+            ModelFamily::Fuse(a) => families::fuse::model(a),
+            ModelFamily::Cuckoo(a) => families::cuckoo::model(a),
+            ModelFamily::Counting(a) => families::counting::model(a),
         },
         Verb::Optimize { family } => match family {
             OptimizeFamily::Classic(a) => families::classic::optimize(a),
@@ -60,6 +63,9 @@ pub fn run(cli: &Cli) -> Result<Report, CliError> {
             OptimizeFamily::Ibf(a) => families::stable::optimize_ibf(a),
             OptimizeFamily::Pbf(a) => families::pbf::optimize(a),
             OptimizeFamily::Gbf(a) => families::gbf::optimize(a),
+            OptimizeFamily::Fuse(a) => families::fuse::optimize(a),
+            OptimizeFamily::Cuckoo(a) => families::cuckoo::optimize(a),
+            OptimizeFamily::Counting(a) => families::counting::optimize(a),
         },
         Verb::Posterior { family } => match family {
             PosteriorFamily::Btbf(a) => families::timing::posterior(a),
@@ -75,6 +81,9 @@ pub fn run(cli: &Cli) -> Result<Report, CliError> {
             SimulateFamily::Ibf(a) => families::stable::simulate_ibf(a),
             SimulateFamily::Pbf(a) => families::pbf::simulate_cmd(a),
             SimulateFamily::Gbf(a) => families::gbf::simulate_cmd(a),
+            SimulateFamily::Fuse(a) => families::fuse::simulate_cmd(a),
+            SimulateFamily::Cuckoo(a) => families::cuckoo::simulate_cmd(a),
+            SimulateFamily::Counting(a) => families::counting::simulate_cmd(a),
         }
         .map(Report::exit_on_disagreement),
         Verb::Audit { family } => families::audit::audit(family),

@@ -15,6 +15,9 @@
 //! | [`timing`] | Timing / Block Timing Bloom filter, standard and inferential; priors, `D(j)`, penalties, posterior calibration | `000_4a86d6f208f608dd.txt` | `[TBF]` |
 //! | [`pbf`] | Persistent Bloom filters PBF-1, PBF-2 (temporal membership) | `001_2b1de25c23e3527a.txt` | `[PBF]` |
 //! | [`stable`] | Stable and Importance-aware Bloom filters (SBF, IBF1-IBF6) | `003_4e4c7c64af2667ba.txt` | `[SBF]` |
+//! | [`fuse`] | binary fuse filter (static set, 3-wise) | Graf & Lemire 2022 (not in seeds) | `[BFF]` |
+//! | [`cuckoo`] | cuckoo filter (deletion, partial-key cuckoo hashing) | Fan et al. 2014 (not in seeds) | `[CF]` |
+//! | [`counting`] | counting Bloom filter (deletion, counter overflow) | Fan et al. 2000 (not in seeds) | `[SC]` |
 //! | [`systems`] | the filters of Guava, RedisBloom, Parquet, RocksDB, fastbloom as each system sizes them | their sources and format specifications | |
 //!
 //! # Quick start
@@ -48,6 +51,11 @@
 //! * `[TBF]`: *Time-decaying Bloom filters*, inferential framework, Timing / Block Timing
 //!   and Generalized Bloom filters (`000_4a86d6f208f608dd.txt`).
 //! * `[PBF]`: *Persistent Bloom filters* (`001_2b1de25c23e3527a.txt`).
+//! * `[BFF]`: T. M. Graf, D. Lemire, *Binary Fuse Filters: Fast and Smaller Than Xor
+//!   Filters*, ACM JEA 2022.
+//! * `[CF]`: B. Fan, D. G. Andersen, M. Kaminsky, M. Mitzenmacher, *Cuckoo Filter:
+//!   Practically Better Than Bloom*, CoNEXT 2014.
+//! * `[SC]`: L. Fan, P. Cao, J. Almeida, A. Z. Broder, *Summary Cache*, IEEE/ACM ToN 2000.
 //! * `[SBF]`: thesis on Stable and Importance-aware Bloom filters
 //!   (`003_4e4c7c64af2667ba.txt`).
 //!
@@ -59,7 +67,10 @@
 pub mod apbf;
 pub mod baseline;
 pub mod classic;
+pub mod counting;
+pub mod cuckoo;
 pub mod error;
+pub mod fuse;
 pub mod gbf;
 pub mod markov;
 pub mod numeric;

@@ -128,6 +128,31 @@ pub enum Params {
         /// Probes per query (`|q|`).
         probes: u64,
     },
+    /// Binary fuse filter (static): `f`-bit fingerprints in `slots` slots.
+    Fuse {
+        /// Fingerprint bits.
+        f: u32,
+        /// Slots (fingerprints stored).
+        slots: u64,
+    },
+    /// Cuckoo filter: `buckets` buckets of `b` slots of `f`-bit fingerprints.
+    Cuckoo {
+        /// Fingerprint bits.
+        f: u32,
+        /// Slots per bucket.
+        b: u32,
+        /// Buckets.
+        buckets: u64,
+    },
+    /// Counting Bloom filter: `m` counters of `c` bits, `k` hashes.
+    Counting {
+        /// Counters.
+        m: u64,
+        /// Hash functions.
+        k: u32,
+        /// Bits per counter.
+        c: u32,
+    },
 }
 
 impl fmt::Display for Params {
@@ -202,6 +227,13 @@ impl fmt::Display for Params {
                 "g={granularity} filters/pair={filters_per_pair} probes<={max_probes}"
             ),
             Params::PairFilter { m, probes } => write!(f, "m={m} probes={probes}"),
+            Params::Fuse { f: bits, slots } => write!(f, "f={bits} slots={slots}"),
+            Params::Cuckoo {
+                f: bits,
+                b,
+                buckets,
+            } => write!(f, "f={bits} b={b} buckets={buckets}"),
+            Params::Counting { m, k, c } => write!(f, "m={m} k={k} c={c}"),
         }
     }
 }

@@ -99,6 +99,10 @@ pub struct RecommendArgs {
     /// inferential designs, which answer by the cheaper expected error (Section 2.6 [TBF]).
     #[arg(long, value_parser = parse_penalty_pair, allow_hyphen_values = true)]
     pub penalties: Option<bfopt_models::timing::PenaltyDist>,
+    /// With --capacity: items are deleted as well as inserted. Only structures that
+    /// support deletion are offered (cuckoo filter, counting Bloom filter).
+    #[arg(long)]
+    pub deletions: bool,
     /// Simulate every recommended design's reference implementation and compare with
     /// its model (exit 1 on any FAIL).
     #[arg(long)]
@@ -143,6 +147,7 @@ fn flag_error(e: bfopt_models::ModelError) -> CliError {
             ("max_accesses", "--max-accesses"),
             ("allow_fn", "--allow-fn"),
             ("query_length", "--query-length"),
+            ("deletions", "--deletions"),
         ],
     )
 }
@@ -192,6 +197,9 @@ impl RecommendArgs {
         }
         if let Some(p) = self.penalties {
             req = req.with_penalties(p).map_err(flag_error)?;
+        }
+        if self.deletions {
+            req = req.with_deletions().map_err(flag_error)?;
         }
         if let Some(m) = self.memory {
             req = req.with_memory(m).map_err(flag_error)?;

@@ -17,6 +17,7 @@ mod ci_docs;
 mod fuzz_smoke;
 mod gbf;
 mod issue16;
+mod issue21;
 mod pbf;
 mod plan;
 mod rbf;

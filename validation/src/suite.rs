@@ -37,6 +37,9 @@ pub const FAMILIES: &[(&str, FamilyChecks)] = &[
     ("pbf", crate::experiments::pbf::checks),
     ("stable", crate::experiments::stable::checks),
     ("gbf", crate::experiments::gbf::checks),
+    ("fuse", crate::experiments::fuse::checks),
+    ("cuckoo", crate::experiments::cuckoo::checks),
+    ("counting", crate::experiments::counting::checks),
 ];
 
 /// Names of the families in the suite.

@@ -365,12 +365,28 @@ fn params(
                 per_probe_fp: real(p, base, "per_probe_fp")?,
             })
         }
-        ("classic" | "baseline" | "apbf" | "rbf" | "timing" | "stable" | "gbf" | "pbf", _) => {
-            Err(FileError::new(
-                join(path, "design"),
-                format!("unknown design \"{design}\" of family {family}: allowed {SUPPORTED}"),
-            ))
-        }
+        ("fuse", "binary-fuse/8" | "binary-fuse/16" | "binary-fuse/32") => Ok(Params::Fuse {
+            f: u32_of("f")?,
+            slots: uint(p, base, "slots")?,
+        }),
+        ("cuckoo", d) if d.starts_with("cuckoo/b") => Ok(Params::Cuckoo {
+            f: u32_of("f")?,
+            b: u32_of("b")?,
+            buckets: uint(p, base, "buckets")?,
+        }),
+        ("counting", d) if d.starts_with("counting/c") => Ok(Params::Counting {
+            m: uint(p, base, "m")?,
+            k: u32_of("k")?,
+            c: u32_of("c")?,
+        }),
+        (
+            "classic" | "baseline" | "apbf" | "rbf" | "timing" | "stable" | "gbf" | "pbf" | "fuse"
+            | "cuckoo" | "counting",
+            _,
+        ) => Err(FileError::new(
+            join(path, "design"),
+            format!("unknown design \"{design}\" of family {family}: allowed {SUPPORTED}"),
+        )),
         (f, _) => Err(FileError::new(
             join(path, "family"),
             format!("unknown family \"{f}\": allowed {SUPPORTED}"),

@@ -27,11 +27,16 @@
 //! Any other family or design is an error naming it.
 
 use crate::candidate::{Candidate, Params};
-use crate::families::{apbf, baseline, btbf, classic, gbf, ibf, pbf, rbf, sbf};
+use crate::families::{
+    apbf, baseline, btbf, classic, counting, cuckoo, fuse, gbf, ibf, pbf, rbf, sbf,
+};
 use crate::requirement::{Requirement, Shape};
 use bfopt_models::apbf::{evaluate as apbf_at, ApbfRequirement};
 use bfopt_models::baseline::{FingerprintQueueDesign, RotatingDesign};
 use bfopt_models::classic::{ClassicDesign, ClassicParams, Layout};
+use bfopt_models::counting::CountingParams;
+use bfopt_models::cuckoo::CuckooParams;
+use bfopt_models::fuse::FuseParams;
 use bfopt_models::gbf::GbfParams;
 use bfopt_models::rbf::Method;
 use bfopt_models::stable::{solve, Policy, SbfParams};
@@ -47,7 +52,7 @@ use file::{join, rename};
 pub use file::{parse, parse_as, requirement, DesignSpec, FileError, Syntax};
 
 /// Families [`evaluate`] models, with their designs.
-pub const SUPPORTED: &str = "classic (classic/standard, classic/partitioned, classic/blocked), baseline (rotating/standard, rotating/blocked, fingerprint-queue), apbf (apbf, apbbf), rbf (rbf/two-phase, rbf/one-phase), timing (btbf, btbf/inferential), stable (sbf, ibf1 ... ibf6), gbf (gbf), pbf (pbf-2, pbf-1 g=G, pair-filter)";
+pub const SUPPORTED: &str = "classic (classic/standard, classic/partitioned, classic/blocked), baseline (rotating/standard, rotating/blocked, fingerprint-queue), apbf (apbf, apbbf), rbf (rbf/two-phase, rbf/one-phase), timing (btbf, btbf/inferential), stable (sbf, ibf1 ... ibf6), gbf (gbf), pbf (pbf-2, pbf-1 g=G, pair-filter), fuse (binary-fuse/8, binary-fuse/16, binary-fuse/32), cuckoo (cuckoo/bB), counting (counting/cC)";
 
 /// "What if traffic grows": the requirement with its items (static sets) or window
 /// (sliding windows) replaced. `None` keeps the stated value; an override of the other
@@ -321,6 +326,32 @@ pub fn evaluate(spec: &DesignSpec) -> Result<Candidate, FileError> {
                 ));
             }
             pbf::pair_row(fp, temporal, m)
+        }
+        Params::Fuse { f, slots } => {
+            let Shape::Capacity { items } = *req.shape() else {
+                return Err(mismatch("a static set"));
+            };
+            let p = FuseParams::new(items, f).map_err(at)?;
+            let built = p.layout().slots;
+            if built != slots {
+                return Err(FileError::new(
+                    join(&base, "slots"),
+                    format!("{slots}: allowed slots = {built} (what a binary fuse filter of {items} keys builds)"),
+                ));
+            }
+            fuse::row(fp, p)
+        }
+        Params::Cuckoo { f, b, buckets } => {
+            let Shape::Capacity { items } = *req.shape() else {
+                return Err(mismatch("a static set"));
+            };
+            cuckoo::row(fp, CuckooParams::new(f, b, buckets, items).map_err(at)?)
+        }
+        Params::Counting { m, k, c } => {
+            let Shape::Capacity { items } = *req.shape() else {
+                return Err(mismatch("a static set"));
+            };
+            counting::row(fp, CountingParams::new(m, k, items, c).map_err(at)?)
         }
     };
     c.bits_per_item = c.bits as f64 / req.items() as f64;
