@@ -522,6 +522,14 @@ pub fn simulate_cmd(args: &SimulateArgs) -> Result<Report, CliError> {
     let mut spec = TraceSpec::named(name, args.scale).map_err(model_err)?;
     spec.session_visits = args.session_visits.unwrap_or(spec.session_visits);
     spec.session_gap = args.session_gap.unwrap_or(spec.session_gap);
+    // Checked here, not only by the learner: a run of the offline methods never learns.
+    if !(0.0..=1.0).contains(&args.online_smoothing) {
+        return Err(CliError::invalid(
+            "--online-smoothing",
+            args.online_smoothing,
+            "0 <= smoothing <= 1",
+        ));
+    }
     let online = OnlineInputs {
         same_day: args.online_same_day,
         exact: args.online_exact,

@@ -294,7 +294,11 @@ mod tests {
                 panic!("{}", c.design)
             };
             let be = break_even(pair.bits as f64, c.bits as f64, filters_per_pair);
-            assert!(be > 1.0 && be < filters_per_pair as f64, "{}: {be}", c.design);
+            assert!(
+                be > 1.0 && be < filters_per_pair as f64,
+                "{}: {be}",
+                c.design
+            );
             assert!(c.notes[1].contains(&format!("{be:.2}")), "{:?}", c.notes);
         }
         // A PBF-2 printed at a fifth of its bound: refuted (one-sided check only).
