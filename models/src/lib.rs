@@ -15,6 +15,7 @@
 //! | [`timing`] | Timing / Block Timing Bloom filter, standard and inferential; priors, `D(j)`, penalties, posterior calibration | `000_4a86d6f208f608dd.txt` | `[TBF]` |
 //! | [`pbf`] | Persistent Bloom filters PBF-1, PBF-2 (temporal membership) | `001_2b1de25c23e3527a.txt` | `[PBF]` |
 //! | [`stable`] | Stable and Importance-aware Bloom filters (SBF, IBF1-IBF6) | `003_4e4c7c64af2667ba.txt` | `[SBF]` |
+//! | [`workload`] | the stream as `D(L)`, distinct items in `L` insertions, taken by every stream-dependent model | 000 (Section 2.5), 002 (Section 5.6.2) | `[TBF]`, `[APBF]` |
 //! | [`systems`] | the filters of Guava, RedisBloom, Parquet, RocksDB, fastbloom as each system sizes them | their sources and format specifications | |
 //!
 //! # Quick start
@@ -71,5 +72,6 @@ pub mod stable;
 pub mod strategies;
 pub mod systems;
 pub mod timing;
+pub mod workload;
 
 pub use error::ModelError;
