@@ -8,6 +8,7 @@ pub mod check;
 pub mod classic;
 pub mod gbf;
 pub mod pbf;
+pub mod profile;
 pub mod rbf;
 pub mod recommend;
 pub mod sim;
