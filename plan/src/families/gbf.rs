@@ -21,19 +21,16 @@ pub(super) const FAMILY: Family = Family {
 /// Largest `k0`, `k1` tried for the GBF row.
 const GBF_K_MAX: u32 = 8;
 
-/// The GBF of least memory for `(fp, w, rate)` on a distinct stream: `(params, fp, fn)`.
+/// The GBF of least memory for `(fp, w, rate)` on a stream with `D(·)`:
+/// `(params, fp, fn)`.
 ///
 /// # Formula
-/// Without a stream prior every window age is equally likely and out-of-window items
-/// are arbitrarily old ([`GbfParams::metrics_flat`]): `fp = π0^k0 (1 − π0)^k1`,
-/// `fn = 1 − (1/w) Σ_{i<w} Pos(i)` (Eqs. (28)-(31) [TBF]). `fn` falls as `m` grows, so
-/// the least `m` is found by bisection for each `(k0, k1)`.
-pub(crate) fn gbf_design(fp: f64, w: u64, rate: f64) -> Option<(GbfParams, f64, f64)> {
-    gbf_design_on(fp, w, rate, &Distinct::Identity)
-}
-
-/// [`gbf_design`] on a stream with `D(·)` ([`GbfParams::metrics_flat_on`]: the window's
-/// `D(w)` distinct items age by the distinct items after them).
+/// Without a stream prior every window item's age is equally likely and out-of-window
+/// items are arbitrarily old ([`GbfParams::metrics_flat`]): `fp = π0^k0 (1 − π0)^k1`,
+/// `fn = 1 − (1/w) Σ_{i<w} Pos(i)` (Eqs. (28)-(31) [TBF]); on a repeating stream the
+/// window's `D(w)` distinct items age by the distinct items after them
+/// ([`GbfParams::metrics_flat_on`]). `fn` falls as `m` grows, so the least `m` is found
+/// by bisection for each `(k0, k1)`.
 pub(crate) fn gbf_design_on(
     fp: f64,
     w: u64,
@@ -176,7 +173,7 @@ mod tests {
             "{checks:?}"
         );
         // The same design promised at a third of its FN: the one-sided check fails.
-        let (p, _, fn_) = gbf_design(0.02, 1000, 0.05).unwrap();
+        let (p, _, fn_) = gbf_design_on(0.02, 1000, 0.05, &Distinct::Identity).unwrap();
         let cfg = gbf_sim::FlatRunConfig {
             params: p,
             w: 1000,

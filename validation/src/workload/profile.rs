@@ -167,6 +167,7 @@ impl TraceProfiler {
         self.n += 1;
         self.hll.add(&key);
         if !self.overflow {
+            let room = self.items.len() < self.opts.max_tracked;
             match self.items.get_mut(&key) {
                 Some((last, count)) => {
                     let reuse = t - *last;
@@ -177,7 +178,7 @@ impl TraceProfiler {
                     *last = t;
                     *count += 1;
                 }
-                None if self.items.len() < self.opts.max_tracked => {
+                None if room => {
                     self.first.add(&self.grid, t + 1);
                     self.items.insert(key, (t, 1));
                 }
