@@ -18,6 +18,7 @@ mod gbf;
 mod issue16;
 mod pbf;
 mod plan;
+mod profile;
 mod rbf;
 mod readme;
 mod recommend_validate;
