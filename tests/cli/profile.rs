@@ -12,7 +12,9 @@ fn trace(n: u64) -> (Vec<u64>, String) {
     let mut keys = Vec::new();
     let mut text = String::from("item,timestamp\n");
     for i in 0..n {
-        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         let u = (x >> 11) as f64 / (1u64 << 53) as f64;
         let k = (u * u * u * 500.0) as u64;
         keys.push(k);
@@ -40,7 +42,13 @@ fn issue_20_profile_reports_d_of_l_and_reads_gzip_and_stdin() {
     std::fs::write(&gz, enc.finish().unwrap()).unwrap();
     let out = dir.join("fig");
     let run = bfopt()
-        .args(["profile", "--trace", gz.to_str().unwrap(), "--window", "100"])
+        .args([
+            "profile",
+            "--trace",
+            gz.to_str().unwrap(),
+            "--window",
+            "100",
+        ])
         .args(["--out", out.to_str().unwrap(), "--format", "json"])
         .assert()
         .success();
@@ -77,7 +85,10 @@ fn issue_20_profile_reports_d_of_l_and_reads_gzip_and_stdin() {
         .assert()
         .success();
     let v: serde_json::Value = serde_json::from_slice(&run.get_output().stdout).unwrap();
-    assert_eq!(v[0]["metrics"]["distinct"].as_f64().unwrap(), distinct as f64);
+    assert_eq!(
+        v[0]["metrics"]["distinct"].as_f64().unwrap(),
+        distinct as f64
+    );
     std::fs::remove_dir_all(&dir).ok();
 }
 
@@ -91,7 +102,14 @@ fn issue_20_bad_trace_lines_exit_2_or_are_skipped() {
         .code(2)
         .stderr(predicates::str::contains("-:2: timestamp"));
     let run = bfopt()
-        .args(["profile", "--trace", "-", "--skip-bad-lines", "--format", "json"])
+        .args([
+            "profile",
+            "--trace",
+            "-",
+            "--skip-bad-lines",
+            "--format",
+            "json",
+        ])
         .write_stdin(bad)
         .assert()
         .success();
