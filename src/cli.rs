@@ -140,6 +140,12 @@ pub enum Verb {
         after_help = "Examples:\n  bfopt recommend --fp 0.01 --capacity 1e6 --format json > plan.json && bfopt check plan.json\n  bfopt check designs.json --items 2e6 --format junit > bfopt-check.xml\n  bfopt check plan.json --all --simulate"
     )]
     Check(families::check::CheckArgs),
+    /// Profile a trace: length, distinct items, D(L) (distinct items in L insertions),
+    /// duplicate rate, Zipf fit, arrival rate, daily profile.
+    #[command(
+        after_help = "Examples:\n  bfopt profile --trace access.log.gz --window 1e5\n  zcat log.gz | bfopt profile --trace - --key-column 3 --time-column 1 --out profile"
+    )]
+    Profile(families::profile::ProfileArgs),
     /// Run the model-vs-simulation suite (exit 1 on any FAIL).
     #[command(
         after_help = "Examples:\n  bfopt validate\n  bfopt validate --family classic --level full --format junit > report.xml"

@@ -88,6 +88,7 @@ pub fn run(cli: &Cli) -> Result<Report, CliError> {
         .map(Report::exit_on_disagreement),
         Verb::Audit { family } => families::audit::audit(family),
         Verb::Check(a) => families::check::check(a, cli.format),
+        Verb::Profile(a) => families::profile::profile(a),
         Verb::Validate(a) => validate::validate_interruptible(a, cli.format, cli.quiet),
         Verb::Reproduce(a) => reproduce::reproduce(a),
         Verb::Completions { shell } => {

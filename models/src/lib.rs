@@ -18,6 +18,7 @@
 //! | [`fuse`] | binary fuse filter (static set, 3-wise) | Graf & Lemire 2022 (not in seeds) | `[BFF]` |
 //! | [`cuckoo`] | cuckoo filter (deletion, partial-key cuckoo hashing) | Fan et al. 2014 (not in seeds) | `[CF]` |
 //! | [`counting`] | counting Bloom filter (deletion, counter overflow) | Fan et al. 2000 (not in seeds) | `[SC]` |
+//! | [`workload`] | the stream as `D(L)`, distinct items in `L` insertions, taken by every stream-dependent model | 000 (Section 2.5), 002 (Section 5.6.2) | `[TBF]`, `[APBF]` |
 //! | [`systems`] | the filters of Guava, RedisBloom, Parquet, RocksDB, fastbloom as each system sizes them | their sources and format specifications | |
 //!
 //! # Quick start
@@ -82,5 +83,6 @@ pub mod stable;
 pub mod strategies;
 pub mod systems;
 pub mod timing;
+pub mod workload;
 
 pub use error::ModelError;

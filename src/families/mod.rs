@@ -11,6 +11,7 @@ pub mod cuckoo;
 pub mod fuse;
 pub mod gbf;
 pub mod pbf;
+pub mod profile;
 pub mod rbf;
 pub mod recommend;
 pub mod sim;

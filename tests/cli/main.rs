@@ -20,6 +20,7 @@ mod issue16;
 mod issue21;
 mod pbf;
 mod plan;
+mod profile;
 mod rbf;
 mod readme;
 mod recommend_validate;

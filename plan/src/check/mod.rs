@@ -280,7 +280,7 @@ pub fn evaluate(spec: &DesignSpec) -> Result<Candidate, FileError> {
         Params::Gbf { m, k0, k1 } => {
             let w = window()?;
             let p = GbfParams::new(m, k0, k1).map_err(at)?;
-            gbf::row(fp, w, allow_fn()?, p)
+            gbf::row(fp, w, allow_fn()?, p, gbf::repeats(req, w))
         }
         Params::PbfTree {
             granularity,
