@@ -140,6 +140,12 @@ pub enum Verb {
         after_help = "Examples:\n  bfopt recommend --fp 0.01 --capacity 1e6 --format json > plan.json && bfopt check plan.json\n  bfopt check designs.json --items 2e6 --format junit > bfopt-check.xml\n  bfopt check plan.json --all --simulate"
     )]
     Check(families::check::CheckArgs),
+    /// Profile a trace: length, distinct items, D(L) (distinct items in L insertions),
+    /// duplicate rate, Zipf fit, arrival rate, daily profile.
+    #[command(
+        after_help = "Examples:\n  bfopt profile --trace access.log.gz --window 1e5\n  zcat log.gz | bfopt profile --trace - --key-column 3 --time-column 1 --out profile"
+    )]
+    Profile(families::profile::ProfileArgs),
     /// Run the model-vs-simulation suite (exit 1 on any FAIL).
     #[command(
         after_help = "Examples:\n  bfopt validate\n  bfopt validate --family classic --level full --format junit > report.xml"
@@ -190,6 +196,12 @@ pub enum ModelFamily {
         after_help = "Example:\n  bfopt model scalable --initial-capacity 1e4 --fp0 0.005 --tightening 0.5 --growth 2 --items 1e6"
     )]
     Scalable(families::scalable::ModelArgs),
+    /// Binary fuse filter (static set): FP 2^-f, slots, bits per item.
+    Fuse(families::fuse::ModelArgs),
+    /// Cuckoo filter: FP at the load, the 2b/2^f bound, maximal load, deletion.
+    Cuckoo(families::cuckoo::ModelArgs),
+    /// Counting Bloom filter: FP, counter overflow probability.
+    Counting(families::counting::ModelArgs),
 }
 
 /// `bfopt posterior <family>`.
@@ -228,6 +240,12 @@ pub enum OptimizeFamily {
         after_help = "Example:\n  bfopt optimize scalable --fp 0.01 --initial-capacity 1e4 --items 1e6"
     )]
     Scalable(families::scalable::OptimizeArgs),
+    /// Binary fuse filter: smallest fingerprint width meeting an FP target.
+    Fuse(families::fuse::OptimizeArgs),
+    /// Cuckoo filter: fewest buckets at the safe load, fewest fingerprint bits.
+    Cuckoo(families::cuckoo::OptimizeArgs),
+    /// Counting Bloom filter: least memory with FP and overflow targets.
+    Counting(families::counting::OptimizeArgs),
 }
 
 /// `bfopt simulate <family>`.
@@ -257,6 +275,12 @@ pub enum SimulateFamily {
         after_help = "Example:\n  bfopt simulate scalable --initial-capacity 1000 --fp0 0.02 --items 2e4 --epochs 8"
     )]
     Scalable(families::scalable::SimulateArgs),
+    /// Build xorf binary fuse filters, probe non-members.
+    Fuse(families::fuse::SimulateArgs),
+    /// Fill reference cuckoo filters, probe non-members, count insertion failures.
+    Cuckoo(families::cuckoo::SimulateArgs),
+    /// Fill (and delete from) reference counting filters; FP and overflowed counters.
+    Counting(families::counting::SimulateArgs),
 }
 
 /// Suite sizes.

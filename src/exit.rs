@@ -68,7 +68,7 @@ impl CliError {
     pub fn invalid(flag: &str, value: impl fmt::Display, allowed: impl fmt::Display) -> Self {
         CliError::Invalid {
             flag: flag.to_string(),
-            value: value.to_string(),
+            value: bfopt_models::error::short_number(value.to_string()),
             allowed: allowed.to_string(),
         }
     }

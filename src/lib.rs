@@ -51,6 +51,9 @@ pub fn run(cli: &Cli) -> Result<Report, CliError> {
             ModelFamily::PbfBound(a) => families::pbf::bound(a),
             ModelFamily::Gbf(a) => families::gbf::model(a),
             ModelFamily::Scalable(a) => families::scalable::model(a),
+            ModelFamily::Fuse(a) => families::fuse::model(a),
+            ModelFamily::Cuckoo(a) => families::cuckoo::model(a),
+            ModelFamily::Counting(a) => families::counting::model(a),
         },
         Verb::Optimize { family } => match family {
             OptimizeFamily::Classic(a) => families::classic::optimize(a),
@@ -62,6 +65,9 @@ pub fn run(cli: &Cli) -> Result<Report, CliError> {
             OptimizeFamily::Pbf(a) => families::pbf::optimize(a),
             OptimizeFamily::Gbf(a) => families::gbf::optimize(a),
             OptimizeFamily::Scalable(a) => families::scalable::optimize(a),
+            OptimizeFamily::Fuse(a) => families::fuse::optimize(a),
+            OptimizeFamily::Cuckoo(a) => families::cuckoo::optimize(a),
+            OptimizeFamily::Counting(a) => families::counting::optimize(a),
         },
         Verb::Posterior { family } => match family {
             PosteriorFamily::Btbf(a) => families::timing::posterior(a),
@@ -78,10 +84,14 @@ pub fn run(cli: &Cli) -> Result<Report, CliError> {
             SimulateFamily::Pbf(a) => families::pbf::simulate_cmd(a),
             SimulateFamily::Gbf(a) => families::gbf::simulate_cmd(a),
             SimulateFamily::Scalable(a) => families::scalable::simulate_cmd(a),
+            SimulateFamily::Fuse(a) => families::fuse::simulate_cmd(a),
+            SimulateFamily::Cuckoo(a) => families::cuckoo::simulate_cmd(a),
+            SimulateFamily::Counting(a) => families::counting::simulate_cmd(a),
         }
         .map(Report::exit_on_disagreement),
         Verb::Audit { family } => families::audit::audit(family),
         Verb::Check(a) => families::check::check(a, cli.format),
+        Verb::Profile(a) => families::profile::profile(a),
         Verb::Validate(a) => validate::validate_interruptible(a, cli.format, cli.quiet),
         Verb::Reproduce(a) => reproduce::reproduce(a),
         Verb::Completions { shell } => {

@@ -69,6 +69,24 @@ pub fn simulate_memory(family: &SimulateFamily) -> Result<(), CliError> {
             a.filter.filter.cells,
             u128::from(a.filter.filter.cells) * 8,
         ),
+        // xorf's keys (8 bytes each) dominate its fingerprints (about 1.125 f bits a key).
+        SimulateFamily::Fuse(a) => (
+            "--items",
+            a.filter.items,
+            u128::from(a.filter.items) * 64 * 2,
+        ),
+        SimulateFamily::Cuckoo(a) => (
+            "--buckets",
+            a.filter.buckets,
+            // Slots are u32 words.
+            u128::from(a.filter.buckets) * u128::from(a.filter.bucket_size) * 32,
+        ),
+        SimulateFamily::Counting(a) => (
+            "--counters",
+            a.filter.counters,
+            // Packed counters plus one overflow flag (a byte) per counter.
+            u128::from(a.filter.counters) * (u128::from(a.filter.counter_bits) + 8),
+        ),
     };
     if bits > u128::from(SIM_FILTER_BITS_MAX) {
         return Err(CliError::invalid(

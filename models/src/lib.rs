@@ -16,6 +16,10 @@
 //! | [`pbf`] | Persistent Bloom filters PBF-1, PBF-2 (temporal membership) | `001_2b1de25c23e3527a.txt` | `[PBF]` |
 //! | [`scalable`] | Scalable Bloom filter: a chain of growing, tightening classic filters | not a seed: Almeida et al., IPL 2007 | `[SCALABLE]` |
 //! | [`stable`] | Stable and Importance-aware Bloom filters (SBF, IBF1-IBF6) | `003_4e4c7c64af2667ba.txt` | `[SBF]` |
+//! | [`fuse`] | binary fuse filter (static set, 3-wise) | Graf & Lemire 2022 (not in seeds) | `[BFF]` |
+//! | [`cuckoo`] | cuckoo filter (deletion, partial-key cuckoo hashing) | Fan et al. 2014 (not in seeds) | `[CF]` |
+//! | [`counting`] | counting Bloom filter (deletion, counter overflow) | Fan et al. 2000 (not in seeds) | `[SC]` |
+//! | [`workload`] | the stream as `D(L)`, distinct items in `L` insertions, taken by every stream-dependent model | 000 (Section 2.5), 002 (Section 5.6.2) | `[TBF]`, `[APBF]` |
 //! | [`systems`] | the filters of Guava, RedisBloom, Parquet, RocksDB, fastbloom as each system sizes them | their sources and format specifications | |
 //!
 //! # Quick start
@@ -51,6 +55,11 @@
 //! * `[PBF]`: *Persistent Bloom filters* (`001_2b1de25c23e3527a.txt`).
 //! * `[SCALABLE]`: P. S. Almeida, C. Baquero, N. Preguiça, D. Hutchison, *Scalable Bloom
 //!   Filters*, Information Processing Letters 101(6), 2007 (not among the seed files).
+//! * `[BFF]`: T. M. Graf, D. Lemire, *Binary Fuse Filters: Fast and Smaller Than Xor
+//!   Filters*, ACM JEA 2022.
+//! * `[CF]`: B. Fan, D. G. Andersen, M. Kaminsky, M. Mitzenmacher, *Cuckoo Filter:
+//!   Practically Better Than Bloom*, CoNEXT 2014.
+//! * `[SC]`: L. Fan, P. Cao, J. Almeida, A. Z. Broder, *Summary Cache*, IEEE/ACM ToN 2000.
 //! * `[SBF]`: thesis on Stable and Importance-aware Bloom filters
 //!   (`003_4e4c7c64af2667ba.txt`).
 //!
@@ -62,7 +71,10 @@
 pub mod apbf;
 pub mod baseline;
 pub mod classic;
+pub mod counting;
+pub mod cuckoo;
 pub mod error;
+pub mod fuse;
 pub mod gbf;
 pub mod markov;
 pub mod numeric;
@@ -75,5 +87,6 @@ pub mod stable;
 pub mod strategies;
 pub mod systems;
 pub mod timing;
+pub mod workload;
 
 pub use error::ModelError;

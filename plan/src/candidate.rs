@@ -144,6 +144,31 @@ pub enum Params {
         /// Probes per query (`|q|`).
         probes: u64,
     },
+    /// Binary fuse filter (static): `f`-bit fingerprints in `slots` slots.
+    Fuse {
+        /// Fingerprint bits.
+        f: u32,
+        /// Slots (fingerprints stored).
+        slots: u64,
+    },
+    /// Cuckoo filter: `buckets` buckets of `b` slots of `f`-bit fingerprints.
+    Cuckoo {
+        /// Fingerprint bits.
+        f: u32,
+        /// Slots per bucket.
+        b: u32,
+        /// Buckets.
+        buckets: u64,
+    },
+    /// Counting Bloom filter: `m` counters of `c` bits, `k` hashes.
+    Counting {
+        /// Counters.
+        m: u64,
+        /// Hash functions.
+        k: u32,
+        /// Bits per counter.
+        c: u32,
+    },
 }
 
 impl fmt::Display for Params {
@@ -221,6 +246,13 @@ impl fmt::Display for Params {
             Params::Scalable {
                 p0, r, s, links, ..
             } => write!(f, "P0={p0:.3e} r={r} s={s:.3} links={links}"),
+            Params::Fuse { f: bits, slots } => write!(f, "f={bits} slots={slots}"),
+            Params::Cuckoo {
+                f: bits,
+                b,
+                buckets,
+            } => write!(f, "f={bits} b={b} buckets={buckets}"),
+            Params::Counting { m, k, c } => write!(f, "m={m} k={k} c={c}"),
         }
     }
 }

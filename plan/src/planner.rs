@@ -158,7 +158,7 @@ pub fn plan(req: &Requirement) -> Result<Plan, PlanError> {
     // Families size their designs independently: in parallel, results in registry order.
     let proposals: Vec<_> = FAMILIES
         .par_iter()
-        .map(|family| (family.name, (family.propose)(req)))
+        .map(|family| (family.name, crate::families::propose(family, req)))
         .collect();
     let mut proposed = Vec::new();
     let mut excluded = Vec::new();

@@ -96,6 +96,10 @@ pub struct Budgets {
     /// window design.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_npws: Option<f64>,
+    /// Items are deleted: only structures that support deletion (cuckoo, counting Bloom
+    /// filter) qualify.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub deletions: bool,
 }
 
 /// An FP target, a workload shape and budgets.
@@ -376,6 +380,28 @@ impl Requirement {
         }
         self.budgets.max_npws = Some(npws);
         Ok(self)
+    }
+
+    /// Items are removed as well as inserted: only structures that support deletion
+    /// (cuckoo filters, counting Bloom filters) qualify.
+    ///
+    /// # Errors
+    /// A requirement that is not a static set (window designs forget on their own).
+    pub fn with_deletions(mut self) -> Result<Self, ModelError> {
+        if !matches!(self.shape, Shape::Capacity { .. }) {
+            return Err(ModelError::invalid(
+                "deletions",
+                "true",
+                "only with a static set (--capacity N)",
+            ));
+        }
+        self.budgets.deletions = true;
+        Ok(self)
+    }
+
+    /// Whether items are deleted ([`Self::with_deletions`]).
+    pub fn deletions(&self) -> bool {
+        self.budgets.deletions
     }
 
     /// The FP target.

@@ -8,17 +8,19 @@ The planner and the models of the ``bfopt`` command-line tool, as a Python packa
     plan.to_dict()       # the JSON of `bfopt recommend ... --format json`
     plan.to_pandas()     # one row per candidate (needs pandas)
     plan.validate()      # simulate every candidate (the GIL is released)
-    bfopt.classic.optimize(fp=0.01, items=1_000_000)["params"]
+    r = bfopt.classic.optimize(fp=0.01, items=1_000_000)
+    r.bits, r.hashes, r.fp  # metrics and parameters are attributes
+    r.to_dict()          # the JSON of `bfopt optimize classic ... --format json`
 
-Families with their `bfopt model` / `bfopt optimize` verbs: ``bfopt.classic``,
-``bfopt.apbf``, ``bfopt.rbf``, ``bfopt.sbf``, ``bfopt.pbf``.
+Families with the CLI's verbs (``model``, ``optimize``, ``posterior``, ``simulate``;
+keyword arguments named like the flags): ``bfopt.classic``, ``bfopt.apbf``,
+``bfopt.rbf``, ``bfopt.btbf``, ``bfopt.gbf``, ``bfopt.sbf``, ``bfopt.ibf``,
+``bfopt.pbf``. They return a :class:`Result` (or a :class:`Results` list).
 
 Bad input raises :class:`InvalidParameter` (a ``ValueError`` with ``.parameter``,
 ``.value``, ``.allowed``); an infeasible requirement raises :class:`Infeasible` (with
 ``.binding``, ``.achievable``, ``.excluded``).
 """
-
-import sys as _sys
 
 from ._bfopt import (
     Candidate,
@@ -28,20 +30,10 @@ from ._bfopt import (
     Plan,
     SolverError,
     Validation,
-    apbf,
-    classic,
-    pbf,
-    rbf,
     recommend,
-    sbf,
 )
-
-# `import bfopt.classic` (and the other families) finds the native submodules.
-_sys.modules[__name__ + ".classic"] = classic
-_sys.modules[__name__ + ".apbf"] = apbf
-_sys.modules[__name__ + ".rbf"] = rbf
-_sys.modules[__name__ + ".sbf"] = sbf
-_sys.modules[__name__ + ".pbf"] = pbf
+from ._result import Result, Results
+from . import apbf, btbf, classic, gbf, ibf, pbf, rbf, sbf
 
 __all__ = [
     "Candidate",
@@ -49,10 +41,15 @@ __all__ = [
     "InvalidParameter",
     "Pick",
     "Plan",
+    "Result",
+    "Results",
     "SolverError",
     "Validation",
     "apbf",
+    "btbf",
     "classic",
+    "gbf",
+    "ibf",
     "pbf",
     "rbf",
     "recommend",

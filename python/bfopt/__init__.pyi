@@ -3,10 +3,15 @@
 from typing import Any, Dict, List, Literal, Optional, Tuple, Union
 
 from . import apbf as apbf
+from . import btbf as btbf
 from . import classic as classic
+from . import gbf as gbf
+from . import ibf as ibf
 from . import pbf as pbf
 from . import rbf as rbf
 from . import sbf as sbf
+from ._result import Result as Result
+from ._result import Results as Results
 
 Number = Union[int, float]
 

@@ -4,7 +4,6 @@
 //! caller gave: the allowed ranges stay in one place, the library.
 
 use crate::errors;
-use bfopt_models::ModelError;
 use pyo3::prelude::*;
 use pyo3::types::{PyFloat, PyInt};
 
@@ -98,67 +97,4 @@ pub fn real(py: Python<'_>, name: &str, obj: &Bound<'_, PyAny>) -> PyResult<f64>
         let text = obj.str().map(|s| s.to_string()).unwrap_or_default();
         errors::invalid(py, name, &text, "a real number")
     })
-}
-
-/// A model error, its parameter renamed to the keyword argument (`names`: library name →
-/// argument), with the caller's value when it did not fit.
-pub fn named(
-    py: Python<'_>,
-    names: &[(&str, &'static str)],
-    counts: &[(&str, &Option<Count>)],
-    e: ModelError,
-) -> PyErr {
-    let e = match e {
-        ModelError::InvalidParam {
-            name,
-            value,
-            allowed,
-        } => {
-            let arg = names
-                .iter()
-                .find(|(lib, _)| *lib == name)
-                .map_or(name, |(_, arg)| arg);
-            let given = counts
-                .iter()
-                .find(|(n, _)| *n == arg)
-                .and_then(|(_, c)| c.as_ref()?.given.clone());
-            ModelError::InvalidParam {
-                name: arg,
-                value: given.unwrap_or(value),
-                allowed,
-            }
-        }
-        e => e,
-    };
-    errors::model(py, e)
-}
-
-/// A `u32` argument: values past `u32` go to the library as `u32::MAX`, which it rejects
-/// (the error then shows the caller's value).
-pub fn narrow(c: Option<Count>) -> Option<Count> {
-    c.map(|mut c| {
-        if c.value > u64::from(u32::MAX) && c.given.is_none() {
-            c.given = Some(c.value.to_string());
-        }
-        c
-    })
-}
-
-/// The `u32` the library sees for a [`narrow`]ed argument.
-pub fn small(c: &Option<Count>) -> Option<u32> {
-    c.as_ref()
-        .map(|c| u32::try_from(c.value).unwrap_or(u32::MAX))
-}
-
-/// Adds the submodule `name` (docstring `doc`) to `parent`, its functions added by `add`.
-pub fn family(
-    parent: &Bound<'_, PyModule>,
-    name: &str,
-    doc: &str,
-    add: impl FnOnce(&Bound<'_, PyModule>) -> PyResult<()>,
-) -> PyResult<()> {
-    let m = PyModule::new(parent.py(), name)?;
-    m.add("__doc__", doc)?;
-    add(&m)?;
-    parent.add_submodule(&m)
 }

@@ -63,6 +63,16 @@ pub fn model(py: Python<'_>, e: ModelError) -> PyErr {
     }
 }
 
+/// `bfopt.Infeasible` with its binding constraint and what is achievable.
+pub fn infeasible(py: Python<'_>, binding: &str, achievable: &str) -> PyErr {
+    let message = if achievable.is_empty() {
+        binding.to_string()
+    } else {
+        format!("{binding}; achievable: {achievable}")
+    };
+    infeasible_err(py, message, binding, achievable, None)
+}
+
 fn infeasible_err(
     py: Python<'_>,
     message: String,

@@ -2,14 +2,10 @@
 //! (`bfopt_plan`) and the models (`bfopt_models`) for Python. Thin: keyword arguments to
 //! library calls, library results to Python objects, library errors to exceptions.
 
-mod apbf;
 mod args;
-mod classic;
 mod errors;
-mod pbf;
 mod plan;
-mod rbf;
-mod sbf;
+mod verbs;
 
 use pyo3::prelude::*;
 
@@ -28,10 +24,6 @@ fn _bfopt(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<plan::Candidate>()?;
     m.add_class::<plan::Validation>()?;
     m.add_function(wrap_pyfunction!(plan::recommend, m)?)?;
-    classic::register(m)?;
-    apbf::register(m)?;
-    rbf::register(m)?;
-    sbf::register(m)?;
-    pbf::register(m)?;
+    m.add_function(wrap_pyfunction!(verbs::run_verb, m)?)?;
     Ok(())
 }

@@ -1,4 +1,10 @@
-"""The README's `bfopt recommend` examples, as CLI flags and as keyword arguments."""
+"""The README's `bfopt recommend` examples and the family verbs' cases, as CLI flags and
+as keyword arguments."""
+
+import pathlib
+
+# A 3000-pair trace over timestamps 1..100 (tests/fixtures/pbf_trace.csv) for `optimize pbf`.
+TRACE = str(pathlib.Path(__file__).resolve().parent / "fixtures" / "pbf_trace.csv")
 
 # (name, CLI flags after `bfopt recommend`, keyword arguments of bfopt.recommend)
 RECOMMEND = [
@@ -140,7 +146,7 @@ APBF = [
         ("optimize", "apbf"),
         ["--fp", "0.01", "--window", "1e6", "--blocked", "--block-bits", "512", "--block-hashes", "8"],
         "optimize",
-        dict(fp=0.01, window=1_000_000, block_bits=512, block_hashes=8),
+        dict(fp=0.01, window=1_000_000, blocked=True, block_bits=512, block_hashes=8),
     ),
     (
         "apbf_pareto",
@@ -256,3 +262,196 @@ PBF = [
         dict(pairs=100_000, horizon=4096, fp=0.001, query_length=64, granularity=8),
     ),
 ]
+
+# `bfopt optimize pbf` (from a trace): the path is given relative to the tests so that
+# fixtures written on one machine hold on another.
+PBF += [
+    (
+        "pbf_optimize",
+        ("optimize", "pbf"),
+        ["--trace", TRACE, "--bits", "100000", "--query-length", "8", "--queries", "2000"],
+        "optimize",
+        dict(trace=TRACE, bits=100_000, query_length=8, queries=2000),
+    ),
+    (
+        "pbf_optimize_pbf1",
+        ("optimize", "pbf"),
+        ["--trace", TRACE, "--bits", "100000", "--query-length", "16", "--variant", "1", "--granularity", "4", "--queries", "2000"],
+        "optimize",
+        dict(trace=pathlib.Path(TRACE), bits=100_000, query_length=16, variant=1, granularity=4, queries=2000),
+    ),
+]
+
+# bfopt.btbf against `bfopt model|optimize|posterior|simulate btbf`:
+# (name, CLI verb, CLI flags, function name, keyword arguments).
+BTBF = [
+    (
+        "btbf_model",
+        ("model", "btbf"),
+        ["--timers", "1e5", "--hashes", "4", "--bits-per-timer", "16", "--window", "1e4"],
+        "model",
+        dict(timers=100_000, hashes=4, bits_per_timer=16, window=10_000),
+    ),
+    (
+        "btbf_model_blocks_prior",
+        ("model", "btbf"),
+        ["--timers", "1e5", "--hashes", "4", "--bits-per-timer", "8", "--window", "1e4", "--block-size", "64", "--prior", "zipf:100000"],
+        "model",
+        dict(timers=1e5, hashes=4, bits_per_timer=8, window=1e4, block_size=64, prior="zipf:100000"),
+    ),
+    (
+        "btbf_optimize",
+        ("optimize", "btbf"),
+        ["--bits-per-item", "8", "--window", "1000", "--prior", "uniform:10000", "--max-hashes", "4", "--max-bits-per-timer", "6"],
+        "optimize",
+        dict(bits_per_item=8, window=1000, prior="uniform:10000", max_hashes=4, max_bits_per_timer=6),
+    ),
+    (
+        "btbf_optimize_standard",
+        ("optimize", "btbf"),
+        ["--bits-per-item", "10", "--window", "1000", "--prior", "zipf:5000", "--penalties", "fixed:1:5", "--max-hashes", "4", "--max-bits-per-timer", "6", "--objective", "standard"],
+        "optimize",
+        dict(bits_per_item=10, window=1000, prior="zipf:5000", penalties="fixed:1:5", max_hashes=4, max_bits_per_timer=6, objective="standard"),
+    ),
+    (
+        "btbf_posterior",
+        ("posterior", "btbf"),
+        ["--timers", "1e5", "--hashes", "4", "--window", "1e4", "--px", "1e-4", "--timestamp-age", "500", "--matching", "4"],
+        "posterior",
+        dict(timers=100_000, hashes=4, window=10_000, px=1e-4, timestamp_age=500, matching=4),
+    ),
+    (
+        "btbf_posterior_decision",
+        ("posterior", "btbf"),
+        ["--timers", "1e5", "--hashes", "4", "--window", "1e4", "--block-size", "8", "--offset", "3", "--px", "1e-3", "--timestamp-age", "1240", "--matching", "1", "--touched", "3", "--distinct", "uniform:100000", "--g-form", "increment", "--penalty-fp", "1", "--penalty-fn", "10"],
+        "posterior",
+        dict(timers=100_000, hashes=4, window=10_000, block_size=8, offset=3, px=1e-3, timestamp_age=1240, matching=1, touched=3, distinct="uniform:100000", g_form="increment", penalty_fp=1, penalty_fn=10),
+    ),
+    (
+        "btbf_simulate",
+        ("simulate", "btbf"),
+        ["--timers", "20000", "--hashes", "4", "--bits-per-timer", "12", "--window", "2000", "--prior", "uniform:20000", "--epochs", "2", "--queries", "4096"],
+        "simulate",
+        dict(timers=20_000, hashes=4, bits_per_timer=12, window=2000, prior="uniform:20000", epochs=2, queries=4096),
+    ),
+]
+
+# bfopt.gbf against `bfopt model|optimize|posterior|simulate gbf`.
+GBF = [
+    (
+        "gbf_model",
+        ("model", "gbf"),
+        ["--bits", "1e5", "--reset-hashes", "1", "--set-hashes", "4", "--window", "1e4"],
+        "model",
+        dict(bits=100_000, reset_hashes=1, set_hashes=4, window=10_000),
+    ),
+    (
+        "gbf_model_age_prior",
+        ("model", "gbf"),
+        ["--bits", "1e5", "--reset-hashes", "2", "--set-hashes", "5", "--window", "1e4", "--age", "4000", "--prior", "uniform:50000", "--distinct-decay"],
+        "model",
+        dict(bits=100_000, reset_hashes=2, set_hashes=5, window=10_000, age=4000, prior="uniform:50000", distinct_decay=True),
+    ),
+    (
+        "gbf_optimize",
+        ("optimize", "gbf"),
+        ["--bits-per-item", "8", "--window", "1000", "--prior", "uniform:10000", "--max-hashes", "4"],
+        "optimize",
+        dict(bits_per_item=8, window=1000, prior="uniform:10000", max_hashes=4),
+    ),
+    (
+        "gbf_posterior",
+        ("posterior", "gbf"),
+        ["--bits", "1e5", "--reset-hashes", "1", "--set-hashes", "4", "--window", "1e4", "--px", "1e-4", "--matching", "4", "--mismatching", "0"],
+        "posterior",
+        dict(bits=100_000, reset_hashes=1, set_hashes=4, window=10_000, px=1e-4, matching=4, mismatching=0),
+    ),
+    (
+        "gbf_posterior_decision",
+        ("posterior", "gbf"),
+        ["--bits", "1e5", "--reset-hashes", "2", "--set-hashes", "4", "--window", "1e4", "--px", "1e-3", "--matching", "3", "--mismatching", "2", "--penalty-fp", "1", "--penalty-fn", "10"],
+        "posterior",
+        dict(bits=100_000, reset_hashes=2, set_hashes=4, window=10_000, px=1e-3, matching=3, mismatching=2, penalty_fp=1, penalty_fn=10),
+    ),
+    (
+        "gbf_simulate",
+        ("simulate", "gbf"),
+        ["--bits", "20000", "--reset-hashes", "1", "--set-hashes", "4", "--window", "2000", "--prior", "uniform:20000", "--epochs", "2", "--queries", "4096"],
+        "simulate",
+        dict(bits=20_000, reset_hashes=1, set_hashes=4, window=2000, prior="uniform:20000", epochs=2, queries=4096),
+    ),
+]
+
+# bfopt.ibf against `bfopt model|optimize|simulate ibf`.
+IBF = [
+    (
+        "ibf_model",
+        ("model", "ibf"),
+        ["--policy", "ibf1", "--cells", "1e5", "--hashes", "3", "--max", "3", "--decrements", "10"],
+        "model",
+        dict(policy="ibf1", cells=100_000, hashes=3, max=3, decrements=10),
+    ),
+    (
+        "ibf_model_options",
+        ("model", "ibf"),
+        ["--policy", "ibf3", "--cells", "1e5", "--hashes", "3", "--max", "7", "--decrements", "10", "--importance", "linear:1:20", "--counter-bits", "6", "--imp-map", "scale", "--age", "1000", "--member-share", "0.5"],
+        "model",
+        dict(policy="ibf3", cells=100_000, hashes=3, max=7, decrements=10, importance="linear:1:20", counter_bits=6, imp_map="scale", age=1000, member_share=0.5),
+    ),
+    (
+        "ibf_optimize",
+        ("optimize", "ibf"),
+        ["--bits", "1e5", "--policies", "sbf,ibf1"],
+        "optimize",
+        dict(bits=100_000, policies=["sbf", "ibf1"]),
+    ),
+    (
+        "ibf_simulate",
+        ("simulate", "ibf"),
+        ["--policy", "ibf1", "--cells", "10000", "--hashes", "3", "--max", "3", "--decrements", "10", "--epochs", "2", "--steps", "5000", "--age", "1000"],
+        "simulate",
+        dict(policy="ibf1", cells=10_000, hashes=3, max=3, decrements=10, epochs=2, steps=5000, age=1000),
+    ),
+]
+
+# Simulations of the families that had only model/optimize before (small: seconds).
+SIMULATE = [
+    (
+        "classic_simulate",
+        ("simulate", "classic"),
+        ["--bits", "10000", "--hashes", "4", "--items", "1000", "--epochs", "2", "--probes", "20000"],
+        "simulate",
+        dict(bits=10_000, hashes=4, items=1000, epochs=2, probes=20_000),
+    ),
+    (
+        "apbf_simulate",
+        ("simulate", "apbf"),
+        ["--hashes", "4", "--extra-slices", "3", "--window", "1000", "--epochs", "2", "--probes", "5000"],
+        "simulate",
+        dict(hashes=4, extra_slices=3, window=1000, epochs=2, probes=5000),
+    ),
+    (
+        "rbf_simulate",
+        ("simulate", "rbf"),
+        ["--bits", "4096", "--hashes", "4", "--recycle-bits", "1024", "--epochs", "2", "--arrivals", "20000"],
+        "simulate",
+        dict(bits=4096, hashes=4, recycle_bits=1024, epochs=2, arrivals=20_000),
+    ),
+    (
+        "sbf_simulate",
+        ("simulate", "sbf"),
+        ["--cells", "10000", "--hashes", "3", "--max", "3", "--decrements", "10", "--epochs", "2", "--steps", "5000", "--age", "1000"],
+        "simulate",
+        dict(cells=10_000, hashes=3, max=3, decrements=10, epochs=2, steps=5000, age=1000),
+    ),
+    (
+        "pbf_simulate",
+        ("simulate", "pbf"),
+        ["--scale", "0.001", "--queries", "1000", "--method", "pbf2-opt"],
+        "simulate",
+        dict(scale=0.001, queries=1000, method="pbf2-opt"),
+    ),
+]
+
+# Every family case, for the fixtures and the generic equality test.
+FAMILY_CASES = CLASSIC + APBF + RBF + SBF + PBF + BTBF + GBF + IBF + SIMULATE

@@ -5,7 +5,7 @@ Run from the repository after `cargo build --bin bfopt`: python python/tests/mak
 
 import json
 
-from cases import APBF, CLASSIC, PBF, RBF, SBF, INFEASIBLE, RECOMMEND, VALIDATE
+from cases import FAMILY_CASES, INFEASIBLE, RECOMMEND, VALIDATE
 from conftest import FIXTURES, cli_path, run_cli
 
 
@@ -13,7 +13,7 @@ def main():
     assert cli_path() is not None, "build the CLI first: cargo build --bin bfopt"
     out = {name: run_cli(flags)[0] for name, flags, _ in RECOMMEND}
     out["infeasible"] = run_cli(INFEASIBLE[0])[0]
-    for name, verb, flags, _, _ in CLASSIC + APBF + RBF + SBF + PBF:
+    for name, verb, flags, _, _ in FAMILY_CASES:
         out[name] = run_cli(flags, verb)[0]
     out["validate"] = run_cli([*VALIDATE[0], "--validate", "--seed", "1"])[0]
     FIXTURES.write_text(json.dumps(out, indent=1) + "\n")

@@ -1,35 +1,15 @@
-"""bfopt.classic reproduces `bfopt model classic` / `bfopt optimize classic`."""
+"""bfopt.classic beyond the CLI equality of test_families.py: targets met, errors named."""
 
 import pytest
 
 import bfopt
 import bfopt.classic
-from cases import CLASSIC
-
-
-@pytest.mark.parametrize("name,verb,flags,func,kwargs", CLASSIC, ids=[c[0] for c in CLASSIC])
-def test_numbers_equal_cli(cli, name, verb, flags, func, kwargs):
-    expected = cli(name, flags, verb)
-    got = getattr(bfopt.classic, func)(**kwargs)
-    cli_params, cli_metrics = expected["params"], dict(expected["metrics"])
-    # The CLI's sizing rows lead with bits and hashes (and its capacity row with the
-    # capacity); here they are the params `m`, `k` (and `n`).
-    m = cli_metrics.pop("bits", cli_params.get("m"))
-    k = cli_metrics.pop("hashes", cli_params.get("k"))
-    n = cli_metrics.pop("capacity", cli_params.get("n"))
-    assert (got["params"]["m"], got["params"]["k"], got["params"]["n"]) == (m, k, n)
-    assert got["params"]["layout"] == cli_params["layout"]
-    assert got["metrics"] == cli_metrics
-    if "fp_target" in cli_params:
-        assert got["fp_target"] == cli_params["fp_target"]
-    if "capacity" in expected["metrics"]:
-        assert got["capacity"] == expected["metrics"]["capacity"]
 
 
 def test_sized_filter_meets_its_target():
     d = bfopt.classic.optimize(fp=0.001, items=50_000, layout="blocked")
-    assert d["metrics"]["fp"] <= 0.001
-    assert d["params"]["block_bits"] == 512 and d["params"]["m"] % 512 == 0
+    assert d.fp <= 0.001
+    assert d.params["block_bits"] == 512 and d.bits % 512 == 0
 
 
 @pytest.mark.parametrize(

@@ -1,6 +1,7 @@
 """Edge values never escape as anything but InvalidParameter or Infeasible (a Rust panic
 would surface as pyo3's PanicException, a BaseException that `except Exception` misses)."""
 
+import functools
 import math
 import random
 
@@ -25,6 +26,11 @@ CALLS = [
     (bfopt.sbf.model, ["cells", "hashes", "max", "decrements"]),
     (bfopt.sbf.optimize, ["cells", "hashes", "max", "fp"]),
     (bfopt.pbf.bound, ["pairs", "horizon", "fp", "query_length"]),
+    (bfopt.btbf.model, ["timers", "hashes", "bits_per_timer", "window", "block_size"]),
+    (bfopt.btbf.posterior, ["timers", "hashes", "window", "px", "timestamp_age", "matching"]),
+    (bfopt.gbf.model, ["bits", "reset_hashes", "set_hashes", "window", "age"]),
+    (bfopt.gbf.posterior, ["bits", "reset_hashes", "set_hashes", "window", "px", "matching", "mismatching"]),
+    (functools.partial(bfopt.ibf.model, policy="ibf2"), ["cells", "hashes", "max", "decrements"]),
 ]
 
 

@@ -9,7 +9,7 @@ import pytest
 
 import bfopt
 
-FAMILIES = ["classic", "apbf", "rbf", "sbf", "pbf"]
+FAMILIES = ["classic", "apbf", "rbf", "btbf", "gbf", "sbf", "ibf", "pbf"]
 
 
 def test_imports_on_a_supported_python():
@@ -36,7 +36,7 @@ def test_exceptions():
 
 def test_stubs_ship_with_the_package():
     here = pathlib.Path(bfopt.__file__).parent
-    for stub in ["__init__.pyi", *(f"{f}.pyi" for f in FAMILIES)]:
+    for stub in ["__init__.pyi", "_result.pyi", *(f"{f}.pyi" for f in FAMILIES)]:
         assert (here / stub).is_file(), stub
     assert (here / "py.typed").is_file()
 
@@ -61,7 +61,7 @@ def docstrings():
     return [o for o in objects if o.__doc__ and ">>>" in o.__doc__]
 
 
-@pytest.mark.parametrize("obj", docstrings(), ids=lambda o: o.__qualname__)
+@pytest.mark.parametrize("obj", docstrings(), ids=lambda o: f"{getattr(o, '__module__', 'bfopt')}.{o.__qualname__}")
 def test_docstring_examples_run(obj):
     finder = doctest.DocTestFinder(recurse=False)
     runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)

@@ -4,20 +4,13 @@ import pytest
 
 import bfopt
 import bfopt.pbf
-from cases import PBF
-
-
-@pytest.mark.parametrize("name,verb,flags,func,kwargs", PBF, ids=[c[0] for c in PBF])
-def test_numbers_equal_cli(cli, name, verb, flags, func, kwargs):
-    expected = cli(name, flags, verb)
-    got = getattr(bfopt.pbf, func)(**kwargs)
-    assert got == {"params": expected["params"], "metrics": expected["metrics"]}
 
 
 def test_allocation_spends_the_bits():
-    a = bfopt.pbf.model(bits=100_000, distinct=[1000, 4000], frequency=[0.5, 0.5])["metrics"]
-    assert sum(a["bits_rounded"]) == 100_000
-    assert a["fp_rounded"] <= a["fp_uniform"]
+    a = bfopt.pbf.model(bits=100_000, distinct=[1000, 4000], frequency=[0.5, 0.5])
+    assert a.params["bits"] == 100_000
+    assert sum(a.bits_rounded) == 100_000
+    assert a.fp_rounded <= a.fp_uniform
 
 
 @pytest.mark.parametrize(

@@ -4,28 +4,6 @@ import pytest
 
 import bfopt
 import bfopt.rbf
-from cases import RBF
-
-
-@pytest.mark.parametrize("name,verb,flags,func,kwargs", RBF, ids=[c[0] for c in RBF])
-def test_numbers_equal_cli(cli, name, verb, flags, func, kwargs):
-    expected = cli(name, flags, verb)
-    got = getattr(bfopt.rbf, func)(**kwargs)
-    if func == "model":
-        assert got == {"params": expected["params"], "metrics": expected["metrics"]}
-        return
-    # The CLI's row: the design's params plus fp_target, then the design's metrics and
-    # the worst-case comparison (each quantity once: issue 16, bug 11).
-    params = dict(expected["params"])
-    assert got["fp_target"] == params.pop("fp_target")
-    assert got["params"] == params
-    metrics = dict(expected["metrics"])
-    assert metrics.pop("worst_case_messages") == got["worst_case_messages"]
-    assert metrics.pop("worst_case_hashes") == got["worst_case_hashes"]
-    ratio = metrics.pop("worst_case_ratio")
-    assert ratio == got["worst_case_messages"] / got["metrics"]["expected_messages"]
-    assert got["metrics"] == metrics
-    assert got["metrics"]["fp_avg"] <= kwargs["fp"]
 
 
 @pytest.mark.parametrize(

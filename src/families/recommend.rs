@@ -3,6 +3,7 @@
 //! maps flags and renders.
 
 use crate::exit::{CliError, Exit};
+use crate::families::target::{configurations, SystemArg};
 use crate::render::{aligned, Format};
 use crate::report::{Report, Row};
 use crate::units::{parse_bits, parse_count, parse_real};
@@ -110,6 +111,10 @@ pub struct RecommendArgs {
     /// inferential designs, which answer by the cheaper expected error (Section 2.6 [TBF]).
     #[arg(long, value_parser = parse_penalty_pair, allow_hyphen_values = true)]
     pub penalties: Option<bfopt_models::timing::PenaltyDist>,
+    /// With --capacity: items are deleted as well as inserted. Only structures that
+    /// support deletion are offered (cuckoo filter, counting Bloom filter).
+    #[arg(long)]
+    pub deletions: bool,
     /// Simulate every recommended design's reference implementation and compare with
     /// its model (exit 1 on any FAIL).
     #[arg(long)]
@@ -120,6 +125,10 @@ pub struct RecommendArgs {
     /// Print every column and each row's notes inline (wider than 120 columns).
     #[arg(long)]
     pub wide: bool,
+    /// With `--capacity`: also what to type into SYSTEM for this FP and capacity (the
+    /// answer of `bfopt target SYSTEM`), under the table and in the JSON as `target`.
+    #[arg(long, value_enum, value_name = "SYSTEM")]
+    pub target: Option<SystemArg>,
 }
 
 /// Parses `--penalties FP:FN`: two finite non-negative prices, not both zero.
@@ -152,6 +161,7 @@ fn flag_error(e: bfopt_models::ModelError) -> CliError {
             ("query_length", "--query-length"),
             ("initial_capacity", "--initial-capacity"),
             ("max_items", "--max-items"),
+            ("deletions", "--deletions"),
         ],
     )
 }
@@ -207,6 +217,9 @@ impl RecommendArgs {
         if let Some(p) = self.penalties {
             req = req.with_penalties(p).map_err(flag_error)?;
         }
+        if self.deletions {
+            req = req.with_deletions().map_err(flag_error)?;
+        }
         if let Some(m) = self.memory {
             req = req.with_memory(m).map_err(flag_error)?;
         }
@@ -225,6 +238,75 @@ struct Output<'a> {
     plan: &'a Plan,
     #[serde(skip_serializing_if = "Option::is_none")]
     validation: Option<&'a Validation>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    target: Option<&'a Target>,
+}
+
+/// `--target SYSTEM`: the rows of `bfopt target` for the requirement's FP and capacity.
+#[derive(Serialize)]
+struct Target {
+    fp: f64,
+    capacity: u64,
+    configurations: Vec<Row>,
+    notes: Vec<String>,
+}
+
+/// `--target`'s configurations, or why the requirement's shape has none: the systems
+/// build a filter for a static set of N keys, and cannot express a sliding window or
+/// temporal membership.
+///
+/// # Errors
+/// A shape other than a static set (exit 2); the system's own errors.
+fn target_rows(system: SystemArg, req: &Requirement) -> Result<Target, CliError> {
+    let bfopt_plan::Shape::Capacity { items } = *req.shape() else {
+        return Err(CliError::invalid(
+            "--target",
+            system.name(),
+            format!(
+                "only with --capacity N: {} builds a filter for a static set of N keys and cannot express {} (bfopt target lists what each system types)",
+                system.name(),
+                req.shape_name()
+            ),
+        ));
+    };
+    let (configurations, notes) = configurations(system, req.fp(), items, None)?;
+    Ok(Target {
+        fp: req.fp(),
+        capacity: items,
+        configurations,
+        notes,
+    })
+}
+
+/// The `--target` section under the table: one line per configuration.
+fn target_table(t: &Target) -> String {
+    let header = [
+        "system", "setting", "config", "bits", "hashes", "fp", "meets",
+    ];
+    let cell = |r: &Row, key: &str| match r.params.get(key).or_else(|| r.metrics.get(key)) {
+        Some(serde_json::Value::String(s)) => s.clone(),
+        Some(serde_json::Value::Number(n)) if key == "fp" => prob(n.as_f64().unwrap_or(f64::NAN)),
+        Some(v) => v.to_string(),
+        None => "-".into(),
+    };
+    let body: Vec<Vec<String>> = t
+        .configurations
+        .iter()
+        .map(|r| {
+            let mut row = vec![r.family.clone()];
+            row.extend(header[1..].iter().map(|k| cell(r, k)));
+            row
+        })
+        .collect();
+    let mut out = format!(
+        "\ntarget: what to type for fp {} and capacity {}:\n",
+        prob(t.fp),
+        t.capacity
+    );
+    for line in aligned(&header, &body).lines() {
+        out.push_str(&format!("  {line}\n"));
+    }
+    out
 }
 
 /// Runs the recommender.
@@ -234,6 +316,7 @@ struct Output<'a> {
 /// printed on stdout and the run still exits 3).
 pub fn recommend(args: &RecommendArgs, format: Format) -> Result<Report, CliError> {
     let req = args.requirement()?;
+    let target = args.target.map(|s| target_rows(s, &req)).transpose()?;
     let plan = match plan(&req) {
         Ok(p) => p,
         Err(PlanError::Model(e)) => return Err(CliError::from_model(e, &[])),
@@ -257,12 +340,21 @@ pub fn recommend(args: &RecommendArgs, format: Format) -> Result<Report, CliErro
         serde_json::to_value(Output {
             plan: &plan,
             validation: validation.as_ref(),
+            target: target.as_ref(),
         })
         .unwrap_or_default(),
     );
-    let (text, legend) = table(&plan, validation.as_ref(), args.wide);
+    let (mut text, legend) = table(&plan, validation.as_ref(), args.wide);
+    if let Some(t) = &target {
+        text.push_str(&target_table(t));
+    }
     report.table = Some(text);
     report.notes = legend.lines().map(str::to_string).collect();
+    if let Some(t) = &target {
+        report
+            .notes
+            .extend(t.notes.iter().map(|n| format!("target {n}")));
+    }
     if let Some(v) = &validation {
         report.checks = Some(v.checks().cloned().collect());
         if !v.passed() {

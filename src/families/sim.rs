@@ -105,6 +105,13 @@ impl SimArgs {
     }
 }
 
+/// A simulation's model error, named by the family's flags or the shared ones.
+pub fn sim_error(e: bfopt_models::ModelError, family_flags: &[(&str, &str)]) -> CliError {
+    let mut flags = family_flags.to_vec();
+    flags.extend_from_slice(SIM_FLAGS);
+    CliError::from_model(e, &flags)
+}
+
 /// Model names of the shared simulation flags.
 pub const SIM_FLAGS: &[(&str, &str)] = &[
     ("duplicate_rate", "--duplicates"),
@@ -115,3 +122,21 @@ pub const SIM_FLAGS: &[(&str, &str)] = &[
     ("probes", "--probes"),
     ("confidence", "--confidence"),
 ];
+
+/// The simulation flags of the families that insert distinct items only (binary fuse,
+/// cuckoo, counting): no workload choice.
+#[derive(Debug, Args)]
+pub struct DistinctSimArgs {
+    /// Independent epochs (fresh filter and keys each), run in parallel.
+    #[arg(long, default_value = "8", value_parser = parse_count, allow_hyphen_values = true)]
+    pub epochs: u64,
+    /// Non-member probes per epoch.
+    #[arg(long, default_value = "100000", value_parser = parse_count, allow_hyphen_values = true)]
+    pub probes: u64,
+    /// Base seed; the same seed gives the same result on any number of threads.
+    #[arg(long, default_value = "1", value_parser = parse_count, allow_hyphen_values = true)]
+    pub seed: u64,
+    /// Two-sided confidence of the reported intervals.
+    #[arg(long, default_value = "0.99", value_parser = parse_real, allow_hyphen_values = true)]
+    pub confidence: f64,
+}

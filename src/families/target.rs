@@ -46,6 +46,18 @@ pub enum SystemArg {
 }
 
 impl SystemArg {
+    /// The name as typed (`guava`, ..., `all`).
+    pub fn name(self) -> &'static str {
+        match self {
+            SystemArg::Guava => "guava",
+            SystemArg::Redisbloom => "redisbloom",
+            SystemArg::Parquet => "parquet",
+            SystemArg::Rocksdb => "rocksdb",
+            SystemArg::Fastbloom => "fastbloom",
+            SystemArg::All => "all",
+        }
+    }
+
     fn systems(self) -> Vec<System> {
         match self {
             SystemArg::Guava => vec![System::Guava],
@@ -89,18 +101,39 @@ pub fn target(args: &TargetArgs) -> Result<Report, CliError> {
     if !(args.fp > 0.0 && args.fp < 1.0) {
         return Err(CliError::invalid("--fp", args.fp, "0 < fp < 1"));
     }
+    let (rows, notes) = configurations(args.system, args.fp, args.capacity, args.items)?;
+    let mut report = Report::list(rows);
+    report.notes = notes;
+    Ok(report)
+}
+
+/// The rows of `system` (each system of `all`) for a static set of `capacity` keys at
+/// FP `fp`: the request typed as its configuration, the request without `NONSCALING`
+/// (RedisBloom), and bfopt's configuration of least memory; with `items` beyond the
+/// capacity, RedisBloom's scaling chain at that count; then the notes naming each
+/// system's modelled version and layout.
+///
+/// # Errors
+/// `--capacity` outside the system's range (exit 2); no configuration of the system
+/// meets the target (exit 3).
+pub(crate) fn configurations(
+    system: SystemArg,
+    fp: f64,
+    capacity: u64,
+    items: Option<u64>,
+) -> Result<(Vec<Row>, Vec<String>), CliError> {
     let mut rows = Vec::new();
     let mut notes = Vec::new();
-    for system in args.system.systems() {
-        let t = systems::target(system, args.fp, args.capacity)
-            .map_err(|e| CliError::from_model(e, FLAGS))?;
+    for system in system.systems() {
+        let t =
+            systems::target(system, fp, capacity).map_err(|e| CliError::from_model(e, FLAGS))?;
         rows.push(row(&t, "requested", &t.requested));
         if let Some(scaling) = &t.scaling {
             rows.push(row(&t, "scaling", scaling));
         }
         rows.push(row(&t, "bfopt", &t.suggested));
-        if let (System::RedisBloom, Some(n)) = (system, args.items) {
-            rows.extend(scaling_rows(args.fp, args.capacity, n)?);
+        if let (System::RedisBloom, Some(n)) = (system, items) {
+            rows.extend(scaling_rows(fp, capacity, n)?);
         }
         notes.push(format!("{}: {}", system.name(), system.version()));
         notes.extend(note(system).iter().map(|line| format!("  {line}")));
@@ -108,9 +141,7 @@ pub fn target(args: &TargetArgs) -> Result<Report, CliError> {
     notes.push(
         "fp: the built filter's FP by bfopt's model of its layout; bits: its bit array".into(),
     );
-    let mut report = Report::list(rows);
-    report.notes = notes;
-    Ok(report)
+    Ok((rows, notes))
 }
 
 /// RedisBloom's scaling chain after `n` keys: the request (default `EXPANSION 2`), the

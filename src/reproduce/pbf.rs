@@ -12,8 +12,8 @@ use crate::exit::CliError;
 use bfopt_models::pbf::{filter_fp, fp_sbf, hashes_for, AllocationProblem, PbfLayout, Variant};
 use bfopt_models::ModelError;
 use bfopt_validation::experiments::pbf::{
-    learn_online, noisy_workload, plan, query_workload, run, Method, PbfRunConfig, PbfRunResult,
-    TraceSpec, TOLERANCE,
+    learn_online, noisy_workload, plan, query_workload, run, Method, OnlineInputs, PbfRunConfig,
+    PbfRunResult, TraceSpec, TOLERANCE,
 };
 use serde_json::json;
 use std::time::Instant;
@@ -222,6 +222,7 @@ fn config(
         k_max: 16,
         seed: o.seed,
         confidence: 0.99,
+        online: OnlineInputs::default(),
     }
 }
 
@@ -309,7 +310,10 @@ pub fn figure_8_sized(o: &Options, size: Size) -> Result<Reproduced, CliError> {
     Ok(out)
 }
 
-/// Figure 9 at a given size: FP against `|q| = 16 … 8192`, EDGAR, SBF and the two optima.
+/// Figure 9 at a given size: FP against `|q| = 16 … 8192`, EDGAR, the five methods of
+/// Table 2 (SBF, the two optima and the two online methods, SIMPLE learning with
+/// HyperLogLog and Count-Min on the previous day), and every difference from the
+/// paper's Section 7.1 claims with its cause ([`figure_9_differences`]).
 ///
 /// # Errors
 /// A simulation that cannot run.
@@ -317,11 +321,7 @@ pub fn figure_9_sized(o: &Options, size: Size) -> Result<Reproduced, CliError> {
     let spec = TraceSpec::named("edgar", size.scale).map_err(err)?;
     let bits = (5e7 * size.scale) as u64;
     let mut points = Vec::new();
-    for method in [
-        Method::Sbf,
-        Method::Opt(Variant::Pbf1),
-        Method::Opt(Variant::Pbf2),
-    ] {
+    for method in Method::TABLE_2 {
         for j in 4..=13u32 {
             let q = 1u64 << j;
             points.push(Point {
@@ -333,11 +333,177 @@ pub fn figure_9_sized(o: &Options, size: Size) -> Result<Reproduced, CliError> {
         }
     }
     let mut out = Reproduced::default();
-    sweep(&mut out, "query_length", &points, f64::log2, false)?;
+    let results = sweep(&mut out, "query_length", &points, f64::log2, false)?;
     if let Some(p) = &mut out.plot {
         p.x_label = "log2 |q| (query length)".into();
     }
+    let fp = |method| measured(&points, &results, spec.name, method);
+    let day = spec.generate(o.seed).map_err(err)?;
+    let entries = entries_per_pair(&day).map_err(err)?;
+    // One input changed at a time, at |q| = 1024: the day's visits one second apart
+    // (PBF-2-opt), and PBF-1-online learning on the tested day itself.
+    let mut continuous = spec;
+    (continuous.session_gap, continuous.session_visits) = (1.0, 400.0);
+    let continuous_entries = entries_per_pair(&continuous.generate(o.seed).map_err(err)?)
+        .map_err(err)?
+        .0;
+    let pbf2 = config(continuous, Method::Opt(Variant::Pbf2), bits, 1024, size, o);
+    let mut pbf1 = config(spec, Method::Online(Variant::Pbf1), bits, 1024, size, o);
+    pbf1.online.same_day = true;
+    let causes = Causes {
+        entries,
+        continuous_entries,
+        continuous_pbf2: run(&pbf2).map_err(err)?.measured.rate,
+        same_day_pbf1: run(&pbf1).map_err(err)?.measured.rate,
+    };
+    out.differences
+        .extend(figure_9_differences(&fp, &causes, spec, bits));
     Ok(out)
+}
+
+/// What [`figure_9_sized`] measures to name the causes of its differences.
+struct Causes {
+    /// Distinct (item, interval) entries per distinct pair of the day (PBF-2, PBF-1 g = 4).
+    entries: (f64, f64),
+    /// The same for PBF-2 on the day with visits one second apart (400 per session).
+    continuous_entries: f64,
+    /// PBF-2-opt's measured FP at `|q| = 1024` on that day.
+    continuous_pbf2: f64,
+    /// PBF-1-online's measured FP at `|q| = 1024` when it learns on the tested day.
+    same_day_pbf1: f64,
+}
+
+/// Distinct (item, interval) entries per distinct pair in PBF-2's levels and in PBF-1's
+/// interval filters (g = 4) of a day: what a tree of filters stores, against the pairs one
+/// filter of pairs stores.
+fn entries_per_pair(day: &[(u64, u64)]) -> Result<(f64, f64), ModelError> {
+    let pairs = bfopt_models::pbf::distinct_pairs(day) as f64;
+    let horizon = day.iter().map(|p| p.1).max().unwrap_or(1).max(2);
+    let mut out = [0.0; 2];
+    for (i, layout) in [PbfLayout::pbf2(horizon)?, PbfLayout::pbf1(horizon, 4)?]
+        .iter()
+        .enumerate()
+    {
+        let d = bfopt_models::pbf::distinct_counts(layout, day)?;
+        let fine = layout.fine_filter().map_or(0, |f| d[f as usize]);
+        out[i] = (d.iter().sum::<u64>() - fine) as f64 / pairs;
+    }
+    Ok((out[0], out[1]))
+}
+
+/// The paper's claims for Figure 9 (Section 7.1 [PBF]) against the measured FP at
+/// `|q| = 16 … 8192` (`fp(method)`), each difference with the input that explains it:
+/// * SBF above 80% at `|q| = 1024`: Eq. (4) at the paper's own `n` and `m` gives 1.3%;
+/// * PBF-1/PBF-2-opt under 5% up to `|q| ≈ 1000`: the day's entries per pair (`entries`,
+///   PBF-2 and PBF-1), the share of the budget each tree entry gets;
+/// * β1-online near β1-opt except about 20% at 1024, β2-online about 1% and matching the
+///   optima: the learner's input, the previous day.
+///
+/// The measured causes (one input changed at a time) are in the README's PBF section.
+fn figure_9_differences(
+    fp: &dyn Fn(Method) -> Vec<f64>,
+    causes: &Causes,
+    spec: TraceSpec,
+    bits: u64,
+) -> Vec<String> {
+    let entries = causes.entries;
+    let mut out = Vec::new();
+    let at = |v: &[f64], q: u64| v[(q.trailing_zeros() - 4) as usize];
+    let per_pair = bits as f64 / spec.pairs as f64;
+    // SBF: the paper's own numbers.
+    let sbf = fp(Method::Sbf);
+    let (n, m) = (2_127_749.0, 50_000_000u64);
+    let k = hashes_for(m, n, 16);
+    let eq4 = fp_sbf(filter_fp(m, k, n), 1024);
+    let needed = -(1.0 - 0.2f64.powf(1.0 / 1024.0)).ln() / std::f64::consts::LN_2.powi(2);
+    if at(&sbf, 1024) < 0.8 {
+        out.push(format!(
+            "sbf at |q| = 1024 measures {:.4}, the paper above 0.8. Cause: the paper's own \
+             numbers: Eq. (4) at its n = 2,127,749 pairs and m = 5e7 bits (23.5 bits per pair, \
+             k = {k}) gives {eq4:.4}; above 0.8 needs at most {needed:.1} bits per pair",
+            at(&sbf, 1024)
+        ));
+    }
+    // The optima: under 5% up to |q| = 1024 (the paper: "over 1000 seconds").
+    for (variant, e) in [(Variant::Pbf2, entries.0), (Variant::Pbf1, entries.1)] {
+        let method = Method::Opt(variant);
+        let v = fp(method);
+        let above: Vec<String> = (4..=10)
+            .filter(|&j| at(&v, 1 << j) >= 0.05)
+            .map(|j| format!("{} at {}", fmt3(at(&v, 1 << j)), 1u64 << j))
+            .collect();
+        if !above.is_empty() {
+            out.push(format!(
+                "{} measures at or above 5% at |q| <= 1024 ({}), the paper below 5%. Cause: \
+                 the synthetic day: its sessions (mean {} visits {} s apart) put {e:.2} \
+                 distinct (item, interval) entries per distinct pair into the tree's \
+                 filters, {:.1} bits each at {per_pair:.1} bits per pair. With visits one \
+                 second apart (400 per session) PBF-2 holds {:.2} entries per pair and \
+                 pbf2-opt measures {:.4} at |q| = 1024; EDGAR's per-interval counts are \
+                 not published",
+                method.name(),
+                above.join(", "),
+                spec.session_visits,
+                spec.session_gap,
+                per_pair / e,
+                causes.continuous_entries,
+                causes.continuous_pbf2,
+            ));
+        }
+        let beaten: Vec<u64> = (4..=13)
+            .map(|j| 1u64 << j)
+            .filter(|&q| at(&sbf, q) < at(&v, q))
+            .collect();
+        if !beaten.is_empty() {
+            out.push(format!(
+                "the single filter of pairs measures below {} at |q| = {beaten:?} (the \
+                 paper: worse at every |q|). Cause: the same entries per pair ({e:.2}): a \
+                 tree beats one filter of pairs only when its filters hold few entries per \
+                 pair (README, PBF section)",
+                method.name()
+            ));
+        }
+    }
+    // Online: β1-online "a notable gap" from β1-opt, under 5% except about 20% at 1024;
+    // β2-online about 1%, matching the optima.
+    let online1 = fp(Method::Online(Variant::Pbf1));
+    let above: Vec<String> = (4..=9)
+        .filter(|&j| at(&online1, 1 << j) >= 0.05)
+        .map(|j| format!("{} at {}", fmt3(at(&online1, 1 << j)), 1u64 << j))
+        .collect();
+    if !above.is_empty() {
+        out.push(format!(
+            "pbf1-online measures at or above 5% at |q| < 1024 ({}; {} at 1024, where the \
+             paper has about 20%), the paper below 5%. Cause: the learner's input at this \
+             scale: about {:.1} pairs per leaf, so the previous day's per-leaf counts are \
+             mostly noise; learning on the tested day it measures {:.4} at |q| = 1024",
+            above.join(", "),
+            fmt3(at(&online1, 1024)),
+            spec.pairs as f64 / (spec.horizon as f64 / 4.0),
+            causes.same_day_pbf1,
+        ));
+    }
+    let (online2, opt2) = (
+        fp(Method::Online(Variant::Pbf2)),
+        fp(Method::Opt(Variant::Pbf2)),
+    );
+    if at(&online2, 128) > 0.02 {
+        out.push(format!(
+            "pbf2-online measures {} at |q| = 128 (the paper: about 1%), within {:.0}% of \
+             pbf2-opt ({}) as the paper claims. Cause: the entries per pair of pbf2-opt \
+             ({:.2}), not the learner",
+            fmt3(at(&online2, 128)),
+            100.0 * (at(&online2, 128) / at(&opt2, 128) - 1.0).abs(),
+            fmt3(at(&opt2, 128)),
+            entries.0
+        ));
+    }
+    out
+}
+
+/// Three significant digits.
+fn fmt3(x: f64) -> String {
+    format!("{x:.3}")
 }
 
 /// Figure 10 at a given size: membership probes per query (short-circuit) against `|q|`

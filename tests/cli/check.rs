@@ -228,13 +228,18 @@ fn issue_22_bad_files_name_the_json_path() {
         ],
     );
     bad(
-        "unsupported.json",
-        &design(r#"{"m": 1000, "k": 3}"#, "gbf").replace("classic/standard", "gbf"),
+        "unknown-design.json",
+        &design(r#"{"m": 1000, "k": 3}"#, "gbf").replace("classic/standard", "gbf/blocked"),
         &[
             "designs[0].design",
-            "design \"gbf\" of family gbf",
-            "not model",
+            "unknown design \"gbf/blocked\" of family gbf",
+            "gbf (gbf)",
         ],
+    );
+    bad(
+        "gbf-keys.json",
+        &design(r#"{"m": 1000, "k": 3}"#, "gbf").replace("classic/standard", "gbf"),
+        &["designs[0].params.k0", "missing key"],
     );
     bad(
         "requirement.json",
@@ -364,4 +369,106 @@ fn issue_22_json_shape_is_stable() {
     }
     // The APBF covers l·g = 85·59 insertions.
     assert_eq!(v.designs[2].metrics.window_covered, Some(5015));
+}
+
+/// `recommend ... --format json > p.json && check p.json --all --simulate` for the plans
+/// whose designs forget (`--allow-fn`), answer by penalties, weigh importance, or serve
+/// temporal queries: every candidate re-evaluates to the plan's figures, passes its
+/// limits (with its allowance checked), and its reference filter agrees with its model.
+#[test]
+fn issue_22_check_all_families_end_to_end_with_simulation() {
+    for (name, req, designs) in [
+        (
+            "allow-fn",
+            "--fp 0.02 --window 2000 --allow-fn 0.05",
+            &["sbf", "gbf", "rbf/one-phase"][..],
+        ),
+        (
+            "penalties",
+            "--fp 0.02 --window 2000 --penalties 1:10",
+            &["btbf", "btbf/inferential", "rbf/two-phase"][..],
+        ),
+        (
+            "importance",
+            "--fp 0.05 --window 2000 --allow-fn 0.1 --importance linear:1:50",
+            &["ibf1", "ibf3"][..],
+        ),
+        (
+            "temporal",
+            "--fp 0.02 --horizon 1024 --query-length 32 --pairs 2e4",
+            &["pbf-2", "pbf-1 g=2", "pair-filter"][..],
+        ),
+    ] {
+        let mut args = vec!["recommend"];
+        args.extend(req.split_whitespace());
+        let plan = temp_file("check", &format!("families-{name}.json"), json_out(&args));
+        let stated: Value = serde_json::from_slice(&std::fs::read(&plan).unwrap()).unwrap();
+        let (v, code) = check_json(&[plan.to_str().unwrap(), "--all", "--simulate"]);
+        assert_eq!(code, 0, "{name}: {v:#}");
+        let checked = v["designs"].as_array().unwrap();
+        let candidates = stated["candidates"].as_array().unwrap();
+        assert_eq!(checked.len(), candidates.len(), "{name}");
+        for (d, c) in checked.iter().zip(candidates) {
+            assert_eq!(d["design"], c["design"], "{name}");
+            assert_eq!(d["status"], "pass", "{name}: {d:#}");
+            let (f, g) = (
+                c["fp"].as_f64().unwrap(),
+                d["metrics"]["fp"].as_f64().unwrap(),
+            );
+            assert!(
+                (f - g).abs() <= 1e-12 * f,
+                "{name} {}: {f} vs {g}",
+                d["design"]
+            );
+            let sim = d["simulation"]["status"].as_str().unwrap();
+            assert!(sim == "pass" || sim == "skipped", "{name}: {d:#}");
+            if c["false_negatives"]["kind"] == "at_most" {
+                let checks = d["checks"].as_array().unwrap();
+                assert!(
+                    checks
+                        .iter()
+                        .any(|k| k["check"].as_str().unwrap().starts_with("allow_fn")),
+                    "{name}: {d:#}"
+                );
+            }
+        }
+        for want in designs {
+            assert!(
+                checked.iter().any(|d| d["design"] == *want),
+                "{name}: no {want} checked"
+            );
+        }
+    }
+}
+
+/// A forgetting design under a requirement without `allow_fn`, and an IBF without an
+/// importance law: exit 2 naming the missing key.
+#[test]
+fn issue_22_forgetting_designs_need_their_allowance() {
+    let window = r#"{"fp": 0.02, "shape": "window", "insertions": 2000}"#;
+    let f = one_design(
+        "g",
+        "gbf",
+        "gbf",
+        r#"{"m": 30000, "k0": 2, "k1": 3}"#,
+        window,
+    );
+    exits(
+        bfopt().args(["check", f.to_str().unwrap()]),
+        2,
+        &["[0].requirement.allow_fn", "missing key"],
+    );
+    let with_fn = r#"{"fp": 0.05, "shape": "window", "insertions": 2000, "allow_fn": 0.1}"#;
+    let f = one_design(
+        "i",
+        "stable",
+        "ibf3",
+        r#"{"m": 80000, "k": 4, "max": 3, "decrements": 8, "counter_bits": 4}"#,
+        with_fn,
+    );
+    exits(
+        bfopt().args(["check", f.to_str().unwrap()]),
+        2,
+        &["[0].requirement.importance", "importance law"],
+    );
 }

@@ -171,3 +171,54 @@ fn issue_22_ci_docs_jobs_run_as_written() {
     assert!(readme.contains("cargo install --locked --path ."));
     assert!(readme.contains("cargo install --locked --git "));
 }
+
+/// The release the CI jobs pin is one version everywhere: every crate's `Cargo.toml`,
+/// the Python package, a `## [X.Y.Z]` section of `CHANGELOG.md`, and the `--tag vX.Y.Z`
+/// of `docs/ci.md` and the README.
+#[test]
+fn issue_22_release_version_agrees_everywhere() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let read = |p: &str| std::fs::read_to_string(root.join(p)).unwrap();
+    let version_of = |p: &str| {
+        let text = read(p);
+        text.lines()
+            .find_map(|l| l.strip_prefix("version = \""))
+            .and_then(|v| v.strip_suffix('"'))
+            .unwrap_or_else(|| panic!("{p}: no version"))
+            .to_string()
+    };
+    let v = version_of("Cargo.toml");
+    assert_eq!(v, env!("CARGO_PKG_VERSION"));
+    for p in [
+        "models/Cargo.toml",
+        "validation/Cargo.toml",
+        "plan/Cargo.toml",
+        "python/Cargo.toml",
+        "python/pyproject.toml",
+    ] {
+        assert_eq!(version_of(p), v, "{p}");
+    }
+    assert!(
+        read("CHANGELOG.md")
+            .lines()
+            .any(|l| l.starts_with(&format!("## [{v}]"))),
+        "CHANGELOG.md: no ## [{v}] section"
+    );
+    for p in ["docs/ci.md", "README.md"] {
+        let text = read(p);
+        let tags: Vec<&str> = text
+            .split("--tag ")
+            .skip(1)
+            .filter_map(|t| t.split_whitespace().next())
+            // `vX.Y.Z` in prose is the placeholder, not a pin.
+            .filter(|t| {
+                t.strip_prefix('v')
+                    .is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit()))
+            })
+            .collect();
+        assert!(!tags.is_empty(), "{p}: no --tag");
+        for t in tags {
+            assert_eq!(t, format!("v{v}"), "{p}");
+        }
+    }
+}

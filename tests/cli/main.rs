@@ -11,13 +11,16 @@ mod allocate;
 mod apbf;
 mod audit;
 mod bad_input;
+mod bad_input_matrix;
 mod check;
 mod ci_docs;
 mod fuzz_smoke;
 mod gbf;
 mod issue16;
+mod issue21;
 mod pbf;
 mod plan;
+mod profile;
 mod rbf;
 mod readme;
 mod recommend_validate;
@@ -246,7 +249,8 @@ fn optimize_classic_best_k_and_capacity() {
 #[test]
 fn recommend_ranks_by_memory_in_every_format() {
     let rows = plan_rows("recommend --fp 0.01 --capacity 1e6");
-    assert_eq!(rows.len(), 3);
+    // Binary fuse (the pick: least memory), the three classic layouts and the cuckoo filter.
+    assert_eq!(rows.len(), 5);
     let bits: Vec<u64> = rows
         .iter()
         .map(|r| r["metrics"]["bits"].as_u64().unwrap())
@@ -257,15 +261,18 @@ fn recommend_ranks_by_memory_in_every_format() {
         .all(|r| r["metrics"]["fp"].as_f64().unwrap() <= 0.01));
     // CSV: the design, then each parameter in its own column, then the metrics; the
     // pick marked.
-    let m = rows[0]["params"]["m"].as_u64().unwrap();
+    assert_eq!(rows[0]["params"]["design"], "binary-fuse/8");
+    let classic = &rows[1];
+    let m = classic["params"]["m"].as_u64().unwrap();
     run_ok("recommend --fp 0.01 --capacity 1e6 --format csv")
         .stdout(predicate::str::starts_with(
-            "family,design,m,k,block_bits,pick,bits,bits_per_item,accesses_insert",
+            "family,design,f,slots,m,k,block_bits,b,buckets,pick,bits,bits_per_item,accesses_insert",
         ))
+        .stdout(predicate::str::contains("fuse,binary-fuse/8,8,"))
         .stdout(predicate::str::contains(format!(
-            "classic,{},{m},{},,true,{m},",
-            rows[0]["params"]["design"].as_str().unwrap(),
-            rows[0]["params"]["k"]
+            "classic,{},,,{m},{},,,,false,{m},",
+            classic["params"]["design"].as_str().unwrap(),
+            classic["params"]["k"]
         )));
     run_ok("recommend --fp 0.01 --capacity 1e6").stdout(predicate::str::contains("blocked"));
 }
@@ -387,7 +394,10 @@ fn exit_3_when_nothing_fits_the_budget() {
     assert_exit(
         "recommend --fp 0.01 --capacity 1e6 --memory 1MiB",
         3,
-        &["memory (--memory) = 8388608 bits binds", "achievable: 9592"],
+        &[
+            "memory (--memory) = 8388608 bits binds",
+            "achievable: 9043968 bits with binary-fuse/8",
+        ],
     );
 }
 

@@ -200,6 +200,40 @@ fn simulate_pbf_agrees_and_is_deterministic() {
     assert_exit("simulate pbf --scale 2", 2, &["--scale = 2"]);
 }
 
+/// Issue 19: one input of the day or of the learner changed at a time. Visits one second
+/// apart coalesce PBF-2's coarse levels (its FP falls, the model still agrees); bad
+/// values exit 2 naming the flag.
+#[test]
+fn simulate_pbf_changes_one_input_at_a_time() {
+    let base = "simulate pbf --scale 0.002 --queries 1500 --method pbf2-opt";
+    let fp = |extra: &str| {
+        let out = json_out(&words(&format!("{base} {extra}")));
+        let rows: Vec<serde_json::Value> = serde_json::from_slice(&out).unwrap();
+        assert_eq!(rows[0]["metrics"]["agrees"], true, "{extra}");
+        rows[0]["metrics"]["fp"].as_f64().unwrap()
+    };
+    let (shape, continuous) = (fp(""), fp("--session-gap 1 --session-visits 400"));
+    assert!(continuous < 0.5 * shape, "{continuous} vs {shape}");
+    let online = words(
+        "simulate pbf --scale 0.002 --queries 500 --method pbf1-online --online-same-day \
+         --online-exact --online-smoothing 0.2",
+    );
+    let rows: Vec<serde_json::Value> = serde_json::from_slice(&json_out(&online)).unwrap();
+    assert_eq!(rows[0]["params"]["online_same_day"], true);
+    assert_eq!(rows[0]["params"]["online_smoothing"], 0.2);
+    assert_eq!(rows[0]["metrics"]["agrees"], true);
+    assert_exit(
+        &format!("{base} --session-gap 0.5"),
+        2,
+        &["--session-gap = 0.5"],
+    );
+    assert_exit(
+        "simulate pbf --scale 0.002 --method pbf1-online --online-smoothing 2",
+        2,
+        &["--online-smoothing = 2"],
+    );
+}
+
 /// Issue 10: a PBF-1 over `T = 2^40` cannot be materialised: exit 2 naming the horizon
 /// (it tried to allocate 4 TB before); a horizon too short for the bound likewise.
 #[test]

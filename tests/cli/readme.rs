@@ -39,6 +39,11 @@ const HEAVY: &[(&str, &str)] = &[
         "reads the user's plan; tests/cli/check.rs runs recommend -> check",
     ),
     (
+        "check p.json",
+        "reads the plan the line above writes (the test discards redirected output); \
+         tests/cli/check.rs runs recommend -> check --all --simulate on this plan",
+    ),
+    (
         "--filters shards.csv",
         "reads the user's filter list; tests/cli/allocate.rs reads CSV and JSON filter files",
     ),

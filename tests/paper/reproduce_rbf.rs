@@ -79,6 +79,22 @@ fn figure4_two_phase_model_inside_distinct_intervals() {
         "{:#?}",
         r.differences
     );
+    // Issue 19: on the pool, the model that counts the copies is inside every interval.
+    let (lo, hi, fp) = (
+        all(&r, "pool_lo"),
+        all(&r, "pool_hi"),
+        all(&r, "fp_pool_model"),
+    );
+    for i in 0..fp.len() {
+        assert!(
+            lo[i] <= fp[i] && fp[i] <= hi[i] && fp[i] < f[i],
+            "σ={}: {} [{}, {}]",
+            sigma[i],
+            fp[i],
+            lo[i],
+            hi[i]
+        );
+    }
     assert!(svg(&r).contains("distinct stream"));
 }
 

@@ -189,6 +189,30 @@ impl Check {
         )
     }
 
+    /// A deterministic count or size the simulation measured without sampling error
+    /// (false negatives, a built structure's slot count): it agrees only when equal to
+    /// `predicted` (up to [`ROUNDING`]). `n` is the trials behind it.
+    pub fn deterministic(
+        family: &str,
+        name: String,
+        predicted: f64,
+        measured: f64,
+        n: u64,
+        seed: u64,
+    ) -> Self {
+        Self::new(
+            family,
+            name,
+            predicted,
+            measured,
+            (measured, measured),
+            1.0,
+            Tolerance::EXACT,
+            n,
+            seed,
+        )
+    }
+
     /// A failed check for a simulation that could not run (the message says why).
     pub fn error(family: &str, name: String, seed: u64) -> Self {
         Self::new(

@@ -5,7 +5,9 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
 use std::io::IsTerminal;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+// `web_time` is `std::time` on native targets; in the browser (wasm32) it reads
+// `performance.now()`, where `std::time::Instant::now` panics.
+use web_time::{Duration, Instant};
 
 /// The seed of epoch `epoch` of a run with base seed `base`; independent of thread count.
 pub fn epoch_seed(base: u64, epoch: u64) -> u64 {

@@ -38,6 +38,9 @@ pub const FAMILIES: &[(&str, FamilyChecks)] = &[
     ("stable", crate::experiments::stable::checks),
     ("gbf", crate::experiments::gbf::checks),
     ("scalable", crate::experiments::scalable::checks),
+    ("fuse", crate::experiments::fuse::checks),
+    ("cuckoo", crate::experiments::cuckoo::checks),
+    ("counting", crate::experiments::counting::checks),
 ];
 
 /// Names of the families in the suite.

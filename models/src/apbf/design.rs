@@ -547,7 +547,7 @@ pub fn design(req: &ApbfRequirement) -> Result<ApbfDesign, ModelError> {
                     format!("{:.3} accesses", best_accesses(req)),
                 ),
                 _ => (
-                    format!("max_npws <= {}", req.max_npws.unwrap_or(0.0)),
+                    format!("max_npws <= {}", show_rate(req.max_npws.unwrap_or(0.0))),
                     format!("npws {:.4}", best_npws(req)),
                 ),
             };

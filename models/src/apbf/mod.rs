@@ -104,6 +104,7 @@ pub use recursion::{
 
 use crate::error::{check, ModelError};
 use crate::numeric::{gauss_legendre_unit, probability};
+use crate::workload::Distinct;
 use serde::Serialize;
 use std::f64::consts::LN_2;
 use std::ops::RangeInclusive;
@@ -387,12 +388,12 @@ impl ApbfParams {
     }
 
     /// Expected fills after `j ∈ 1..=g` insertions of the current generation of a
-    /// stream with repeats inside the window ([`duplicates`]): a slice that has seen a
-    /// run of `n` insertions holds `E[D(n)]` distinct items.
+    /// stream described by its `D(·)` ([`crate::workload`]): a slice that has seen a run
+    /// of `n` insertions holds `D(n)` distinct items, fill `1 − (1 − 1/m)^D(n)`.
     ///
     /// # Errors
     /// An unsized filter.
-    pub fn fills_duplicates(&self, j: u64, dup: &WindowDuplicates) -> Result<Vec<f64>, ModelError> {
+    pub fn fills_on(&self, j: u64, workload: &Distinct) -> Result<Vec<f64>, ModelError> {
         let s = self.sized()?;
         let j = j.clamp(1, s.generation);
         Ok(fills::sized_at_phase_with(
@@ -401,40 +402,69 @@ impl ApbfParams {
             s.slice_bits,
             s.generation as f64,
             j as f64,
-            |n| dup.distinct(n),
+            |n| workload.d(n),
         ))
     }
 
-    /// FP after `j` insertions of the generation under repeats ([`duplicates`]):
-    /// `F(k, l, 0, 0)` (Section 5.3 [APBF]) over [`Self::fills_duplicates`].
+    /// FP after `j` insertions of the generation on a stream with `D(·)`:
+    /// `F(k, l, 0, 0)` (Section 5.3 [APBF]) over [`Self::fills_on`].
+    ///
+    /// # Errors
+    /// An unsized filter.
+    pub fn fp_after_on(&self, j: u64, workload: &Distinct) -> Result<f64, ModelError> {
+        Ok(consecutive_match(&self.fills_on(j, workload)?, self.ku()))
+    }
+
+    /// Worst-case FP (just before a shift) on a stream with `D(·)`; equals [`Self::fp`]
+    /// when `D(n) = n`.
+    ///
+    /// # Errors
+    /// An unsized filter.
+    pub fn fp_on(&self, workload: &Distinct) -> Result<f64, ModelError> {
+        let g = self.sized()?.generation;
+        self.fp_after_on(g, workload)
+    }
+
+    /// Phase-averaged FP on a stream with `D(·)` ([`Self::fp_average`]'s rule).
+    ///
+    /// # Errors
+    /// An unsized filter.
+    pub fn fp_average_on(&self, workload: &Distinct) -> Result<f64, ModelError> {
+        let s = self.sized()?;
+        Ok(self.fp_average_with(s, &|n| workload.d(n)))
+    }
+
+    /// [`Self::fills_on`] for the repeats stream ([`duplicates`]).
+    ///
+    /// # Errors
+    /// An unsized filter.
+    pub fn fills_duplicates(&self, j: u64, dup: &WindowDuplicates) -> Result<Vec<f64>, ModelError> {
+        self.fills_on(j, &Distinct::Repeats(*dup))
+    }
+
+    /// [`Self::fp_after_on`] for the repeats stream ([`duplicates`]).
     ///
     /// # Errors
     /// An unsized filter.
     pub fn fp_after_duplicates(&self, j: u64, dup: &WindowDuplicates) -> Result<f64, ModelError> {
-        Ok(consecutive_match(
-            &self.fills_duplicates(j, dup)?,
-            self.ku(),
-        ))
+        self.fp_after_on(j, &Distinct::Repeats(*dup))
     }
 
-    /// Worst-case FP (just before a shift) under repeats inside the window
-    /// ([`duplicates`]); equals [`Self::fp`] at repeat rate 0.
+    /// [`Self::fp_on`] for the repeats stream ([`duplicates`]); equals [`Self::fp`] at
+    /// repeat rate 0.
     ///
     /// # Errors
     /// An unsized filter.
     pub fn fp_duplicates(&self, dup: &WindowDuplicates) -> Result<f64, ModelError> {
-        let g = self.sized()?.generation;
-        self.fp_after_duplicates(g, dup)
+        self.fp_on(&Distinct::Repeats(*dup))
     }
 
-    /// Phase-averaged FP under repeats inside the window ([`duplicates`];
-    /// [`Self::fp_average`]'s rule).
+    /// [`Self::fp_average_on`] for the repeats stream ([`duplicates`]).
     ///
     /// # Errors
     /// An unsized filter.
     pub fn fp_average_duplicates(&self, dup: &WindowDuplicates) -> Result<f64, ModelError> {
-        let s = self.sized()?;
-        Ok(self.fp_average_with(s, &|n| dup.distinct(n)))
+        self.fp_average_on(&Distinct::Repeats(*dup))
     }
 
     /// Expected accesses of Algorithm 1 [APBF] for non-members under the paper's fills

@@ -18,6 +18,7 @@
 
 use crate::classic::{design, ClassicDesign, ClassicRequirement, Layout};
 use crate::error::{check, ModelError};
+use crate::workload::Distinct;
 use serde::Serialize;
 use std::ops::RangeInclusive;
 
@@ -75,19 +76,35 @@ impl RotatingRequirement {
     /// `r` outside [`Self::FILTERS`]; [`ModelError::Infeasible`] when a filter cannot
     /// be sized.
     pub fn design_with(&self, filters: u32) -> Result<RotatingDesign, ModelError> {
-        let mut d = self.size(filters)?;
-        d.fp_if_each_sized_at_target = ClassicRequirement::new(self.fp, d.generation, self.layout)
-            .and_then(|req| design(&req))
-            .map(|n| union_fp(n.metrics.fp, filters))
-            .ok();
+        self.design_with_on(filters, &Distinct::Identity)
+    }
+
+    /// [`Self::design_with`] on a stream with `D(·)` ([`crate::workload`]): each filter
+    /// holds the `⌈D(g)⌉` distinct items of its generation of `g` insertions (a repeat sets
+    /// the bits its earlier occurrence in the same generation set).
+    ///
+    /// # Errors
+    /// As [`Self::design_with`].
+    pub fn design_with_on(
+        &self,
+        filters: u32,
+        workload: &Distinct,
+    ) -> Result<RotatingDesign, ModelError> {
+        let mut d = self.size_on(filters, workload)?;
+        d.fp_if_each_sized_at_target =
+            ClassicRequirement::new(self.fp, d.per_filter.params.n(), self.layout)
+                .and_then(|req| design(&req))
+                .map(|n| union_fp(n.metrics.fp, filters))
+                .ok();
         Ok(d)
     }
 
-    /// [`Self::design_with`] without the naive comparison.
-    fn size(&self, filters: u32) -> Result<RotatingDesign, ModelError> {
+    /// [`Self::design_with_on`] without the naive comparison.
+    fn size_on(&self, filters: u32, workload: &Distinct) -> Result<RotatingDesign, ModelError> {
         check::in_range("filters", filters, Self::FILTERS)?;
         let r = f64::from(filters);
         let generation = self.window.div_ceil(u64::from(filters - 1));
+        let held = distinct_in(workload, generation);
         let per_filter_fp = -((-self.fp).ln_1p() / r).exp_m1();
         if per_filter_fp < check::FP_TARGET_MIN {
             // Issue 17: not an invalid input (the user's target is supported) but a ring
@@ -100,12 +117,13 @@ impl RotatingRequirement {
                 format!("fp >= {:e} for a ring of {filters}", check::FP_TARGET_MIN * r),
             ));
         }
-        let sub = design(&ClassicRequirement::new(
-            per_filter_fp,
+        let sub = design(&ClassicRequirement::new(per_filter_fp, held, self.layout)?)?;
+        Ok(RotatingDesign::ring_of(
+            filters,
+            sub,
             generation,
-            self.layout,
-        )?)?;
-        Ok(RotatingDesign::ring(filters, sub, self.window))
+            self.window,
+        ))
     }
 }
 
@@ -142,7 +160,13 @@ impl RotatingDesign {
     /// window of `window` insertions. The ring misses window items when
     /// `(r − 1)·g < W` (the caller checks); the slack is then 0.
     pub fn ring(filters: u32, per_filter: ClassicDesign, window: u64) -> Self {
-        let generation = per_filter.params.n();
+        Self::ring_of(filters, per_filter, per_filter.params.n(), window)
+    }
+
+    /// [`Self::ring`] with generations of `generation` insertions, of which `per_filter`
+    /// holds `per_filter.params.n()` distinct items (fewer than `generation` when the
+    /// stream repeats).
+    pub fn ring_of(filters: u32, per_filter: ClassicDesign, generation: u64, window: u64) -> Self {
         let bits = per_filter.params.m() * u64::from(filters);
         Self {
             filters,
@@ -160,6 +184,11 @@ impl RotatingDesign {
     }
 }
 
+/// `⌈D(g)⌉` clamped to `1..=g`: the distinct items a generation of `g` insertions holds.
+fn distinct_in(workload: &Distinct, generation: u64) -> u64 {
+    (workload.d(generation as f64).ceil() as u64).clamp(1, generation.max(1))
+}
+
 /// `1 − (1 − f)^r`, the FP of `r` independent filters of FP `f` queried together.
 fn union_fp(f: f64, filters: u32) -> f64 {
     -(f64::from(filters) * (-f).ln_1p()).exp_m1()
@@ -173,11 +202,23 @@ fn union_fp(f: f64, filters: u32) -> f64 {
 /// # Errors
 /// [`ModelError::Infeasible`] when no ring size can be sized.
 pub fn design_rotating(req: &RotatingRequirement) -> Result<RotatingDesign, ModelError> {
+    design_rotating_on(req, &Distinct::Identity)
+}
+
+/// [`design_rotating`] on a stream with `D(·)` ([`crate::workload`]): every ring size
+/// sized by [`RotatingRequirement::design_with_on`].
+///
+/// # Errors
+/// [`ModelError::Infeasible`] when no ring size can be sized.
+pub fn design_rotating_on(
+    req: &RotatingRequirement,
+    workload: &Distinct,
+) -> Result<RotatingDesign, ModelError> {
     let mut best: Option<RotatingDesign> = None;
     let mut last_err = None;
     let mut worse = 0;
     for r in *RotatingRequirement::FILTERS.start()..=req.max_filters {
-        match req.size(r) {
+        match req.size_on(r, workload) {
             Ok(d) if best.is_none_or(|b| d.bits < b.bits) => {
                 best = Some(d);
                 worse = 0;
@@ -190,7 +231,7 @@ pub fn design_rotating(req: &RotatingRequirement) -> Result<RotatingDesign, Mode
         }
     }
     match best {
-        Some(d) => req.design_with(d.filters),
+        Some(d) => req.design_with_on(d.filters, workload),
         None => {
             Err(last_err.unwrap_or_else(|| ModelError::infeasible("window", "no ring size fits")))
         }

@@ -159,6 +159,19 @@ fn exact_standard_bits(fp: f64, n: u64, k: u32, from: u64) -> Option<u64> {
     }
 }
 
+/// The smallest `m` for which `k` hashes keep the model FP ([`ClassicParams::fp`]: the
+/// exact law where computable) of `n` items at most `fp`, or `None` above `2^50` bits.
+/// [`design`] minimises it over `k`; families built on a classic filter (counting Bloom
+/// filters) size their cells with it.
+pub fn min_bits(fp: f64, n: u64, k: u32, layout: Layout) -> Option<u64> {
+    let m = min_bits_for_k(fp, n, k, layout)?;
+    if layout == Layout::Standard {
+        exact_standard_bits(fp, n, k, m)
+    } else {
+        Some(m)
+    }
+}
+
 /// Sizes a filter: the smallest `m` over integer `k ≤ k_max` whose model FP
 /// ([`ClassicParams::fp`]) is at most the target; ties go to the smaller `k`. The model
 /// FP is the exact law wherever it is computable ([`super::FpLaw`], reported as

@@ -67,7 +67,7 @@ mod half_fill;
 pub use audit::{
     z_quantile, ClassicAudit, ClassicOccupancy, FpKind, Headroom, ItemEstimate, Ones, ZeroLaw,
 };
-pub use design::{best_k, capacity, design, ClassicDesign, ClassicRequirement};
+pub use design::{best_k, capacity, design, min_bits, ClassicDesign, ClassicRequirement};
 pub use exact::{
     fp_exact_after_throws, fp_exact_by_load, fp_exact_rational, fp_exact_standard, BlockFpTable,
     EXACT_BUDGET,

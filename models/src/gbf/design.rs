@@ -151,6 +151,18 @@ pub fn design_observed(
     }
     check::in_range("k_max", req.k_max, GbfParams::K)?;
     let m = (req.bits_per_item * req.w as f64).floor() as u64;
+    let m_min = *GbfParams::M.start();
+    if m < m_min {
+        return Err(ModelError::invalid(
+            "bits_per_item",
+            req.bits_per_item,
+            format!(
+                "bits_per_item >= {} ({m_min} bits over a window of {}) and bits_per_item <= 4096",
+                crate::error::show_rate(m_min as f64 / req.w as f64),
+                req.w,
+            ),
+        ));
+    }
     let distinct = gbf_distinct(&req.prior);
     let mut candidates = Vec::new();
     for k0 in 1..=req.k_max {
@@ -174,4 +186,26 @@ pub fn design_observed(
         standard: pick(|c| c.penalty.standard)?,
         candidates,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::timing::penalty::PenaltyDist;
+
+    /// A budget below two bits names `bits_per_item` with its own lower bound (it once
+    /// reported the bound on `m`, "2 <= m", under the name of the per-item flag).
+    #[test]
+    fn a_budget_below_two_bits_names_bits_per_item_and_its_bound() {
+        let req = GbfRequirement {
+            bits_per_item: 0.015,
+            w: 100,
+            prior: StreamPrior::uniform(1000).unwrap(),
+            penalties: PenaltyDist::uniform(1.0, 2.0).unwrap(),
+            k_max: 2,
+        };
+        let e = design(&req).unwrap_err().to_string();
+        assert!(e.contains("bits_per_item = 0.015"), "{e}");
+        assert!(e.contains("bits_per_item >= 0.02"), "{e}");
+    }
 }

@@ -177,6 +177,38 @@ impl GbfParams {
     /// likely, so `fn = 1 − (1/w) Σ_{i<w} Pos(i)`; items out of the window are
     /// arbitrarily old, so `fp` is [`Self::positive_never`].
     pub fn metrics_flat(&self, w: u64, age: Option<u64>) -> GbfMetrics {
+        self.metrics_flat_items(w as f64, age)
+    }
+
+    /// [`Self::metrics_flat`] on a stream with `D(·)` ([`crate::workload`]), FN averaged
+    /// over the distinct items of the window.
+    ///
+    /// # Formula
+    /// Order the `N = D(w)` distinct items of the window by their last occurrence, most
+    /// recent first: the `r`-th has exactly `r` distinct other items inserted after it.
+    /// With the decay counted in distinct items (`t = q_ε^r`, the refinement at the end of
+    /// Section 5.3.2 [TBF]: a repeat writes the cells its item wrote before),
+    /// ```text
+    /// fn = 1 − (1/N) Σ_{r<N} Pos(r),   Pos(r) = f0(1, r)^k0 (1 − f0(0, r))^k1   Eq. (31) [TBF]
+    /// ```
+    /// the distinct-stream form with `w` replaced by `D(w)`; `fp` is unchanged (a bit's
+    /// value is set by the last item that wrote it, so `π0` does not depend on repeats).
+    ///
+    /// # Accuracy
+    /// A repeat can rewrite a cell another item overwrote since its last occurrence, so the
+    /// decay in distinct items is an approximation; measured on the repeats stream in
+    /// `bfopt_validation::experiments::gbf` (`repeats_checks`).
+    pub fn metrics_flat_on(
+        &self,
+        w: u64,
+        workload: &crate::workload::Distinct,
+        age: Option<u64>,
+    ) -> GbfMetrics {
+        self.metrics_flat_items(workload.d(w as f64).max(1.0), age)
+    }
+
+    /// [`Self::metrics_flat`] over `w` (real, `>= 1`) window items of distinct ages.
+    fn metrics_flat_items(&self, w: f64, age: Option<u64>) -> GbfMetrics {
         let p0 = self.pi0();
         let lik = TLikelihood::new(vec![(p0, 1.0 - p0, self.k0), (1.0 - p0, p0, self.k1)]);
         let ln_q = self.ln_q_eps();
@@ -189,7 +221,7 @@ impl GbfParams {
                     c
                 } else {
                     let x = j as f64 * ln_q;
-                    c * (-(w as f64 * x).exp_m1()) / (-x.exp_m1()) / w as f64
+                    c * (-(w * x).exp_m1()) / (-x.exp_m1()) / w
                 }
             })
             .sum();

@@ -23,6 +23,7 @@
 //! | k = 1 closed form | (19) | [`fp_k1_closed_form`] |
 //! | E[N_0] as printed | (20)-(23) | [`chain::messages_paper`] |
 //! | f_σ² | (24)-(26) | [`chain::ChainSolution::fp_two_phase`] |
+//! | two phases on a pool of repeats | (not in the paper; Eq. (26) bounds it) | [`repeats::two_phase_pool`] |
 //! | f_w, f_o, f_a | (1)-(3) | [`RbfNParams::metrics`] |
 //! | whole curve in σ | | [`chain::CurveScan`] |
 //! | large-M approximation | | [`fluid::point`] |
@@ -84,6 +85,7 @@ mod design;
 pub mod fluid;
 pub mod forgetting;
 mod nbounded;
+pub mod repeats;
 pub mod transitions;
 
 #[cfg(test)]

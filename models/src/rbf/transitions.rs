@@ -108,7 +108,13 @@ pub fn distinct_positions(m: u64, k: u32, hashing: Hashing) -> Vec<f64> {
 ///
 /// Equal to the self-loop `τ_k(i, i)` (docs/errata.md), which the tests check.
 pub fn rho(m: u64, k: u32, i: u64, hashing: Hashing) -> f64 {
-    let (mf, i_f) = (m as f64, i as f64);
+    rho_real(m, k, i as f64, hashing)
+}
+
+/// [`rho`] at a real bit count `x` (`0 ≤ x ≤ M`): `(x/M)^k` (colliding),
+/// `Π_{h<k} (x − h)/(M − h)` (distinct), for models that carry a mean number of set bits.
+pub fn rho_real(m: u64, k: u32, x: f64, hashing: Hashing) -> f64 {
+    let (mf, i_f) = (m as f64, x);
     match hashing {
         Hashing::Colliding => (i_f / mf).powi(k as i32),
         Hashing::Distinct => (0..k)

@@ -377,7 +377,10 @@ pub fn design_decrements(req: &SbfRequirement) -> Result<SbfDesign, ModelError> 
         return Err(ModelError::infeasible(
             format!(
                 "fp <= {} with m = {}, K = {}, Max = {}",
-                req.fp, req.m, req.k, req.max
+                crate::error::show_rate(req.fp),
+                req.m,
+                req.k,
+                req.max
             ),
             format!("fp = {best:e} at the largest P = {}", req.m - 1),
         ));

@@ -288,7 +288,7 @@ pub fn design_observed(
             ModelError::infeasible(
                 format!(
                     "{} bits per item over a window of {} leave fewer timers than hashes for every k <= {} and bpt <= {}",
-                    req.bits_per_item, req.w, req.k_max, req.bpt_max
+                    crate::error::show_rate(req.bits_per_item), req.w, req.k_max, req.bpt_max
                 ),
                 "a larger --bits-per-item",
             )

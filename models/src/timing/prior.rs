@@ -6,10 +6,8 @@
 
 use crate::error::{check, ModelError};
 use crate::numeric::{one_minus_pow1m, pow1m, CompensatedSum};
+pub use crate::workload::{harmonic, Distinct, EULER_GAMMA};
 use serde::Serialize;
-
-/// Euler's constant γ (Eq. (17) [TBF]).
-pub const EULER_GAMMA: f64 = 0.577_215_664_901_532_9;
 
 /// Checks a sample probability `p_x` (Definition 5 [TBF]): `0 < p_x <= 1`.
 ///
@@ -112,17 +110,6 @@ pub fn classical_posterior_approx(px: f64, n: u64, m: u64) -> f64 {
     let never = pow1m(px, n as f64);
     let p_fp = 0.5f64.powf(m as f64 / n as f64 * std::f64::consts::LN_2);
     inserted / (never * p_fp + inserted)
-}
-
-/// The harmonic number `H_n = Σ_{i=1}^{n} 1/i` (exact summation up to 10^6 terms, the
-/// asymptotic series beyond, error below 1e-15 relative).
-pub fn harmonic(n: u64) -> f64 {
-    if n <= 1_000_000 {
-        let s: CompensatedSum = (1..=n).rev().map(|i| 1.0 / i as f64).collect();
-        return s.value();
-    }
-    let x = n as f64;
-    x.ln() + EULER_GAMMA + 1.0 / (2.0 * x) - 1.0 / (12.0 * x * x) + 1.0 / (120.0 * x.powi(4))
 }
 
 /// The distribution of stream items: which item arrives next (Definition 5 [TBF]).
@@ -265,226 +252,10 @@ impl StreamPrior {
     }
 }
 
-/// Expected number of distinct items among `j` insertions, `D(j)` (Section 2.5 [TBF]).
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(tag = "distinct", rename_all = "snake_case")]
-pub enum Distinct {
-    /// `D(j) = j`: every insertion distinct (`--distinct none`).
-    Identity,
-    /// Uniform stream over `|U|` items.
-    ///
-    /// ```text
-    /// D(j) = |U| (1 − (1 − 1/|U|)^j)                           Eq. (16) [TBF]
-    /// ```
-    Uniform {
-        /// `|U|`.
-        universe: u64,
-    },
-    /// Zipf stream, the approximation of Wu and Ravishankar, capped to `[0, min(j, |U|)]`.
-    ///
-    /// ```text
-    /// D(j) ≈ (j / H_|U|) (1 − γ + ln(|U| H_|U| / j))           Eq. (17) [TBF]
-    /// ```
-    /// # Accuracy
-    /// Against Eq. (15) at `|U| = 2^16` (measured in this module's tests): +20% at
-    /// `j = 1` (the printed form exceeds `j` for `j` below about 3, hence the cap), within
-    /// 5% for `10 <= j <= 2|U|` (at `|U| = 2^12`: −5.2% at `2|U|`, simulated in
-    /// `tests/agreement/timing.rs`), −10% at `j = 4|U|` (the paper's `w = 2^18`), −84% at
-    /// `j = 16|U|`; it falls to 0 at `j = e^(1−γ)|U|H_|U|`. Use
-    /// [`Distinct::zipf_tabulated`] where `j` reaches beyond `|U|`.
-    ZipfApprox {
-        /// `|U|`.
-        universe: u64,
-        /// `H_|U|` ([`harmonic`]).
-        harmonic: f64,
-    },
-    /// Zipf stream, exact: `D(j) = Σ_x (1 − (1 − p_x)^j)`, Eq. (15) [TBF] (`O(|U|)` per call).
-    ZipfExact {
-        /// `|U|`.
-        universe: u64,
-    },
-    /// Sampled values `(j, D(j))`, interpolated piecewise-logarithmically (Eq. (18) [TBF]);
-    /// below the first sample `D` is linear from `(0, 0)`, above the last it is held.
-    Sampled {
-        /// Points sorted by `j`, `j >= 1`, `D >= 0`.
-        points: Vec<(f64, f64)>,
-    },
-}
-
-impl Distinct {
-    /// A sampled curve.
-    ///
-    /// # Errors
-    /// Fewer than one point, non-increasing `j`, `j < 1`, `D(j)` not in `(0, j]`.
-    pub fn sampled(points: Vec<(f64, f64)>) -> Result<Self, ModelError> {
-        if points.is_empty() {
-            return Err(ModelError::invalid(
-                "points",
-                "[]",
-                "at least one (j, D(j))",
-            ));
-        }
-        let mut prev = 0.0;
-        for &(j, d) in &points {
-            if !(j >= 1.0 && j > prev && j.is_finite()) {
-                return Err(ModelError::invalid(
-                    "points.j",
-                    j,
-                    "1 <= j, strictly increasing",
-                ));
-            }
-            if !(d > 0.0 && d <= j) {
-                return Err(ModelError::invalid("points.d", d, "0 < D(j) <= j"));
-            }
-            prev = j;
-        }
-        Ok(Distinct::Sampled { points })
-    }
-
-    /// Eq. (17) [TBF] for a Zipf stream over `universe` ranks.
-    pub fn zipf_approx(universe: u64) -> Self {
-        Distinct::ZipfApprox {
-            universe,
-            harmonic: harmonic(universe),
-        }
-    }
-
-    /// Eq. (15) [TBF] for the Zipf stream, evaluated exactly at 16 points per decade of
-    /// `j` from 1 to `10^3·|U|` and interpolated with Eq. (18) [TBF] in between: exact
-    /// accuracy at the cost of a table (error below 1e-3 relative, tested).
-    pub fn zipf_tabulated(universe: u64) -> Self {
-        let exact = Distinct::ZipfExact { universe };
-        let top = 1e3 * universe as f64;
-        let mut points = Vec::new();
-        let mut t = 0.0f64;
-        loop {
-            let j = 10f64.powf(t / 16.0);
-            if j > top {
-                break;
-            }
-            points.push((j, exact.d(j)));
-            t += 1.0;
-        }
-        Distinct::Sampled { points }
-    }
-
-    /// `D_{−x}(j)`: the expected number of distinct items *other than* `x` among `j`
-    /// arrivals, given that none of them is `x` (an item of sample probability `px`).
-    /// This is what ages the cells of an item last inserted `j` arrivals ago: those
-    /// arrivals are drawn from the stream conditioned on not being `x`.
-    ///
-    /// # Formula
-    /// ```text
-    /// D_{−x}(j) = Σ_{y≠x} 1 − (1 − p_y/(1−p_x))^j                       (Eq. (15) [TBF] conditioned)
-    ///           = (|U|−1)(1 − (1 − 1/(|U|−1))^j)                           uniform, exactly
-    ///           ≈ D(j/(1−p_x)) − (1 − (1−p_x)^(j/(1−p_x)))                 otherwise
-    /// ```
-    /// The last form replaces `(1 − p_y/(1−p_x))^j` by `(1−p_y)^(j/(1−p_x))`, equal to
-    /// first order in `p_y` (the error is about `p_x Σ_y p_y²`, largest at small `j`);
-    /// measured against the exact sum for a Zipf stream over `|U| = 2^10`, `j` from 1 to
-    /// 1e5 (this module's tests): relative error 1.0e-3 for the most frequent item,
-    /// 5e-4 at rank 4, 6e-5 at rank 32, 2e-6 at rank 1000. `D(j) = j` ([`Distinct::Identity`]) stays `j`.
-    /// `px >= 1` (every arrival is `x`) gives 0.
-    pub fn d_excluding(&self, px: f64, j: f64) -> f64 {
-        if j <= 0.0 || px >= 1.0 {
-            return 0.0;
-        }
-        match self {
-            Distinct::Identity => j,
-            Distinct::Uniform { universe } => {
-                let u = (*universe - 1) as f64;
-                if u <= 0.0 {
-                    0.0
-                } else {
-                    u * one_minus_pow1m(1.0 / u, j)
-                }
-            }
-            _ => {
-                let scaled = j / (1.0 - px);
-                (self.d(scaled) - one_minus_pow1m(px, scaled)).clamp(0.0, j)
-            }
-        }
-    }
-
-    /// `D(j)` for a real `j >= 0`.
-    pub fn d(&self, j: f64) -> f64 {
-        if j <= 0.0 {
-            return 0.0;
-        }
-        match self {
-            Distinct::Identity => j,
-            Distinct::Uniform { universe } => {
-                let u = *universe as f64;
-                u * one_minus_pow1m(1.0 / u, j)
-            }
-            Distinct::ZipfApprox { universe, harmonic } => {
-                let u = *universe as f64;
-                let h = *harmonic;
-                let d = j / h * (1.0 - EULER_GAMMA + (u * h / j).ln());
-                d.clamp(0.0, j.min(u))
-            }
-            Distinct::ZipfExact { universe } => {
-                let h = harmonic(*universe);
-                let s: CompensatedSum = (1..=*universe)
-                    .map(|x| one_minus_pow1m(1.0 / (x as f64 * h), j))
-                    .collect();
-                s.value()
-            }
-            Distinct::Sampled { points } => interpolate_log(points, j),
-        }
-    }
-}
-
-/// Piecewise-logarithmic interpolation, Eq. (18) [TBF]:
-/// `ln D(j2) = ln D(j1) + ln(D(j3)/D(j1)) · ln(j2/j1) / ln(j3/j1)`.
-fn interpolate_log(points: &[(f64, f64)], j: f64) -> f64 {
-    let (j0, d0) = points[0];
-    if j <= j0 {
-        return d0 * j / j0;
-    }
-    // First sample at or above j (binary search: tables are long).
-    let t = points.partition_point(|p| p.0 < j);
-    if t >= points.len() {
-        return points[points.len() - 1].1;
-    }
-    let ((j1, d1), (j3, d3)) = (points[t - 1], points[t]);
-    (d1.ln() + (d3 / d1).ln() * (j / j1).ln() / (j3 / j1).ln()).exp()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use approx::assert_relative_eq;
-
-    /// Issue 6 (D_{−x} aging): the scaled form against the exact conditioned sum.
-    #[test]
-    fn distinct_excluding_matches_the_conditioned_sum() {
-        let u = 1u64 << 10;
-        let h = harmonic(u);
-        let exact = Distinct::ZipfExact { universe: u };
-        for (rank, tol) in [(1u64, 1.2e-3), (4, 6e-4), (32, 7e-5), (1000, 3e-6)] {
-            let px = 1.0 / (rank as f64 * h);
-            for j in [1.0, 10.0, 100.0, 1e3, 1e4, 1e5] {
-                let want: f64 = (1..=u)
-                    .filter(|&y| y != rank)
-                    .map(|y| one_minus_pow1m(1.0 / (y as f64 * h) / (1.0 - px), j))
-                    .sum();
-                let got = exact.d_excluding(px, j);
-                assert!(
-                    (got / want - 1.0).abs() < tol,
-                    "rank {rank}, j {j}: {got} vs {want}"
-                );
-            }
-        }
-        let uni = Distinct::Uniform { universe: 100 };
-        assert_relative_eq!(
-            uni.d_excluding(0.01, 50.0),
-            99.0 * one_minus_pow1m(1.0 / 99.0, 50.0),
-            max_relative = 1e-14
-        );
-        assert_eq!(Distinct::Identity.d_excluding(0.3, 7.0), 7.0);
-        assert_eq!(uni.d_excluding(1.0, 7.0), 0.0);
-    }
 
     #[test]
     fn prior_sums_to_one_and_ranges_match_eq5() {
@@ -531,47 +302,6 @@ mod tests {
             let approx = classical_posterior_approx(px, n, m);
             assert_relative_eq!(exact, approx, max_relative = 1e-4);
         }
-    }
-
-    #[test]
-    fn distinct_forms() {
-        let u = Distinct::Uniform { universe: 1000 };
-        assert_relative_eq!(u.d(1.0), 1.0, max_relative = 1e-12);
-        assert_relative_eq!(u.d(1e7), 1000.0, max_relative = 1e-12);
-        assert_eq!(Distinct::Identity.d(17.0), 17.0);
-        // Eq. (16) is Eq. (15) with p_x = 1/|U|.
-        let zipf_exact = Distinct::ZipfExact { universe: 1 << 16 };
-        let zipf = Distinct::zipf_approx(1 << 16);
-        let tab = Distinct::zipf_tabulated(1 << 16);
-        let mut worst: f64 = 0.0;
-        for j in [10.0, 100.0, 1e3, 1e4, 1e5, 131072.0] {
-            let e = zipf_exact.d(j);
-            worst = worst.max((zipf.d(j) / e - 1.0).abs());
-        }
-        assert!(
-            worst < 0.05,
-            "Eq. (17) vs Eq. (15): worst relative error {worst}"
-        );
-        let e = zipf_exact.d(262144.0);
-        assert_relative_eq!(zipf.d(262144.0) / e, 0.902, epsilon = 0.002);
-        assert!(zipf.d(1.0) <= 1.0);
-        for j in [1.0, 3.7, 55.0, 1234.5, 98765.0, 262144.0, 3e6] {
-            assert_relative_eq!(tab.d(j), zipf_exact.d(j), max_relative = 1e-3);
-        }
-    }
-
-    #[test]
-    fn sampled_interpolation_reproduces_power_laws() {
-        // A power law D = j^0.8 is reproduced exactly by log interpolation.
-        let pts: Vec<(f64, f64)> = [1.0, 10.0, 100.0, 1000.0]
-            .iter()
-            .map(|&j: &f64| (j, j.powf(0.8)))
-            .collect();
-        let d = Distinct::sampled(pts).unwrap();
-        assert_relative_eq!(d.d(37.0), 37f64.powf(0.8), max_relative = 1e-12);
-        assert_relative_eq!(d.d(5000.0), 1000f64.powf(0.8), max_relative = 1e-12);
-        assert!(Distinct::sampled(vec![(10.0, 11.0)]).is_err());
-        assert!(Distinct::sampled(vec![(10.0, 5.0), (5.0, 4.0)]).is_err());
     }
 
     #[test]

@@ -13,6 +13,7 @@
 
 mod apbf;
 mod classic;
+mod counting;
 mod gbf;
 mod hp;
 mod pbf;

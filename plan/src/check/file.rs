@@ -11,10 +11,6 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 use std::fmt;
 
-/// Families the planner proposes of which [`evaluate`](super::evaluate) models no design, or only some
-/// (`rbf/one-phase`, `btbf/inferential` and the IBF policies are not modelled).
-const NOT_YET: [&str; 5] = ["rbf", "stable", "timing", "gbf", "pbf"];
-
 /// What is wrong in a design file, and where.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FileError {
@@ -302,12 +298,13 @@ fn params(
                 block_hashes: narrow("block_hashes")?,
             })
         }
-        ("rbf", "rbf/two-phase") => {
+        ("rbf", "rbf/two-phase" | "rbf/one-phase") => {
             let filters = u32_of("filters")?;
-            if filters != 2 {
+            let phases = if design == "rbf/two-phase" { 2 } else { 1 };
+            if filters != phases {
                 return Err(FileError::new(
                     join(base, "filters"),
-                    format!("{filters}: allowed 2 (a two-phase RBF)"),
+                    format!("{filters}: allowed {phases} (a {design})"),
                 ));
             }
             Ok(Params::Rbf {
@@ -317,29 +314,78 @@ fn params(
                 sigma: uint(p, base, "sigma")?,
             })
         }
-        ("timing", "btbf") => Ok(Params::Btbf {
+        ("timing", "btbf" | "btbf/inferential") => Ok(Params::Btbf {
             m: uint(p, base, "m")?,
             k: u32_of("k")?,
             bpt: u32_of("bpt")?,
             block_size: uint(p, base, "block_size")?,
             padding: uint(p, base, "padding")?,
         }),
-        ("stable", "sbf") => Ok(Params::Stable {
+        ("stable", "sbf" | "ibf1" | "ibf2" | "ibf3" | "ibf4" | "ibf5" | "ibf6") => {
+            Ok(Params::Stable {
+                m: uint(p, base, "m")?,
+                k: u32_of("k")?,
+                max: u32_of("max")?,
+                decrements: uint(p, base, "decrements")?,
+                counter_bits: match opt_u64("counter_bits")? {
+                    None => None,
+                    Some(_) => Some(u32_of("counter_bits")?),
+                },
+            })
+        }
+        ("gbf", "gbf") => Ok(Params::Gbf {
+            m: uint(p, base, "m")?,
+            k0: u32_of("k0")?,
+            k1: u32_of("k1")?,
+        }),
+        ("pbf", "pair-filter") => Ok(Params::PairFilter {
+            m: uint(p, base, "m")?,
+            probes: uint(p, base, "probes")?,
+        }),
+        ("pbf", d) if d == "pbf-2" || d.starts_with("pbf-1") => {
+            let granularity = uint(p, base, "granularity")?;
+            let named = if d == "pbf-2" {
+                Some(1)
+            } else {
+                d.strip_prefix("pbf-1 g=")
+                    .and_then(|g| g.parse::<u64>().ok())
+            };
+            if named != Some(granularity) || (d != "pbf-2" && granularity < 2) {
+                return Err(FileError::new(
+                    join(base, "granularity"),
+                    format!(
+                        "{granularity} for design \"{d}\": allowed granularity 1 for \"pbf-2\", G >= 2 for \"pbf-1 g=G\""
+                    ),
+                ));
+            }
+            Ok(Params::PbfTree {
+                granularity,
+                filters_per_pair: uint(p, base, "filters_per_pair")?,
+                max_probes: uint(p, base, "max_probes")?,
+                per_probe_fp: real(p, base, "per_probe_fp")?,
+            })
+        }
+        ("fuse", "binary-fuse/8" | "binary-fuse/16" | "binary-fuse/32") => Ok(Params::Fuse {
+            f: u32_of("f")?,
+            slots: uint(p, base, "slots")?,
+        }),
+        ("cuckoo", d) if d.starts_with("cuckoo/b") => Ok(Params::Cuckoo {
+            f: u32_of("f")?,
+            b: u32_of("b")?,
+            buckets: uint(p, base, "buckets")?,
+        }),
+        ("counting", d) if d.starts_with("counting/c") => Ok(Params::Counting {
             m: uint(p, base, "m")?,
             k: u32_of("k")?,
-            max: u32_of("max")?,
-            decrements: uint(p, base, "decrements")?,
-            counter_bits: None,
+            c: u32_of("c")?,
         }),
-        ("classic" | "baseline" | "apbf", _) => Err(FileError::new(
+        (
+            "classic" | "baseline" | "apbf" | "rbf" | "timing" | "stable" | "gbf" | "pbf" | "fuse"
+            | "cuckoo" | "counting",
+            _,
+        ) => Err(FileError::new(
             join(path, "design"),
             format!("unknown design \"{design}\" of family {family}: allowed {SUPPORTED}"),
-        )),
-        (f, _) if NOT_YET.contains(&f) => Err(FileError::new(
-            join(path, "design"),
-            format!(
-                "design \"{design}\" of family {f}: check does not model this design (yet): supported {SUPPORTED}"
-            ),
         )),
         (f, _) => Err(FileError::new(
             join(path, "family"),

@@ -18,19 +18,28 @@
 //!
 //! Families modelled: `classic` (standard, partitioned, blocked), `baseline` (the
 //! rotating ring of classic filters, the fingerprint queue), `apbf` (APBF and APBBF),
-//! `rbf` (the two-phase filter), `timing` (the standard BTBF, its timers configured for
-//! the requirement's window: expiry is a setting, not a size), `stable` (the SBF, under
-//! the requirement's `allow_fn`).
+//! `rbf` (the two-phase filter; the one-phase filter under `allow_fn`), `timing` (the
+//! standard BTBF, its timers configured for the requirement's window: expiry is a
+//! setting, not a size; the inferential BTBF under the requirement's penalties),
+//! `stable` (the SBF under `allow_fn`; the IBF policies `ibf1`-`ibf6` under `allow_fn`
+//! and the requirement's importance law), `gbf` (under `allow_fn`), `pbf` (PBF-2,
+//! PBF-1 and the pair filter, for temporal requirements).
 //! Any other family or design is an error naming it.
 
 use crate::candidate::{Candidate, Params};
-use crate::families::{apbf, baseline, btbf, classic, rbf, sbf};
+use crate::families::{
+    apbf, baseline, btbf, classic, counting, cuckoo, fuse, gbf, ibf, pbf, rbf, sbf,
+};
 use crate::requirement::{Requirement, Shape};
 use bfopt_models::apbf::{evaluate as apbf_at, ApbfRequirement};
 use bfopt_models::baseline::{FingerprintQueueDesign, RotatingDesign};
 use bfopt_models::classic::{ClassicDesign, ClassicParams, Layout};
-use bfopt_models::rbf::{Hashing, RbfParams, Recycling};
-use bfopt_models::stable::SbfParams;
+use bfopt_models::counting::CountingParams;
+use bfopt_models::cuckoo::CuckooParams;
+use bfopt_models::fuse::FuseParams;
+use bfopt_models::gbf::GbfParams;
+use bfopt_models::rbf::Method;
+use bfopt_models::stable::{solve, Policy, SbfParams};
 use bfopt_models::timing::BtbfParams;
 use bfopt_models::ModelError;
 use serde::Serialize;
@@ -43,20 +52,7 @@ use file::{join, rename};
 pub use file::{parse, parse_as, requirement, DesignSpec, FileError, Syntax};
 
 /// Families [`evaluate`] models, with their designs.
-pub const SUPPORTED: &str = "classic (classic/standard, classic/partitioned, classic/blocked), baseline (rotating/standard, rotating/blocked, fingerprint-queue), apbf (apbf, apbbf), rbf (rbf/two-phase), timing (btbf), stable (sbf)";
-
-/// A two-phase RBF of `m` bits per filter, in the planner's variant (colliding hashes,
-/// non-retaining recycling: [`bfopt_models::rbf::RbfRequirement::new`]).
-fn rbf_two_phase(m: u64, k: u32, sigma: u64) -> Result<RbfParams, ModelError> {
-    RbfParams::new(
-        m.saturating_mul(2),
-        k,
-        sigma,
-        2,
-        Hashing::Colliding,
-        Recycling::NonRetaining,
-    )
-}
+pub const SUPPORTED: &str = "classic (classic/standard, classic/partitioned, classic/blocked), baseline (rotating/standard, rotating/blocked, fingerprint-queue), apbf (apbf, apbbf), rbf (rbf/two-phase, rbf/one-phase), timing (btbf, btbf/inferential), stable (sbf, ibf1 ... ibf6), gbf (gbf), pbf (pbf-2, pbf-1 g=G, pair-filter), fuse (binary-fuse/8, binary-fuse/16, binary-fuse/32), cuckoo (cuckoo/bB), counting (counting/cC)";
 
 /// "What if traffic grows": the requirement with its items (static sets) or window
 /// (sliding windows) replaced. `None` keeps the stated value; an override of the other
@@ -109,6 +105,25 @@ pub fn evaluate(spec: &DesignSpec) -> Result<Candidate, FileError> {
     let window = || {
         req.window_insertions()
             .ok_or_else(|| mismatch("a sliding window"))
+    };
+    let temporal = || match *req.shape() {
+        Shape::Temporal {
+            horizon,
+            query_length,
+            pairs,
+        } => Ok((horizon, query_length, pairs)),
+        _ => Err(mismatch("temporal membership")),
+    };
+    let allow_fn = || {
+        req.allow_fn().ok_or_else(|| {
+            FileError::new(
+                join(&spec.path, "requirement.allow_fn"),
+                format!(
+                    "missing key: {} forgets window items; allowed a rate 0 < allow_fn < 1",
+                    spec.design
+                ),
+            )
+        })
     };
     let layout = |block_bits: Option<u64>| match block_bits {
         Some(block_bits) => Layout::Blocked { block_bits },
@@ -186,12 +201,21 @@ pub fn evaluate(spec: &DesignSpec) -> Result<Candidate, FileError> {
             }
             apbf::row(req, covered, d, None)
         }
-        Params::Rbf { m, k, sigma, .. } => {
+        Params::Rbf {
+            m,
+            filters,
+            k,
+            sigma,
+        } => {
             let w = window()?;
-            let p = rbf_two_phase(m, k, sigma)
+            let p = rbf::params(m, filters, k, sigma)
                 .map_err(|e| rename(e, "bits", "m"))
                 .map_err(at)?;
-            rbf::two_phase_row(w, p).map_err(at)?
+            if filters == 1 {
+                rbf::one_phase_row(w, allow_fn()?, p).map_err(at)?
+            } else {
+                rbf::two_phase_row(w, p).map_err(at)?
+            }
         }
         Params::Btbf {
             m,
@@ -204,7 +228,18 @@ pub fn evaluate(spec: &DesignSpec) -> Result<Candidate, FileError> {
             let p = BtbfParams::new(m, k, bpt, block_size, w, padding)
                 .map_err(|e| rename(e, "bits_per_timer", "bpt"))
                 .map_err(at)?;
-            btbf::standard_row(fp, w, p, btbf::worst_fp(&p))
+            let standard = btbf::standard_row(fp, w, p, btbf::worst_fp(&p));
+            if spec.design == "btbf/inferential" {
+                let pen = req.penalties().ok_or_else(|| {
+                    FileError::new(
+                        join(&spec.path, "requirement.penalties"),
+                        "missing key: a btbf/inferential answers by penalties; allowed penalties as recommend --penalties writes them",
+                    )
+                })?;
+                btbf::inferential_row(standard, &p, w, pen).map_err(at)?
+            } else {
+                standard
+            }
         }
         Params::Stable {
             m,
@@ -212,24 +247,117 @@ pub fn evaluate(spec: &DesignSpec) -> Result<Candidate, FileError> {
             max,
             decrements,
             counter_bits: None,
-        } => {
+        } if spec.design == "sbf" => {
             let w = window()?;
-            let rate = req.allow_fn().ok_or_else(|| {
-                FileError::new(
-                    join(&spec.path, "requirement.allow_fn"),
-                    "missing key: an sbf forgets window items; allowed a rate 0 < allow_fn < 1",
-                )
-            })?;
             let p = SbfParams::new(m, k, max, decrements)
                 .map_err(|e| rename(e, "p", "decrements"))
                 .map_err(at)?;
-            sbf::row(w, rate, p).map_err(at)?
+            sbf::row(w, allow_fn()?, p).map_err(at)?
         }
-        _ => {
+        Params::Stable {
+            m,
+            k,
+            max,
+            decrements,
+            counter_bits,
+        } => {
+            let w = window()?;
+            let rate = allow_fn()?;
+            let policy = Policy::parse(&spec.design)
+                .map_err(|e| FileError::model(&spec.path, rename(e, "policy", "design")))?;
+            let dist = req.importance().ok_or_else(|| {
+                FileError::new(
+                    join(&spec.path, "requirement.importance"),
+                    format!("missing key: {policy} weighs items by importance; allowed an importance law as recommend --importance writes it"),
+                )
+            })?;
+            let p = ibf::design(policy, dist, (m, k, max, decrements), counter_bits)
+                .map_err(|e| rename(e, "p", "decrements"))
+                .map_err(at)?;
+            let s = solve(&p).map_err(at)?;
+            ibf::row(&p, s.fp(), w, rate)
+        }
+        Params::Gbf { m, k0, k1 } => {
+            let w = window()?;
+            let p = GbfParams::new(m, k0, k1).map_err(at)?;
+            gbf::row(fp, w, allow_fn()?, p, gbf::repeats(req, w))
+        }
+        Params::PbfTree {
+            granularity,
+            filters_per_pair,
+            max_probes,
+            per_probe_fp,
+        } => {
+            let temporal = temporal()?;
+            let c = pbf::tree_row(fp, temporal, granularity, per_probe_fp).map_err(at)?;
+            // The structure fixes how many filters a pair enters and a query probes.
+            if let Params::PbfTree {
+                filters_per_pair: f,
+                max_probes: q,
+                ..
+            } = c.params
+            {
+                for (key, stated, built) in [
+                    ("filters_per_pair", filters_per_pair, f),
+                    ("max_probes", max_probes, q),
+                ] {
+                    if stated != built {
+                        return Err(FileError::new(
+                            join(&base, key),
+                            format!(
+                                "{stated}: allowed {key} = {built} (the {} structure over T = {} for |q| = {})",
+                                spec.design, temporal.0, temporal.1
+                            ),
+                        ));
+                    }
+                }
+            }
+            c
+        }
+        Params::PairFilter { m, probes } => {
+            let temporal = temporal()?;
+            if probes != temporal.1 {
+                return Err(FileError::new(
+                    join(&base, "probes"),
+                    format!(
+                        "{probes}: allowed probes = {} (one per timestamp of the requirement's query length)",
+                        temporal.1
+                    ),
+                ));
+            }
+            pbf::pair_row(fp, temporal, m)
+        }
+        Params::Fuse { f, slots } => {
+            let Shape::Capacity { items } = *req.shape() else {
+                return Err(mismatch("a static set"));
+            };
+            let p = FuseParams::new(items, f).map_err(at)?;
+            let built = p.layout().slots;
+            if built != slots {
+                return Err(FileError::new(
+                    join(&base, "slots"),
+                    format!("{slots}: allowed slots = {built} (what a binary fuse filter of {items} keys builds)"),
+                ));
+            }
+            fuse::row(fp, p)
+        }
+        Params::Cuckoo { f, b, buckets } => {
+            let Shape::Capacity { items } = *req.shape() else {
+                return Err(mismatch("a static set"));
+            };
+            cuckoo::row(fp, CuckooParams::new(f, b, buckets, items).map_err(at)?)
+        }
+        Params::Counting { m, k, c } => {
+            let Shape::Capacity { items } = *req.shape() else {
+                return Err(mismatch("a static set"));
+            };
+            counting::row(fp, CountingParams::new(m, k, items, c).map_err(at)?)
+        }
+        Params::Scalable { .. } => {
             return Err(FileError::new(
-                join(&spec.path, "family"),
+                join(&spec.path, "design"),
                 format!(
-                    "{}: not modelled by check (supported: {SUPPORTED})",
+                    "{}: check does not re-evaluate scalable chains yet (growing-set plans); allowed {SUPPORTED}",
                     spec.design
                 ),
             ))
@@ -258,7 +386,8 @@ fn check_range(
 /// One comparison of a figure with its limit.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Limit {
-    /// What is compared: `fp`, `window`, `memory_bits`, `max_accesses`, `max_npws`.
+    /// What is compared: `fp`, `window`, `allow_fn` (or `allow_fn_age`), `memory_bits`,
+    /// `max_accesses`, `max_npws`.
     pub check: &'static str,
     /// The design's figure.
     pub value: f64,
@@ -282,6 +411,15 @@ impl Limit {
             relation: "<=",
             margin: (limit - value) / limit,
             pass: value <= limit,
+        }
+    }
+
+    /// Strictly above the limit (an age at which the FN first reaches its allowance must
+    /// lie beyond the window).
+    fn above(check: &'static str, value: f64, limit: f64) -> Self {
+        Self {
+            pass: value > limit,
+            ..Self::at_least(check, value, limit)
         }
     }
 
@@ -314,37 +452,75 @@ impl fmt::Display for Limit {
 
 /// The window of insertions a window design keeps without false negatives: `(r − 1)·g`
 /// for a ring, `l·g` for an APBF, `1 + ⌈(σ + 1)/k⌉` for a two-phase RBF
-/// ([`RbfParams::fn_window`]); `None` where the design holds exactly the
-/// requirement's window (a fingerprint queue) or is not a window design.
+/// ([`bfopt_models::rbf::RbfParams::fn_window`]); `None` where the design holds exactly the
+/// requirement's window (a fingerprint queue), forgets window items (one-phase RBF,
+/// SBF, IBF, GBF: [`forgotten`]) or is not a window design.
 pub fn covered_window(params: &Params) -> Option<u64> {
     match *params {
         Params::Rotating { r, g, .. } => Some(u64::from(r.saturating_sub(1)).saturating_mul(g)),
         Params::Apbf { l, g, .. } => Some(u64::from(l).saturating_mul(g)),
-        Params::Rbf { m, k, sigma, .. } => {
-            rbf_two_phase(m, k, sigma).ok().and_then(|p| p.fn_window())
-        }
+        Params::Rbf {
+            m,
+            filters: 2,
+            k,
+            sigma,
+        } => rbf::params(m, 2, k, sigma).ok().and_then(|p| p.fn_window()),
         _ => None,
     }
 }
 
-/// The FN of an item `W` insertions old, for a design that forgets window items by
-/// decay (the SBF: [`SbfParams::fn_at_age`]); `None` for the others.
-pub fn forgotten(params: &Params, req: &Requirement) -> Option<f64> {
-    match (params, req.window_insertions()) {
-        (
-            &Params::Stable {
-                m,
-                k,
-                max,
-                decrements,
-                counter_bits: None,
-            },
-            Some(w),
-        ) => SbfParams::new(m, k, max, decrements)
-            .ok()
-            .map(|p| p.fn_at_age(w)),
-        _ => None,
-    }
+/// How much of the window a design that forgets window items forgets, as its row
+/// promises it under `allow_fn`: the SBF's FN of an item `W` insertions old
+/// ([`SbfParams::fn_at_age`]); an IBF's importance-weighted FN at age `W` (Eq. (6)
+/// [SBF]; where the FN pass at age `W` is too long, the age at which it reaches
+/// `allow_fn`, which must exceed `W`); the GBF's window-averaged FN (Eqs. (28)-(31)
+/// [TBF]); the one-phase RBF's window-averaged FN `W/(2L)` (renewal approximation).
+/// `None` for designs without false negatives in the window, or without `allow_fn`.
+pub fn forgotten(c: &Candidate, req: &Requirement) -> Option<Limit> {
+    let (w, rate) = (req.window_insertions()?, req.allow_fn()?);
+    let fn_ = match c.params {
+        Params::Stable {
+            m,
+            k,
+            max,
+            decrements,
+            counter_bits,
+        } => {
+            if c.design == "sbf" {
+                SbfParams::new(m, k, max, decrements).ok()?.fn_at_age(w)
+            } else {
+                let policy = Policy::parse(&c.design).ok()?;
+                let p = ibf::design(
+                    policy,
+                    req.importance()?,
+                    (m, k, max, decrements),
+                    counter_bits,
+                )
+                .ok()?;
+                let s = solve(&p).ok()?;
+                match s.metrics(w, 1.0) {
+                    Ok(x) => x.weighted_fn,
+                    Err(_) => {
+                        let age = s.weighted_fn_age(rate).unwrap_or(u64::MAX);
+                        return Some(Limit::above("allow_fn_age", age as f64, w as f64));
+                    }
+                }
+            }
+        }
+        Params::Gbf { m, k0, k1 } => GbfParams::new(m, k0, k1).ok()?.metrics_flat(w, None).fn_,
+        Params::Rbf {
+            m,
+            filters: 1,
+            k,
+            sigma,
+        } => {
+            let p = rbf::params(m, 1, k, sigma).ok()?;
+            let l = p.metrics(Method::Fluid).ok()?.expected_messages;
+            rbf::one_phase_window_fn(w, l)
+        }
+        _ => return None,
+    };
+    Some(Limit::at_most("allow_fn", fn_, rate))
 }
 
 /// Compares a re-evaluated design with its requirement: the FP target, the window it
@@ -354,9 +530,7 @@ pub fn limits(c: &Candidate, req: &Requirement) -> Vec<Limit> {
     if let (Some(w), Some(covered)) = (req.window_insertions(), covered_window(&c.params)) {
         out.push(Limit::at_least("window", covered as f64, w as f64));
     }
-    if let (Some(rate), Some(f)) = (req.allow_fn(), forgotten(&c.params, req)) {
-        out.push(Limit::at_most("allow_fn", f, rate));
-    }
+    out.extend(forgotten(c, req));
     let b = req.budgets();
     if let Some(m) = b.memory_bits {
         out.push(Limit::at_most("memory_bits", c.bits as f64, m as f64));
@@ -380,30 +554,34 @@ mod tests {
     use super::*;
     use crate::plan;
 
-    /// A plan's candidates, written out and read back, re-evaluate to the same figures.
+    /// A plan's candidates, written out and read back, re-evaluate to the same figures:
+    /// every family the planner proposes, under `allow_fn`, penalties, an importance law
+    /// and a temporal shape.
     #[test]
     fn plan_round_trip_reproduces_every_candidate() {
+        let window = || Requirement::window(0.01, 5_000).unwrap();
         for req in [
             Requirement::capacity(0.01, 10_000).unwrap(),
-            Requirement::window(0.01, 5_000).unwrap(),
-            Requirement::window(0.01, 5_000)
-                .unwrap()
-                .with_allow_fn(0.05)
+            window(),
+            window().with_allow_fn(0.05).unwrap(),
+            window()
+                .with_penalties(bfopt_models::timing::PenaltyDist::Fixed { fp: 1.0, fn_: 10.0 })
                 .unwrap(),
+            Requirement::window(0.05, 20_000)
+                .unwrap()
+                .with_allow_fn(0.1)
+                .unwrap()
+                .with_importance(bfopt_models::stable::ImportanceDist::linear(1, 50).unwrap())
+                .unwrap(),
+            Requirement::temporal(0.02, 1024, 32, 20_000).unwrap(),
         ] {
-            let mut p = plan(&req).unwrap();
-            // Not modelled by check: one-phase RBF, inferential BTBF, IBF, GBF, PBF.
-            p.candidates.retain(|c| {
-                !matches!(
-                    c.design.as_str(),
-                    "rbf/one-phase" | "btbf/inferential" | "gbf"
-                ) && (c.family != "stable" || c.design == "sbf")
-            });
+            let p = plan(&req).unwrap();
             let text = serde_json::to_string(&p).unwrap();
             let specs = parse(&text, true).unwrap_or_else(|e| panic!("{e}"));
-            let mut checked = 0;
+            assert_eq!(specs.len(), p.candidates.len());
             for (s, c) in specs.iter().zip(&p.candidates) {
                 let e = evaluate(s).unwrap_or_else(|e| panic!("{e}"));
+                assert_eq!(e.design, c.design, "{}", s.name);
                 assert_eq!(e.params, c.params, "{}", s.name);
                 assert_eq!(e.bits, c.bits, "{}", s.name);
                 assert!(
@@ -413,17 +591,61 @@ mod tests {
                     e.fp,
                     c.fp
                 );
-                assert!(
-                    limits(&e, &s.requirement).iter().all(|l| l.pass),
-                    "{}",
-                    s.name
-                );
-                checked += 1;
+                let l = limits(&e, &s.requirement);
+                assert!(l.iter().all(|l| l.pass), "{}: {l:?}", s.name);
+                // A design that forgets is checked against its allowance.
+                if matches!(
+                    c.false_negatives,
+                    crate::candidate::FalseNegatives::AtMost { .. }
+                ) {
+                    assert!(
+                        l.iter().any(|l| l.check.starts_with("allow_fn")),
+                        "{}: {l:?}",
+                        s.name
+                    );
+                }
             }
-            assert!(checked >= 2, "{req:?}: only {checked} candidates checked");
-            if req.allow_fn().is_some() {
-                assert!(specs.iter().any(|s| s.design == "sbf"), "{req:?}: no sbf");
+            let designs: Vec<&str> = specs.iter().map(|s| s.design.as_str()).collect();
+            let expect: &[&str] = match req.shape() {
+                Shape::Temporal { .. } => &["pbf-2", "pbf-1 g=2", "pair-filter"],
+                _ if req.importance().is_some() => &["ibf1", "ibf3"],
+                _ if req.penalties().is_some() => &["btbf/inferential"],
+                _ if req.allow_fn().is_some() => &["sbf", "gbf", "rbf/one-phase"],
+                _ => &[],
+            };
+            for d in expect {
+                assert!(designs.contains(d), "{req:?}: no {d} in {designs:?}");
             }
         }
+    }
+
+    /// Shape and key errors of the newly modelled designs name the JSON path.
+    #[test]
+    fn forgetting_and_temporal_designs_need_their_requirement() {
+        let req = Requirement::window(0.01, 5_000)
+            .unwrap()
+            .with_allow_fn(0.05)
+            .unwrap();
+        let p = plan(&req).unwrap();
+        let mut v = serde_json::to_value(&p).unwrap();
+        v["requirement"]["allow_fn"] = Value::Null;
+        let text = v.to_string();
+        let specs = parse(&text, true).unwrap();
+        let gbf = specs.iter().find(|s| s.design == "gbf").unwrap();
+        let e = evaluate(gbf).unwrap_err();
+        assert!(e.at.ends_with("requirement.allow_fn"), "{e}");
+        // A PBF tree whose stated probes are not the structure's.
+        let t = plan(&Requirement::temporal(0.02, 1024, 32, 20_000).unwrap()).unwrap();
+        let mut v = serde_json::to_value(&t).unwrap();
+        let i = t
+            .candidates
+            .iter()
+            .position(|c| c.design == "pbf-2")
+            .unwrap();
+        v["candidates"][i]["params"]["max_probes"] = Value::from(3);
+        let specs = parse(&v.to_string(), true).unwrap();
+        let e = evaluate(&specs[i]).unwrap_err();
+        assert!(e.at.ends_with("params.max_probes"), "{e}");
+        assert!(e.message.contains("allowed max_probes ="), "{e}");
     }
 }

@@ -13,7 +13,7 @@ use super::{epochs, probes, simulation, validator, wrong_shape, Family, Proposal
 use crate::candidate::{AccessUnit, Candidate, FalseNegatives, FpKind, Params, SimRun, Validator};
 use crate::requirement::Requirement;
 use bfopt_models::timing::design::{expected_penalty, PenaltyResolution};
-use bfopt_models::timing::{BtbfModel, BtbfParams, StreamPrior};
+use bfopt_models::timing::{BtbfModel, BtbfParams, PenaltyDist, StreamPrior};
 use bfopt_validation::agree::{Check, Tolerance};
 use bfopt_validation::experiments::timing as timing_sim;
 
@@ -133,30 +133,45 @@ fn btbf(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
     let standard = standard_row(req.fp(), w, p, fp);
     let mut rows = vec![standard.clone()];
     if let Some(pen) = req.penalties() {
-        // The inferential answer needs a stream with repeats: Uniform over W items.
-        let prior = StreamPrior::uniform(w.max(2)).map_err(Proposal::Model)?;
-        let model = BtbfModel::new(p, prior.distinct());
-        let e = expected_penalty(&model, &prior, &pen, PenaltyResolution::default());
-        let (validator, not_simulated) = simulation(inferential_validator(&p, prior, pen, e));
-        // The same filter as the standard row, answering by the cheaper expected error.
-        rows.push(Candidate {
-            design: "btbf/inferential".into(),
-            false_negatives: FalseNegatives::ByChoice,
-            fp_kind: FpKind::StandardAnswer,
-            notes: vec![
-                "when errors have prices: posterior P(in window | timers) and the cheaper answer"
-                    .into(),
-                format!(
-                    "expected penalty per query {:.4} (standard answer {:.4}) on a uniform stream over W items",
-                    e.inferential, e.standard
-                ),
-            ],
-            not_simulated,
-            validator,
-            ..standard
-        });
+        rows.push(inferential_row(standard, &p, w, pen).map_err(Proposal::Model)?);
     }
     Ok(rows)
+}
+
+/// The `btbf/inferential` row: the filter of the `standard` row (of `p`, window `w`)
+/// answering by the cheaper expected error under `penalties`, its expected penalty per
+/// query predicted on a Uniform stream over `W` items (Section 2.6 [TBF]).
+///
+/// # Errors
+/// A window the Uniform prior rejects.
+pub(crate) fn inferential_row(
+    standard: Candidate,
+    p: &BtbfParams,
+    w: u64,
+    penalties: PenaltyDist,
+) -> Result<Candidate, bfopt_models::ModelError> {
+    // The inferential answer needs a stream with repeats: Uniform over W items.
+    let prior = StreamPrior::uniform(w.max(2))?;
+    let model = BtbfModel::new(*p, prior.distinct());
+    let e = expected_penalty(&model, &prior, &penalties, PenaltyResolution::default());
+    let (validator, not_simulated) = simulation(inferential_validator(p, prior, penalties, e));
+    // The same filter as the standard row, answering by the cheaper expected error.
+    Ok(Candidate {
+        design: "btbf/inferential".into(),
+        false_negatives: FalseNegatives::ByChoice,
+        fp_kind: FpKind::StandardAnswer,
+        notes: vec![
+            "when errors have prices: posterior P(in window | timers) and the cheaper answer"
+                .into(),
+            format!(
+                "expected penalty per query {:.4} (standard answer {:.4}) on a uniform stream over W items",
+                e.inferential, e.standard
+            ),
+        ],
+        not_simulated,
+        validator,
+        ..standard
+    })
 }
 
 /// The standard row's simulation: the design on a distinct stream
@@ -218,7 +233,7 @@ const PENALTY_EPOCHS: u64 = 8;
 fn inferential_validator(
     p: &BtbfParams,
     prior: StreamPrior,
-    penalties: bfopt_models::timing::PenaltyDist,
+    penalties: PenaltyDist,
     e: bfopt_models::timing::design::ExpectedPenalty,
 ) -> Result<Validator, String> {
     let w = p.w();

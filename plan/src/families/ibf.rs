@@ -45,6 +45,7 @@ use super::{needs_allow_fn, simulation, validator, wrong_shape, Family, Proposal
 use crate::candidate::{AccessUnit, Candidate, FalseNegatives, FpKind, Params, SimRun, Validator};
 use crate::requirement::Requirement;
 use bfopt_models::stable::{solve, Delete, IbfParams, IbfSolution, ImportanceDist, Policy};
+use bfopt_models::ModelError;
 use bfopt_validation::experiments::stable::{config_checks, StableSimConfig};
 use rayon::prelude::*;
 
@@ -122,15 +123,32 @@ fn params(
     max: u32,
     p: u64,
 ) -> Option<IbfParams> {
-    IbfParams::new(policy, m, k, max, p, dist.clone())
-        .and_then(|x| {
-            if policy.tracks_cumulative() {
-                x.with_counter_bits(COUNTER_BITS)
-            } else {
-                Ok(x)
-            }
-        })
-        .ok()
+    let counter = policy.tracks_cumulative().then_some(COUNTER_BITS);
+    design(policy, dist, (m, k, max, p), counter).ok()
+}
+
+/// The design of `policy` with `(m, K, Max, P)` under importance law `dist`, its
+/// cumulative-importance counter `counter_bits` wide (for the policies that keep one,
+/// IBF2-IBF5; the model's default width when `None`).
+///
+/// # Errors
+/// The model's range errors; `counter_bits` for a policy without a counter.
+pub(crate) fn design(
+    policy: Policy,
+    dist: &ImportanceDist,
+    (m, k, max, p): (u64, u32, u32, u64),
+    counter_bits: Option<u32>,
+) -> Result<IbfParams, ModelError> {
+    let x = IbfParams::new(policy, m, k, max, p, dist.clone())?;
+    match counter_bits {
+        None => Ok(x),
+        Some(bits) if policy.tracks_cumulative() => x.with_counter_bits(bits),
+        Some(bits) => Err(ModelError::invalid(
+            "counter_bits",
+            bits,
+            format!("no counter_bits for {policy} (only ibf2-ibf5 keep a cumulative importance)"),
+        )),
+    }
 }
 
 /// Steps 1-3 of the module doc for one `(policy, Max, K)`.
@@ -182,7 +200,7 @@ fn sized(
 /// the zero fraction, the probe FP and the importance-weighted FN of the item inserted
 /// `W` insertions earlier against the model ([`config_checks`]); skipped (with the
 /// reason) above [`super::MAX_SIMULATED_ITEMS`] insertions per epoch.
-pub(super) fn stable_validator(params: IbfParams, w: u64) -> Result<Validator, String> {
+fn stable_validator(params: IbfParams, w: u64) -> Result<Validator, String> {
     let cfg = StableSimConfig::new(params, 2 * w, w, super::EPOCHS, 0);
     let items = cfg.warmup + cfg.steps;
     validator(items, move |run: SimRun| {
@@ -197,7 +215,7 @@ pub(super) fn stable_validator(params: IbfParams, w: u64) -> Result<Validator, S
 
 /// A stable or importance-aware design with stable-point FP `fp` as a candidate (the
 /// SBF is the policy [`Policy::Sbf`]).
-pub(super) fn row(p: &IbfParams, fp: f64, w: u64, rate: f64) -> Candidate {
+pub(crate) fn row(p: &IbfParams, fp: f64, w: u64, rate: f64) -> Candidate {
     let note = match p.policy() {
         Policy::Sbf => "no window bookkeeping: decays on its own; forgets gradually",
         Policy::Ibf1 => "importance sets the cell value: important items live longer",

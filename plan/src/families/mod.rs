@@ -8,9 +8,12 @@ pub(crate) mod apbf;
 pub(crate) mod baseline;
 pub(crate) mod btbf;
 pub(crate) mod classic;
-mod gbf;
-mod ibf;
-mod pbf;
+pub(crate) mod counting;
+pub(crate) mod cuckoo;
+pub(crate) mod fuse;
+pub(crate) mod gbf;
+pub(crate) mod ibf;
+pub(crate) mod pbf;
 pub(crate) mod rbf;
 pub(crate) mod sbf;
 mod scalable;
@@ -44,7 +47,27 @@ pub const FAMILIES: &[Family] = &[
     btbf::FAMILY,
     gbf::FAMILY,
     scalable::FAMILY,
+    fuse::FAMILY,
+    cuckoo::FAMILY,
+    counting::FAMILY,
 ];
+
+/// The families whose structures support deletion: the only ones asked when the
+/// requirement has deletions ([`Requirement::with_deletions`]).
+pub const SUPPORTS_DELETION: &[&str] = &[cuckoo::FAMILY.name, counting::FAMILY.name];
+
+/// A family's proposal for `req`: its own, unless the requirement has deletions and the
+/// family's structures cannot delete.
+pub(crate) fn propose(family: &Family, req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
+    if req.deletions() && !SUPPORTS_DELETION.contains(&family.name) {
+        return Err(Proposal::Excluded(format!(
+            "{}: cannot delete items (--deletions; supported by: {})",
+            family.name,
+            SUPPORTS_DELETION.join(", ")
+        )));
+    }
+    (family.propose)(req)
+}
 
 /// Why a family proposes nothing.
 #[derive(Debug, Clone, PartialEq)]

@@ -15,7 +15,8 @@
 use super::{epochs, probes, simulation, validator, wrong_shape, Family, Proposal, EPOCHS};
 use crate::candidate::{AccessUnit, Candidate, FalseNegatives, FpKind, Params, SimRun, Validator};
 use crate::requirement::{Requirement, Shape};
-use bfopt_models::pbf::{fp_sbf, BoundRequest, Variant};
+use bfopt_models::pbf::{fp_optimal_k, fp_sbf, BoundRequest, Variant};
+use bfopt_models::ModelError;
 use bfopt_validation::experiments::pbf::{even_checks, EvenDesign, EvenRunConfig};
 
 /// The registry entry.
@@ -75,75 +76,157 @@ fn pbf(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
         return Err(wrong_shape("pbf", "temporal membership", req));
     };
     let fp = req.fp();
+    let temporal = (horizon, query_length, pairs);
+    let per_probe = -((-fp).ln_1p() / query_length as f64).exp_m1();
+    let bits_pairs = (pairs as f64 * -per_probe.ln() / LN2_SQ).ceil() as u64;
     let mut out = Vec::new();
+    let mut trees_smaller = 0;
     let mut g = 1u64;
     while g <= 16 && g <= query_length {
-        let r = BoundRequest::new(pairs, horizon, fp, query_length, g)?;
-        let b = r.bound();
-        let per_probe = -((-fp).ln_1p() / b.max_probes as f64).exp_m1();
-        let design = EvenDesign::Tree {
-            variant: if g == 1 { Variant::Pbf2 } else { Variant::Pbf1 },
-            granularity: g,
-            per_probe,
-        };
-        let name = format!("pbf g={g} T={horizon} |q|={query_length} n={pairs}");
-        let (validator, not_simulated) = simulation(temporal_validator(
-            design,
-            fp,
-            (horizon, query_length, pairs),
-            fp,
-            name,
+        let b = BoundRequest::new(pairs, horizon, fp, query_length, g)?.bound();
+        let mut row = tree_row(fp, temporal, g, per_probe_for(fp, b.max_probes))?;
+        let entries = break_even(bits_pairs as f64, row.bits as f64, b.insertions);
+        trees_smaller += usize::from(entries >= b.insertions as f64);
+        row.notes.push(format!(
+            "fewer bits than one filter of pairs only if its filters hold at most \
+             {entries:.2} distinct (item, interval) entries per pair (sized here for \
+             {}: every pair distinct in every filter); always fewer probes ({} \
+             against {query_length})",
+            b.insertions, b.max_probes
         ));
-        out.push(Candidate {
-            family: "pbf",
-            design: if g == 1 {
-                "pbf-2".into()
-            } else {
-                format!("pbf-1 g={g}")
-            },
-            params: Params::PbfTree {
-                granularity: g,
-                filters_per_pair: b.insertions,
-                max_probes: b.max_probes,
-                per_probe_fp: per_probe,
-            },
-            bits: b.bits_levels.ceil() as u64,
-            bits_per_item: 0.0,
-            times_limit: 0.0,
-            accesses_insert: b.insertions as f64,
-            accesses_query: b.max_probes as f64,
-            access_unit: AccessUnit::BitProbes,
-            false_negatives: FalseNegatives::None,
-            slack: 0,
-            npws: None,
-            fp,
-            fp_kind: FpKind::WorstQuery,
-            notes: vec![
-                "time-interval tree of filters, bits split evenly: probes grow with log |q|".into(),
-            ],
-            not_simulated,
-            validator,
-        });
+        out.push(row);
         g *= 2;
     }
-    let per_probe = -((-fp).ln_1p() / query_length as f64).exp_m1();
-    let bits = (pairs as f64 * -per_probe.ln() / (std::f64::consts::LN_2.powi(2))).ceil();
-    let pair_fp = fp_sbf(per_probe, query_length);
+    let trees = out.len();
+    let mut pair = pair_row(fp, temporal, bits_pairs);
+    pair.notes.push(if trees_smaller == 0 {
+        format!(
+            "fewer bits than all {trees} tree rows on distinct pairs; a PBF needs \
+             fewer only where items recur in consecutive intervals (each tree row \
+             names its break-even)"
+        )
+    } else {
+        format!("more bits than {trees_smaller} of the {trees} tree rows")
+    });
+    out.push(pair);
+    Ok(out)
+}
+
+/// Distinct (item, interval) entries per distinct pair below which a tree row needs fewer
+/// bits than one filter of pairs at the same FP. The even split gives every entry
+/// `bits_tree / (insertions·n)` bits (`n` pairs, each in `insertions` filters), so `D`
+/// entries need `D·bits_tree/(insertions·n)` bits against the pair filter's
+/// `n·ln(|q|/p)/ln²2` (Eq. (4) [PBF] at `p/|q|` per probe): the tree is smaller iff
+/// `D/n < bits_pairs·insertions/bits_tree`.
+fn break_even(bits_pairs: f64, bits_tree: f64, insertions: u64) -> f64 {
+    bits_pairs * insertions as f64 / bits_tree
+}
+
+/// The largest per-probe FP `p_b` whose `probes` probes give at most `fp`:
+/// `1 − (1 − fp)^(1/P)`, stepped down by an ulp while `1 − (1 − p_b)^P` rounds above `fp`
+/// (about 5% of `(fp, P)` pairs round one ulp above, which `check` would report as a
+/// FAIL of the planner's own design).
+fn per_probe_for(fp: f64, probes: u64) -> f64 {
+    let mut p = -((-fp).ln_1p() / probes as f64).exp_m1();
+    while p > 0.0 && fp_sbf(p, probes) > fp {
+        p = f64::from_bits(p.to_bits() - 1);
+    }
+    p
+}
+
+/// `ln² 2`: bits per item of a Bloom filter at the optimal `k` are `−ln p / ln² 2`.
+const LN2_SQ: f64 = std::f64::consts::LN_2 * std::f64::consts::LN_2;
+
+/// The time-interval tree row: PBF-2 (`g = 1`) or PBF-1 with leaves of `g` timestamps,
+/// for `(T, |q|, n)` = `temporal`, every filter sized for the per-probe FP `per_probe`
+/// with bits split evenly: each pair enters `L` filters (`L + 1` for PBF-1), so
+/// `m = n·L·ln(1/per_probe)/ln² 2`, and the worst query's `P` probes give the printed FP
+/// `1 − (1 − per_probe)^P` (Eq. (4) [PBF] with the structure's integer counts,
+/// [`bfopt_models::pbf::Bound::bits_levels`]); simulation probes sized for `fp_target`.
+///
+/// # Errors
+/// A horizon, query length or granularity the structure rejects; `per_probe` outside
+/// (0, 1).
+pub(crate) fn tree_row(
+    fp_target: f64,
+    (horizon, query_length, pairs): (u64, u64, u64),
+    g: u64,
+    per_probe: f64,
+) -> Result<Candidate, ModelError> {
+    bfopt_models::error::check::open_probability("per_probe_fp", per_probe)?;
+    let b = BoundRequest::new(pairs, horizon, fp_target, query_length, g)?.bound();
+    let bits = pairs as f64 * b.insertions as f64 * (-per_probe.ln()) / LN2_SQ;
+    let printed = fp_sbf(per_probe, b.max_probes);
+    let design = EvenDesign::Tree {
+        variant: if g == 1 { Variant::Pbf2 } else { Variant::Pbf1 },
+        granularity: g,
+        per_probe,
+    };
+    let name = format!("pbf g={g} T={horizon} |q|={query_length} n={pairs}");
     let (validator, not_simulated) = simulation(temporal_validator(
-        EvenDesign::Pairs { bits: bits as u64 },
+        design,
+        printed,
+        (horizon, query_length, pairs),
+        fp_target,
+        name,
+    ));
+    Ok(Candidate {
+        family: "pbf",
+        design: if g == 1 {
+            "pbf-2".into()
+        } else {
+            format!("pbf-1 g={g}")
+        },
+        params: Params::PbfTree {
+            granularity: g,
+            filters_per_pair: b.insertions,
+            max_probes: b.max_probes,
+            per_probe_fp: per_probe,
+        },
+        bits: bits.ceil() as u64,
+        bits_per_item: 0.0,
+        times_limit: 0.0,
+        accesses_insert: b.insertions as f64,
+        accesses_query: b.max_probes as f64,
+        access_unit: AccessUnit::BitProbes,
+        false_negatives: FalseNegatives::None,
+        slack: 0,
+        npws: None,
+        fp: printed,
+        fp_kind: FpKind::WorstQuery,
+        notes: vec![
+            "time-interval tree of filters, bits split evenly: probes grow with log |q|".into(),
+        ],
+        not_simulated,
+        validator,
+    })
+}
+
+/// The single filter of (item, timestamp) pairs with `bits` bits for `(T, |q|, n)` =
+/// `temporal`, probed once per timestamp of a query: each probe at the optimal-`k` FP
+/// of `bits/n` bits per pair (Eq. (3) [PBF]), the query's FP by Eq. (4) [PBF];
+/// simulation probes sized for `fp_target`.
+pub(crate) fn pair_row(
+    fp_target: f64,
+    (horizon, query_length, pairs): (u64, u64, u64),
+    bits: u64,
+) -> Candidate {
+    let pair_fp = fp_sbf(fp_optimal_k(bits as f64 / pairs as f64), query_length);
+    let (validator, not_simulated) = simulation(temporal_validator(
+        EvenDesign::Pairs { bits },
         pair_fp,
         (horizon, query_length, pairs),
-        fp,
+        fp_target,
         format!("pairs m={bits} T={horizon} |q|={query_length} n={pairs}"),
     ));
-    out.push(Candidate {
+    Candidate {
         family: "pbf",
         design: "pair-filter".into(),
         params: Params::PairFilter {
-            m: bits as u64,
+            m: bits,
             probes: query_length,
         },
-        bits: bits as u64,
+        bits,
         bits_per_item: 0.0,
         times_limit: 0.0,
         accesses_insert: 1.0,
@@ -157,13 +240,33 @@ fn pbf(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
         notes: vec!["baseline: one filter of (item, time) pairs, one probe per timestamp".into()],
         not_simulated,
         validator,
-    });
-    Ok(out)
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every row prints an FP at most the target, to the last bit (so `check` passes the
+    /// planner's own designs).
+    #[test]
+    fn temporal_rows_meet_the_target_to_the_last_bit() {
+        let mut fp = 0.3;
+        while fp > 1e-12 {
+            for (horizon, q) in [(1024, 32), (4096, 100), (86_400, 128)] {
+                let req = Requirement::temporal(fp, horizon, q, 10_000).unwrap();
+                for c in pbf(&req).ok().unwrap() {
+                    assert!(
+                        c.fp <= fp,
+                        "{} at fp {fp:e}, T={horizon}, |q|={q}: {:e}",
+                        c.design,
+                        c.fp
+                    );
+                }
+            }
+            fp *= 0.83;
+        }
+    }
 
     #[test]
     fn temporal_rows_pass_and_wrong_predictions_fail() {
@@ -179,6 +282,26 @@ mod tests {
             });
             checks.iter().for_each(|k| println!("{k}"));
             assert!(checks.iter().all(|k| k.pass), "{}", c.design);
+        }
+        // On distinct pairs one filter of pairs needs fewer bits than every tree row, and
+        // each tree row's break-even is below the filters every pair enters.
+        let pair = rows.last().unwrap();
+        assert!(rows[..5].iter().all(|c| c.bits > pair.bits));
+        assert!(pair.notes[1].starts_with("fewer bits than all 5 tree rows"));
+        for c in &rows[..5] {
+            let Params::PbfTree {
+                filters_per_pair, ..
+            } = c.params
+            else {
+                panic!("{}", c.design)
+            };
+            let be = break_even(pair.bits as f64, c.bits as f64, filters_per_pair);
+            assert!(
+                be > 1.0 && be < filters_per_pair as f64,
+                "{}: {be}",
+                c.design
+            );
+            assert!(c.notes[1].contains(&format!("{be:.2}")), "{:?}", c.notes);
         }
         // A PBF-2 printed at a fifth of its bound: refuted (one-sided check only).
         let b = BoundRequest::new(pairs, horizon, 0.02, query_length, 1)

@@ -1,7 +1,7 @@
 //! The Stable Bloom filter row for a window with `allow_fn` (Section 2.2 [SBF]).
 
-use super::{needs_allow_fn, simulation, wrong_shape, Family, Proposal};
-use crate::candidate::{AccessUnit, Candidate, FalseNegatives, FpKind, Params};
+use super::{ibf, needs_allow_fn, wrong_shape, Family, Proposal};
+use crate::candidate::Candidate;
 use crate::requirement::Requirement;
 use bfopt_models::stable::{
     design_decrements, IbfParams, ImportanceDist, Policy, SbfParams, SbfRequirement,
@@ -51,15 +51,14 @@ fn sbf(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
     Ok(vec![row(w, rate, best.params)?])
 }
 
-/// The candidate row of SBF `p` (stable-point FP) over a window of `w` insertions, with
-/// the forgetting allowance `rate` it is admitted under, and its simulation.
+/// The candidate row of SBF `p` (stable-point FP [`SbfParams::fp`]) over a window of `w`
+/// insertions, with the forgetting allowance `rate` it is admitted under, and its
+/// simulation: the importance-aware row of the policy [`Policy::Sbf`] ([`ibf::row`]).
 ///
 /// # Errors
 /// Parameters the reference filter rejects.
 pub(crate) fn row(w: u64, rate: f64, p: SbfParams) -> Result<Candidate, ModelError> {
-    // The reference SBF from its warm-up to the stable point, then 2·W measured
-    // insertions: probe FP and the FN of the item inserted W insertions earlier.
-    let sim_params = IbfParams::new(
+    let as_policy = IbfParams::new(
         Policy::Sbf,
         p.m(),
         p.k(),
@@ -67,33 +66,5 @@ pub(crate) fn row(w: u64, rate: f64, p: SbfParams) -> Result<Candidate, ModelErr
         p.p(),
         ImportanceDist::linear(1, 1)?,
     )?;
-    let (validator, not_simulated) = simulation(super::ibf::stable_validator(sim_params, w));
-    Ok(Candidate {
-        family: "stable",
-        design: "sbf".into(),
-        params: Params::Stable {
-            m: p.m(),
-            k: p.k(),
-            max: p.max(),
-            decrements: p.p(),
-            counter_bits: None,
-        },
-        bits: p.memory_bits(),
-        bits_per_item: 0.0,
-        times_limit: 0.0,
-        accesses_insert: f64::from(p.k()) + p.p() as f64,
-        accesses_query: f64::from(p.k()),
-        access_unit: AccessUnit::BitProbes,
-        false_negatives: FalseNegatives::AtMost {
-            rate,
-            of: "FN of an item W insertions old",
-        },
-        slack: 0,
-        npws: None,
-        fp: p.fp(),
-        fp_kind: FpKind::StablePoint,
-        notes: vec!["no window bookkeeping: decays on its own; forgets gradually".into()],
-        not_simulated,
-        validator,
-    })
+    Ok(ibf::row(&as_policy, p.fp(), w, rate))
 }

@@ -9,7 +9,8 @@ use crate::sim::run_epochs;
 use crate::stats::{wilson, Mean, Proportion};
 
 use crate::workload::stream::PriorStream;
-use crate::workload::{member, mix, probe, rng};
+use crate::workload::{member, mix, probe, rng, Workload};
+use bfopt_models::apbf::WindowDuplicates;
 use bfopt_models::error::{check, ModelError};
 use bfopt_models::gbf::{
     posterior, posterior_distinct, GbfDistinctTable, GbfObservation, GbfParams,
@@ -288,6 +289,115 @@ pub fn flat_checks(name: &str, fn_bound: f64, cfg: &FlatRunConfig) -> Vec<Check>
             f.rate,
             (f.interval.lo, f.interval.hi),
             c,
+            f.trials,
+            seed,
+        ),
+    ]
+}
+
+/// [`simulate_flat`] on the repeats stream of Section 5.6.2 [APBF]
+/// ([`Workload::WindowRepeats`] with repeat rate `rate` over the last `cfg.w` insertions):
+/// the FN query is a distinct item of the window chosen uniformly (a uniform window
+/// position, kept when it is its item's last occurrence), the FP query a never-inserted
+/// key. `steps` arrivals are measured per epoch after the warm-up.
+///
+/// # Errors
+/// As [`simulate_flat`]; `rate` outside `[0, 1)`.
+pub fn simulate_repeats(cfg: &FlatRunConfig, rate: f64) -> Result<FlatRunResult, ModelError> {
+    check::in_range("window", cfg.w, 1..=1 << 24)?;
+    check::in_range("steps", cfg.steps, 1..=1 << 40)?;
+    check::in_range("epochs", cfg.epochs, 2..=1_000_000)?;
+    check::open_probability("confidence", cfg.confidence)?;
+    let stream = Workload::WindowRepeats {
+        duplicate_rate: rate,
+        window: cfg.w,
+    };
+    stream.validate()?;
+    let p = cfg.params;
+    let warmup = cfg.insertions() - cfg.steps;
+    let total = cfg.insertions();
+    let per_epoch = run_epochs(cfg.epochs, cfg.seed, "gbf", |_, seed| {
+        let mut r = rng(mix(seed ^ 0x6BF));
+        let mut f = GbfFilter::new(&p, seed);
+        // The last `w` keys (a ring) and each key's last position.
+        let mut recent = vec![0u64; cfg.w as usize];
+        let mut last: HashMap<u64, u64> = HashMap::new();
+        let (mut n, mut fp, mut fneg, mut trials) = (0u64, 0u64, 0u64, 0u64);
+        // Enough new items for `total` arrivals (each arrival is new with probability 1 − rate).
+        let distinct = ((total as f64) * (1.0 - rate) * 1.2).ceil() as u64 + 1000;
+        let _ = stream.fill(distinct, seed, |key| {
+            if n >= total {
+                return;
+            }
+            f.insert_u64(key);
+            recent[(n % cfg.w) as usize] = key;
+            last.insert(key, n);
+            n += 1;
+            if n > warmup {
+                fp += u64::from(f.query_u64(probe(seed, n)).positive);
+                loop {
+                    let age = r.random_range(0..cfg.w.min(n));
+                    let pos = n - 1 - age;
+                    let key = recent[(pos % cfg.w) as usize];
+                    if last.get(&key) == Some(&pos) {
+                        fneg += u64::from(!f.query_u64(key).positive);
+                        break;
+                    }
+                }
+                trials += 1;
+            }
+        });
+        (fp, fneg, trials)
+    });
+    Ok(FlatRunResult {
+        fp: Proportion::over_epochs(
+            &per_epoch.iter().map(|e| (e.0, e.2)).collect::<Vec<_>>(),
+            cfg.confidence,
+        ),
+        fn_: Proportion::over_epochs(
+            &per_epoch.iter().map(|e| (e.1, e.2)).collect::<Vec<_>>(),
+            cfg.confidence,
+        ),
+    })
+}
+
+/// [`flat_checks`] on the repeats stream ([`simulate_repeats`]) against
+/// [`GbfParams::metrics_flat_on`] with the repeats model's `D(·)`
+/// ([`bfopt_models::workload::Distinct::Repeats`]).
+pub fn repeats_checks(name: &str, fn_bound: f64, rate: f64, cfg: &FlatRunConfig) -> Vec<Check> {
+    let seed = cfg.seed;
+    let (r, workload) = match simulate_repeats(cfg, rate).and_then(|r| {
+        Ok((
+            r,
+            bfopt_models::workload::Distinct::from(WindowDuplicates::new(rate, cfg.w)?),
+        ))
+    }) {
+        Ok(x) => x,
+        Err(e) => return vec![Check::error("gbf", format!("{name}: {e}"), seed)],
+    };
+    let model = cfg.params.metrics_flat_on(cfg.w, &workload, None);
+    let band = Tolerance::approx(
+        MODEL_BAND,
+        "independent cells, decay in distinct items (Eq. (31) [TBF])",
+    );
+    let prop = |what: &str, predicted: f64, m: &Proportion| {
+        Check::of("gbf", format!("{name}: {what}"), predicted, m, band, seed)
+    };
+    let f = &r.fn_;
+    vec![
+        prop("never-inserted probe fp (repeats)", model.fp, &r.fp),
+        prop(
+            "window-averaged fn over distinct items (repeats)",
+            model.fn_,
+            f,
+        ),
+        Check::at_most(
+            "gbf",
+            format!("{name}: window-averaged fn within --allow-fn (repeats)"),
+            fn_bound,
+            f.rate,
+            (f.interval.lo, f.interval.hi),
+            cfg.confidence,
             f.trials,
             seed,
         ),

@@ -4,6 +4,9 @@
 pub mod apbf;
 pub mod baseline;
 pub mod classic;
+pub mod counting;
+pub mod cuckoo;
+pub mod fuse;
 pub mod gbf;
 pub mod pbf;
 pub mod rbf;

@@ -3,10 +3,14 @@
 //! Every synthetic stream maps a counter through [`mix`], a bijection of `u64`: members
 //! use even counters and probes odd ones, so a probe is never a member.
 
+pub mod profile;
 pub mod stream;
 mod trace;
 
-pub use trace::{read_trace, read_trace_file, TraceError, TraceRecord};
+pub use trace::{
+    decompressed, for_each_record, open_trace, read_trace, read_trace_file, TraceError,
+    TraceOptions, TraceRecord, TraceSummary,
+};
 
 use bfopt_models::error::{check, ModelError};
 use rand::{Rng, SeedableRng};

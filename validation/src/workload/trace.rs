@@ -1,11 +1,15 @@
-//! A user trace: CSV lines `item[,timestamp][,importance]`.
+//! A user trace: CSV lines `item[,timestamp][,importance]` (one item per line is the
+//! one-column case), or a wider CSV log with the item and timestamp columns named
+//! ([`TraceOptions::columns`]); plain, gzip or zstd (recognised by magic bytes), a file
+//! or standard input (`-`). Read in one streaming pass ([`for_each_record`]): memory does
+//! not grow with the trace.
 //!
-//! An optional first line `item[,timestamp][,importance]` is a header and is skipped.
+//! An optional first line whose item field is `item` is a header and is skipped.
 //! Items are strings, hashed to 64-bit keys with xxh3 (two different items share a key
 //! with probability about `n²/2^65`, negligible below 10^8 items).
 
 use std::fmt;
-use std::io::Read;
+use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 use xxhash_rust::xxh3::xxh3_64;
 
@@ -46,51 +50,95 @@ impl fmt::Display for TraceError {
 pub const TRACE_FORM: &str =
     "UTF-8 CSV lines item[,timestamp][,importance], an optional header line starting with `item`";
 
-fn number(field: &str, what: &str, line: u64) -> Result<f64, TraceError> {
-    match field.parse::<f64>() {
-        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
+fn number(field: &[u8], what: &str, line: u64) -> Result<f64, TraceError> {
+    match std::str::from_utf8(field)
+        .ok()
+        .and_then(|f| f.parse::<f64>().ok())
+    {
+        Some(v) if v.is_finite() && v >= 0.0 => Ok(v),
         _ => Err(TraceError {
             line,
-            message: format!("{what} = {field:?} (allowed: a finite number >= 0)"),
+            message: format!(
+                "{what} = {:?} (allowed: a finite number >= 0)",
+                String::from_utf8_lossy(field)
+            ),
         }),
     }
 }
 
-/// Reads a whole trace.
-///
-/// # Errors
-/// The first bad line: an empty item, an item over [`MAX_ITEM_BYTES`], a timestamp or
-/// importance that is not a finite non-negative number, more than three fields, invalid
-/// UTF-8; or an empty trace.
-pub fn read_trace(input: impl Read) -> Result<Vec<TraceRecord>, TraceError> {
-    let mut reader = csv::ReaderBuilder::new()
-        .has_headers(false)
-        .flexible(true)
-        .trim(csv::Trim::All)
-        .from_reader(input);
-    let mut out = Vec::new();
-    let mut record = csv::StringRecord::new();
-    loop {
-        let line = reader.position().line();
-        match reader.read_record(&mut record) {
-            Ok(false) => break,
-            Ok(true) => {}
-            Err(e) => {
-                let line = e.position().map_or(line, |p| p.line());
-                let message = match e.kind() {
-                    csv::ErrorKind::Utf8 { .. } => {
-                        format!("not valid UTF-8 text (allowed: {TRACE_FORM})")
-                    }
-                    _ => format!("{e} (allowed: {TRACE_FORM})"),
-                };
-                return Err(TraceError { line, message });
-            }
+/// Which columns of a trace hold what, and what to do with bad lines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TraceOptions {
+    /// 0-based column of the item.
+    pub key_column: usize,
+    /// 0-based column of the timestamp, if any.
+    pub time_column: Option<usize>,
+    /// 0-based column of the importance, if any.
+    pub importance_column: Option<usize>,
+    /// At most this many fields per line (`None`: any number, for wide CSV logs).
+    pub max_fields: Option<usize>,
+    /// Count and skip bad lines instead of stopping at the first.
+    pub skip_bad_lines: bool,
+}
+
+impl Default for TraceOptions {
+    /// Today's form: `item[,timestamp][,importance]`, stop at the first bad line.
+    fn default() -> Self {
+        Self {
+            key_column: 0,
+            time_column: Some(1),
+            importance_column: Some(2),
+            max_fields: Some(3),
+            skip_bad_lines: false,
         }
-        let line = record.position().map_or(line, |p| p.line());
-        if out.is_empty() && record.get(0) == Some("item") {
-            continue;
+    }
+}
+
+impl TraceOptions {
+    /// A wide CSV log: the item in column `key_column`, the timestamp (if any) in
+    /// `time_column` (both 0-based), any number of other fields, no importance.
+    pub fn columns(key_column: usize, time_column: Option<usize>) -> Self {
+        Self {
+            key_column,
+            time_column,
+            importance_column: None,
+            max_fields: None,
+            skip_bad_lines: false,
         }
-        if record.len() > 3 {
+    }
+
+    /// The same columns, counting and skipping bad lines when `skip` is set.
+    pub fn skipping_bad_lines(mut self, skip: bool) -> Self {
+        self.skip_bad_lines = skip;
+        self
+    }
+}
+
+/// What a pass over a trace read.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct TraceSummary {
+    /// Records delivered.
+    pub records: u64,
+    /// Bad lines skipped (only with [`TraceOptions::skip_bad_lines`]).
+    pub skipped: u64,
+    /// The first skipped line's error.
+    pub first_skipped: Option<TraceError>,
+}
+
+/// One parsed line: a record, a header to skip, or an error.
+fn parse_line(
+    record: &csv::ByteRecord,
+    line: u64,
+    first: bool,
+    opts: &TraceOptions,
+) -> Result<Option<TraceRecord>, TraceError> {
+    let field = |i: usize| record.get(i).unwrap_or(b"");
+    let item = field(opts.key_column);
+    if first && item == b"item" {
+        return Ok(None);
+    }
+    if let Some(max) = opts.max_fields {
+        if record.len() > max {
             return Err(TraceError {
                 line,
                 message: format!(
@@ -99,57 +147,170 @@ pub fn read_trace(input: impl Read) -> Result<Vec<TraceRecord>, TraceError> {
                 ),
             });
         }
-        let item = record.get(0).unwrap_or("");
-        if item.is_empty() {
-            return Err(TraceError {
-                line,
-                message: format!("empty item (allowed: {TRACE_FORM})"),
-            });
-        }
-        if item.len() > MAX_ITEM_BYTES {
-            return Err(TraceError {
-                line,
-                message: format!(
-                    "item of {} bytes (allowed: at most {MAX_ITEM_BYTES})",
-                    item.len()
-                ),
-            });
-        }
-        let timestamp = record
-            .get(1)
-            .filter(|s| !s.is_empty())
-            .map(|s| number(s, "timestamp", line))
-            .transpose()?;
-        let importance = record
-            .get(2)
-            .filter(|s| !s.is_empty())
-            .map(|s| number(s, "importance", line))
-            .transpose()?;
-        out.push(TraceRecord {
-            key: xxh3_64(item.as_bytes()),
-            timestamp,
-            importance,
+    }
+    if item.is_empty() {
+        return Err(TraceError {
+            line,
+            message: if opts.key_column < record.len() {
+                format!("empty item (allowed: {TRACE_FORM})")
+            } else {
+                format!(
+                    "no column {} for the item ({} fields; allowed: --key-column below the field count)",
+                    opts.key_column + 1,
+                    record.len()
+                )
+            },
         });
     }
-    if out.is_empty() {
+    if item.len() > MAX_ITEM_BYTES {
+        return Err(TraceError {
+            line,
+            message: format!(
+                "item of {} bytes (allowed: at most {MAX_ITEM_BYTES})",
+                item.len()
+            ),
+        });
+    }
+    if std::str::from_utf8(item).is_err() {
+        return Err(TraceError {
+            line,
+            message: format!("not valid UTF-8 text (allowed: {TRACE_FORM})"),
+        });
+    }
+    let optional = |col: Option<usize>, what: &str| {
+        col.map(field)
+            .filter(|s| !s.is_empty())
+            .map(|s| number(s, what, line))
+            .transpose()
+    };
+    Ok(Some(TraceRecord {
+        key: xxh3_64(item),
+        timestamp: optional(opts.time_column, "timestamp")?,
+        importance: optional(opts.importance_column, "importance")?,
+    }))
+}
+
+/// Streams a trace: calls `each` on every record, in order, holding one line at a time.
+///
+/// # Errors
+/// Without [`TraceOptions::skip_bad_lines`], the first bad line: an empty item, an item
+/// over [`MAX_ITEM_BYTES`] or not UTF-8, a timestamp or importance that is not a finite
+/// non-negative number, more than [`TraceOptions::max_fields`] fields. Always: an
+/// unreadable input, or a trace without a single good record.
+pub fn for_each_record(
+    input: impl Read,
+    opts: &TraceOptions,
+    mut each: impl FnMut(TraceRecord),
+) -> Result<TraceSummary, TraceError> {
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .trim(csv::Trim::All)
+        .from_reader(input);
+    let mut summary = TraceSummary::default();
+    let mut record = csv::ByteRecord::new();
+    let mut first = true;
+    loop {
+        let line = reader.position().line();
+        match reader.read_byte_record(&mut record) {
+            Ok(false) => break,
+            Ok(true) => {}
+            Err(e) => {
+                let line = e.position().map_or(line, |p| p.line());
+                return Err(TraceError {
+                    line,
+                    message: format!("{e} (allowed: {TRACE_FORM})"),
+                });
+            }
+        }
+        let line = record.position().map_or(line, |p| p.line());
+        match parse_line(&record, line, first && summary.records == 0, opts) {
+            Ok(Some(r)) => {
+                summary.records += 1;
+                each(r);
+            }
+            Ok(None) => {}
+            Err(e) if opts.skip_bad_lines => {
+                summary.skipped += 1;
+                summary.first_skipped.get_or_insert(e);
+            }
+            Err(e) => return Err(e),
+        }
+        first = false;
+    }
+    if summary.records == 0 {
+        let why = match &summary.first_skipped {
+            Some(e) => format!(" ({} bad lines skipped, the first at {e})", summary.skipped),
+            None => String::new(),
+        };
         return Err(TraceError {
             line: 0,
-            message: format!("the trace has no items (allowed: {TRACE_FORM})"),
+            message: format!("the trace has no items{why} (allowed: {TRACE_FORM})"),
         });
     }
+    Ok(summary)
+}
+
+/// Reads a whole trace in today's form ([`TraceOptions::default`]).
+///
+/// # Errors
+/// As [`for_each_record`].
+pub fn read_trace(input: impl Read) -> Result<Vec<TraceRecord>, TraceError> {
+    let mut out = Vec::new();
+    for_each_record(input, &TraceOptions::default(), |r| out.push(r))?;
     Ok(out)
 }
 
-/// Reads a trace file.
+/// gzip's magic bytes (RFC 1952).
+const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
+/// zstd's frame magic number, little-endian (RFC 8878).
+const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
+
+/// Opens a trace for streaming: `-` is standard input; gzip and zstd are recognised by
+/// their magic bytes and decompressed on the fly (any file name).
+///
+/// # Errors
+/// An unreadable file or a broken compressed stream's header.
+pub fn open_trace(path: &Path) -> Result<Box<dyn Read>, TraceError> {
+    let cannot = |e: std::io::Error| {
+        TraceError {
+        line: 0,
+        message: format!("cannot be read: {e} (allowed: a readable file of {TRACE_FORM}, gzip or zstd, or - for standard input)"),
+    }
+    };
+    let raw: Box<dyn Read> = if path.as_os_str() == "-" {
+        Box::new(std::io::stdin().lock())
+    } else {
+        Box::new(std::fs::File::open(path).map_err(cannot)?)
+    };
+    decompressed(raw).map_err(cannot)
+}
+
+/// `input`, decompressed when it starts with gzip's or zstd's magic bytes.
+///
+/// # Errors
+/// Reading the first bytes, or a zstd stream that cannot start.
+pub fn decompressed<'a>(input: impl Read + 'a) -> std::io::Result<Box<dyn Read + 'a>> {
+    let mut buf = BufReader::with_capacity(1 << 16, input);
+    let head = buf.fill_buf()?;
+    Ok(if head.starts_with(&GZIP_MAGIC) {
+        Box::new(BufReader::with_capacity(
+            1 << 16,
+            flate2::bufread::MultiGzDecoder::new(buf),
+        ))
+    } else if head.starts_with(&ZSTD_MAGIC) {
+        Box::new(zstd::stream::read::Decoder::with_buffer(buf)?)
+    } else {
+        Box::new(buf)
+    })
+}
+
+/// Reads a trace file (gzip, zstd or plain; `-` for standard input) in today's form.
 ///
 /// # Errors
 /// As [`read_trace`], plus an unreadable file.
 pub fn read_trace_file(path: &Path) -> Result<Vec<TraceRecord>, TraceError> {
-    let file = std::fs::File::open(path).map_err(|e| TraceError {
-        line: 0,
-        message: format!("cannot be read: {e} (allowed: a readable file of {TRACE_FORM})"),
-    })?;
-    read_trace(std::io::BufReader::new(file))
+    read_trace(open_trace(path)?)
 }
 
 #[cfg(test)]
@@ -190,5 +351,51 @@ mod tests {
             .unwrap_err()
             .message
             .contains("bytes"));
+    }
+
+    #[test]
+    fn wide_logs_name_their_columns_and_bad_lines_can_be_skipped() {
+        let log = "ts,user,path\n10,alice,/a\n11,bob,/b\nx,carol,/c\n12,,/d\n13,alice,/e\n";
+        let opts = TraceOptions::columns(1, Some(0));
+        let e = for_each_record(log.as_bytes(), &opts, |_| {}).unwrap_err();
+        assert_eq!(
+            e.line, 1,
+            "the header is a bad line unless its item is `item`: {e}"
+        );
+        let mut got = Vec::new();
+        let s = for_each_record(log.as_bytes(), &opts.skipping_bad_lines(true), |r| {
+            got.push(r)
+        })
+        .unwrap();
+        assert_eq!((s.records, s.skipped), (3, 3));
+        assert_eq!(s.first_skipped.unwrap().line, 1);
+        assert_eq!(got[0].key, xxh3_64(b"alice"));
+        assert_eq!(got[2].key, got[0].key);
+        assert_eq!(got[1].timestamp, Some(11.0));
+        let e = for_each_record("a,1\n".as_bytes(), &TraceOptions::columns(3, None), |_| {})
+            .unwrap_err();
+        assert!(e.to_string().contains("no column 4"), "{e}");
+        let all_bad = for_each_record(
+            "a,x\n".as_bytes(),
+            &TraceOptions::default().skipping_bad_lines(true),
+            |_| {},
+        );
+        assert!(all_bad.unwrap_err().message.contains("1 bad lines skipped"));
+    }
+
+    #[test]
+    fn gzip_and_zstd_are_recognised_by_magic_bytes() {
+        use std::io::Write;
+        let text = "item\na,1\nb,2\na,3\n";
+        let plain = read_trace(decompressed(text.as_bytes()).unwrap()).unwrap();
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        gz.write_all(text.as_bytes()).unwrap();
+        let gz = gz.finish().unwrap();
+        assert_eq!(&gz[..2], &GZIP_MAGIC);
+        assert_eq!(read_trace(decompressed(&gz[..]).unwrap()).unwrap(), plain);
+        let zs = zstd::stream::encode_all(text.as_bytes(), 1).unwrap();
+        assert_eq!(&zs[..4], &ZSTD_MAGIC);
+        assert_eq!(read_trace(decompressed(&zs[..]).unwrap()).unwrap(), plain);
+        assert_eq!(plain.len(), 3);
     }
 }

@@ -1,0 +1,137 @@
+//! The PBF checks of the validate suite.
+
+use super::{
+    merge_run, run, MergeRunConfig, Method, OnlineInputs, PbfRunConfig, TraceSpec, TOLERANCE,
+};
+use crate::agree::{Check, Tolerance};
+use crate::level::Level;
+use crate::stats::Proportion;
+use bfopt_models::pbf::Variant;
+
+/// The PBF checks of the validate suite: both synthetic days, the seven methods, at 20
+/// bits per distinct pair and `|q| = 128`; predicted against measured FP and no false
+/// negatives; and two merges of consecutive partitions ([`merge_run`]).
+pub fn checks(level: Level, seed: u64, confidence: f64) -> Vec<Check> {
+    let (scale, queries) = match level {
+        Level::Quick => (0.02, 4000),
+        Level::Full => (1.0, 10_000),
+    };
+    let methods = [
+        Method::Sbf,
+        Method::Uniform(Variant::Pbf1),
+        Method::Uniform(Variant::Pbf2),
+        Method::Opt(Variant::Pbf1),
+        Method::Opt(Variant::Pbf2),
+        Method::Online(Variant::Pbf1),
+        Method::Online(Variant::Pbf2),
+    ];
+    let mut out = Vec::new();
+    for (di, spec) in [TraceSpec::edgar(scale), TraceSpec::network(scale)]
+        .into_iter()
+        .enumerate()
+    {
+        let bits = 20 * spec.pairs;
+        for (mi, method) in methods.iter().enumerate() {
+            let case_seed = seed + (di * 10 + mi) as u64;
+            let cfg = PbfRunConfig {
+                spec,
+                horizon: None,
+                method: *method,
+                bits,
+                query_length: 128,
+                queries,
+                granularity: 4,
+                k_max: 16,
+                seed: case_seed,
+                confidence,
+                online: OnlineInputs::default(),
+            };
+            let name = format!("{} {} m={bits} |q|=128", spec.name, method.name());
+            match run(&cfg) {
+                Ok(r) => {
+                    let m = &r.measured;
+                    out.push(Check::new(
+                        "pbf",
+                        format!("{name}: fp"),
+                        r.predicted_fp,
+                        m.rate,
+                        (m.interval.lo, m.interval.hi),
+                        confidence,
+                        TOLERANCE,
+                        m.trials,
+                        case_seed,
+                    ));
+                    if *method == Method::Sbf || matches!(method, Method::Opt(_)) {
+                        let fnr = Proportion::new(r.false_negatives, r.member_queries, confidence);
+                        out.push(Check::new(
+                            "pbf",
+                            format!("{name}: false negatives"),
+                            0.0,
+                            fnr.rate,
+                            (fnr.interval.lo, fnr.interval.hi),
+                            confidence,
+                            Tolerance::EXACT,
+                            fnr.trials,
+                            case_seed,
+                        ));
+                    }
+                }
+                Err(e) => out.push(Check::error("pbf", format!("{name}: {e}"), case_seed)),
+            }
+        }
+    }
+    // Merging two partitions (Section 6, Appendix D.3): B's filters twice A's size (the
+    // gcd fold), 60 bits per pair of A (the merged filters carry both days); predicted
+    // against measured FP of the merged PBF, no false negatives.
+    let spec = TraceSpec::edgar(scale);
+    for (i, (variant, ratio)) in [(Variant::Pbf1, 2), (Variant::Pbf2, 2)]
+        .into_iter()
+        .enumerate()
+    {
+        let case_seed = seed + 100 + i as u64;
+        let cfg = MergeRunConfig {
+            spec,
+            variant,
+            bits: 60 * spec.pairs,
+            size_ratio: ratio,
+            query_length: 128,
+            queries,
+            granularity: 4,
+            k_max: 16,
+            seed: case_seed,
+            confidence,
+        };
+        let v = Method::Opt(variant).name();
+        let name = format!("{} merge {v} with {ratio}x sizes |q|=128", spec.name);
+        match merge_run(&cfg) {
+            Ok(r) => {
+                let m = &r.measured;
+                out.push(Check::new(
+                    "pbf",
+                    format!("{name}: fp"),
+                    r.predicted_fp,
+                    m.rate,
+                    (m.interval.lo, m.interval.hi),
+                    confidence,
+                    TOLERANCE,
+                    m.trials,
+                    case_seed,
+                ));
+                let fnr = Proportion::new(r.false_negatives, r.member_queries, confidence);
+                out.push(Check::new(
+                    "pbf",
+                    format!("{name}: false negatives"),
+                    0.0,
+                    fnr.rate,
+                    (fnr.interval.lo, fnr.interval.hi),
+                    confidence,
+                    Tolerance::EXACT,
+                    fnr.trials,
+                    case_seed,
+                ));
+            }
+            Err(e) => out.push(Check::error("pbf", format!("{name}: {e}"), case_seed)),
+        }
+    }
+    out
+}

@@ -1,0 +1,165 @@
+//! Synthetic one-day traces shaped like EDGAR and Network (Section 7, Figure 7 [PBF]).
+
+use crate::workload::{member, mix, rng};
+use bfopt_models::error::{check, ModelError};
+use rand::Rng;
+use rand_distr::{Distribution, Geometric, Poisson, Zipf};
+use serde::Serialize;
+use std::collections::HashSet;
+
+/// Arrival-rate shape over the day.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Profile {
+    /// Constant rate (EDGAR, Figure 7a).
+    Steady,
+    /// Little at night, a peak in the afternoon (Network, Figure 7b).
+    Diurnal,
+}
+
+/// A synthetic temporal trace.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct TraceSpec {
+    /// `edgar` or `network`.
+    pub name: &'static str,
+    /// Horizon `T` in seconds.
+    pub horizon: u64,
+    /// Distinct (client, second) pairs `n(A)`.
+    pub pairs: u64,
+    /// Clients `n'(A)`.
+    pub clients: u64,
+    /// Log entries per distinct pair `N(A)/n(A)`.
+    pub entries_per_pair: f64,
+    /// Arrival-rate shape.
+    pub profile: Profile,
+    /// Zipf exponent of client popularity (beyond each client's first session).
+    pub zipf_exponent: f64,
+    /// Mean distinct seconds a client visits per session.
+    pub session_visits: f64,
+    /// Mean seconds between two visits of a session.
+    pub session_gap: f64,
+}
+
+impl TraceSpec {
+    /// The EDGAR day (Section 7 [PBF]): 5,582,073 entries, 2,127,749 distinct pairs,
+    /// 25,497 clients, steady; pairs and clients multiplied by `scale`.
+    pub fn edgar(scale: f64) -> Self {
+        Self {
+            name: "edgar",
+            horizon: 86_400,
+            pairs: ((2_127_749.0 * scale).round() as u64).max(1),
+            clients: ((25_497.0 * scale).round() as u64).max(1),
+            entries_per_pair: 5_582_073.0 / 2_127_749.0,
+            profile: Profile::Steady,
+            zipf_exponent: 1.0,
+            session_visits: 40.0,
+            session_gap: 3.0,
+        }
+    }
+
+    /// The Network day (Section 7 [PBF]): 2,546,560 entries, 2,199,573 distinct pairs,
+    /// 124,427 clients, quiet night and busy day; pairs and clients multiplied by `scale`.
+    pub fn network(scale: f64) -> Self {
+        Self {
+            name: "network",
+            horizon: 86_400,
+            pairs: ((2_199_573.0 * scale).round() as u64).max(1),
+            clients: ((124_427.0 * scale).round() as u64).max(1),
+            entries_per_pair: 2_546_560.0 / 2_199_573.0,
+            profile: Profile::Diurnal,
+            zipf_exponent: 0.9,
+            session_visits: 12.0,
+            session_gap: 4.0,
+        }
+    }
+
+    /// A dataset by name.
+    ///
+    /// # Errors
+    /// An unknown name or a scale outside `(0, 1]`.
+    pub fn named(name: &str, scale: f64) -> Result<Self, ModelError> {
+        if !(scale > 0.0 && scale <= 1.0) {
+            return Err(ModelError::invalid("scale", scale, "0 < scale <= 1"));
+        }
+        match name {
+            "edgar" => Ok(Self::edgar(scale)),
+            "network" => Ok(Self::network(scale)),
+            other => Err(ModelError::invalid("dataset", other, "edgar or network")),
+        }
+    }
+
+    /// Relative arrival rate at second `t` (maximum 1).
+    fn rate(&self, t: u64) -> f64 {
+        match self.profile {
+            Profile::Steady => 1.0,
+            Profile::Diurnal => {
+                let hour = 24.0 * (t as f64 - 0.5) / self.horizon as f64;
+                0.03 + 0.97 * (-((hour - 14.0) / 4.5).powi(2)).exp()
+            }
+        }
+    }
+
+    /// Generates the trace: `(client key, second)` entries in time order.
+    ///
+    /// Clients visit in sessions (real logs are bursty, which is what lets the coarse
+    /// levels of a PBF hold far fewer distinct items than the fine ones): a session starts
+    /// at a second drawn from the profile, visits `1 + Geometric` distinct seconds (mean
+    /// `session_visits`) spaced `1 + Geometric` seconds apart (mean `session_gap`). Every
+    /// client has at least one session; further sessions pick clients by a Zipf law.
+    /// Sessions are drawn until `pairs` distinct pairs exist; each pair is logged
+    /// `1 + Poisson(entries_per_pair − 1)` times. Client keys are [`member`]s of `seed`,
+    /// so [`probe`] keys of the same seed never occur.
+    ///
+    /// # Errors
+    /// `pairs < clients`, or more pairs than `clients·T/2`.
+    pub fn generate(&self, seed: u64) -> Result<Vec<(u64, u64)>, ModelError> {
+        check::in_range(
+            "pairs",
+            self.pairs,
+            self.clients..=self.clients * self.horizon / 2,
+        )?;
+        check::in_range_f64("session_visits", self.session_visits, 1.0..=1e6)?;
+        check::in_range_f64("session_gap", self.session_gap, 1.0..=1e6)?;
+        let mut rng = rng(mix(seed ^ 0x7EAC));
+        let zipf = Zipf::new(self.clients as f64, self.zipf_exponent)
+            .map_err(|e| ModelError::invalid("zipf_exponent", self.zipf_exponent, e))?;
+        let extra = Poisson::new((self.entries_per_pair - 1.0).max(1e-9))
+            .map_err(|e| ModelError::invalid("entries_per_pair", self.entries_per_pair, e))?;
+        let geometric = |mean: f64| {
+            Geometric::new(1.0 / mean).map_err(|e| ModelError::invalid("session", mean, e))
+        };
+        let visits = geometric(self.session_visits)?;
+        let gaps = geometric(self.session_gap)?;
+        let mut seen: HashSet<(u64, u64)> = HashSet::with_capacity(self.pairs as usize);
+        let mut out = Vec::with_capacity((self.pairs as f64 * self.entries_per_pair) as usize);
+        let mut sessions = 0u64;
+        while (seen.len() as u64) < self.pairs {
+            let client = if sessions < self.clients {
+                sessions
+            } else {
+                zipf.sample(&mut rng) as u64 - 1
+            };
+            sessions += 1;
+            let mut t = loop {
+                let t = rng.random_range(1..=self.horizon);
+                if rng.random::<f64>() < self.rate(t) {
+                    break t;
+                }
+            };
+            let n = 1 + visits.sample(&mut rng);
+            for _ in 0..n {
+                if t > self.horizon || (seen.len() as u64) >= self.pairs {
+                    break;
+                }
+                if seen.insert((client, t)) {
+                    let key = member(seed, client);
+                    let copies = 1 + extra.sample(&mut rng) as u64;
+                    (0..copies).for_each(|_| out.push((key, t)));
+                }
+                t += 1 + gaps.sample(&mut rng);
+            }
+        }
+        out.sort_by_key(|&(_, t)| t);
+        Ok(out)
+    }
+}

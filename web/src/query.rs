@@ -1,0 +1,363 @@
+//! The page's query (the CLI's `recommend` flags) to a [`Requirement`], and the plan or
+//! the errors as the JSON the page renders.
+//!
+//! The mapping follows `RecommendArgs::requirement` of the CLI (`src/families/recommend.rs`)
+//! flag by flag and in the same order, so the same flags give the same requirement, the
+//! same plan JSON and the same messages.
+
+use crate::exit::CliError;
+use crate::units::{parse_bits, parse_count, parse_real};
+use bfopt_models::stable::ImportanceDist;
+use bfopt_models::timing::{Penalties, PenaltyDist};
+use bfopt_models::ModelError;
+use bfopt_plan::text::{num, prob};
+use bfopt_plan::{plan, Level, PlanError, Requirement};
+use serde_json::{json, Map, Value};
+use std::collections::BTreeMap;
+
+/// The `recommend` flags the page knows, in the order of the command line it prints.
+pub const FLAGS: &[&str] = &[
+    "fp",
+    "capacity",
+    "window",
+    "horizon",
+    "query-length",
+    "pairs",
+    "memory",
+    "max-accesses",
+    "max-npws",
+    "allow-fn",
+    "duplicates",
+    "importance",
+    "penalties",
+];
+
+/// Model parameter names to flags, as the CLI maps them.
+const MODEL_FLAGS: &[(&str, &str)] = &[
+    ("memory", "--memory"),
+    ("max_npws", "--max-npws"),
+    ("max_accesses", "--max-accesses"),
+    ("allow_fn", "--allow-fn"),
+    ("query_length", "--query-length"),
+];
+
+/// Field values by flag name (without dashes); empty values count as absent.
+pub type Fields = BTreeMap<String, String>;
+
+/// Reads the JSON object of strings the page sends.
+///
+/// # Errors
+/// Not a JSON object of strings (a page bug, reported under the field `query`).
+pub fn fields(query: &str) -> Result<Fields, Value> {
+    let all: BTreeMap<String, String> = serde_json::from_str(query)
+        .map_err(|e| json!({ "query": format!("not a JSON object of strings: {e}") }))?;
+    Ok(all
+        .into_iter()
+        .filter(|(_, v)| !v.trim().is_empty())
+        .collect())
+}
+
+/// The message clap prints for a value its parser rejects (after `error: `).
+pub fn parse_message(flag: &str, value: &str, why: &str) -> String {
+    format!(
+        "invalid value '{value}' for '--{flag} <{}>': {why}",
+        flag.replace('-', "_").to_uppercase()
+    )
+}
+
+/// A [`CliError`] as `{field: message}` (the field is the flag without dashes; errors
+/// that name no single flag go under `requirement`).
+pub fn keyed(e: &CliError) -> Value {
+    let field = match e {
+        CliError::Invalid { flag, .. } if flag.starts_with("--") && !flag.contains('/') => {
+            flag.trim_start_matches("--").to_string()
+        }
+        _ => "requirement".to_string(),
+    };
+    json!({ field: e.to_string() })
+}
+
+/// Parses the optional flag `flag` with `parse`, collecting a parse error in `errors`.
+fn opt<T>(
+    f: &Fields,
+    flag: &str,
+    parse: fn(&str) -> Result<T, String>,
+    errors: &mut Map<String, Value>,
+) -> Option<T> {
+    let text = f.get(flag)?;
+    match parse(text) {
+        Ok(v) => Some(v),
+        Err(why) => {
+            errors.insert(flag.into(), parse_message(flag, text, &why).into());
+            None
+        }
+    }
+}
+
+/// Parses `--penalties FP:FN` as the CLI does.
+fn penalties(s: &str) -> Result<PenaltyDist, String> {
+    let allowed =
+        format!("--penalties = {s}: allowed FP:FN, two prices >= 0, not both 0 (e.g. 1:10)");
+    let (a, b) = s.split_once(':').ok_or_else(|| allowed.clone())?;
+    let a = parse_real(a).map_err(|_| allowed.clone())?;
+    let b = parse_real(b).map_err(|_| allowed.clone())?;
+    let p = Penalties::new(a, b).map_err(|_| allowed.clone())?;
+    if a == 0.0 && b == 0.0 {
+        return Err(allowed);
+    }
+    Ok(PenaltyDist::Fixed {
+        fp: p.fp(),
+        fn_: p.fn_(),
+    })
+}
+
+/// A model error on a requirement value, named by its flag.
+fn flag_error(e: ModelError) -> Value {
+    keyed(&CliError::from_model(e, MODEL_FLAGS))
+}
+
+/// The requirement the fields describe.
+///
+/// # Errors
+/// `{field: message}` for every value that does not parse, else for the first value the
+/// library rejects, or for a missing FP target or shape.
+pub fn requirement(f: &Fields) -> Result<Requirement, Value> {
+    let mut errors = Map::new();
+    let fp = opt(f, "fp", parse_real, &mut errors);
+    let capacity = opt(f, "capacity", parse_count, &mut errors);
+    let window = opt(f, "window", parse_count, &mut errors);
+    let horizon = opt(f, "horizon", parse_count, &mut errors);
+    let query_length = opt(f, "query-length", parse_count, &mut errors);
+    let pairs = opt(f, "pairs", parse_count, &mut errors);
+    let memory = opt(f, "memory", parse_bits, &mut errors);
+    let max_accesses = opt(f, "max-accesses", parse_real, &mut errors);
+    let max_npws = opt(f, "max-npws", parse_real, &mut errors);
+    let allow_fn = opt(f, "allow-fn", parse_real, &mut errors);
+    let duplicates = opt(f, "duplicates", parse_real, &mut errors);
+    let pen = opt(f, "penalties", penalties, &mut errors);
+    if !errors.is_empty() {
+        return Err(Value::Object(errors));
+    }
+    let Some(fp) = fp else {
+        return Err(json!({ "fp": "the following required argument was not provided: --fp <FP>" }));
+    };
+    let req =
+        match (capacity, window, horizon) {
+            (Some(n), None, None) => Requirement::capacity(fp, n),
+            (None, Some(w), None) => Requirement::window(fp, w),
+            (None, None, Some(t)) => {
+                for (flag, v) in [("query-length", query_length), ("pairs", pairs)] {
+                    if v.is_none() {
+                        return Err(json!({ flag: format!(
+                        "the following required argument was not provided: --{flag} <{}>",
+                        flag.replace('-', "_").to_uppercase()
+                    ) }));
+                    }
+                }
+                Requirement::temporal(fp, t, query_length.unwrap_or(0), pairs.unwrap_or(0))
+            }
+            _ => return Err(keyed(&CliError::invalid(
+                "--capacity/--window/--horizon",
+                "this combination",
+                "exactly one of --capacity N, --window W, --horizon T --query-length Q --pairs n",
+            ))),
+        };
+    let mut req = req.map_err(flag_error)?;
+    if let Some(x) = max_npws {
+        req = req.with_max_npws(x).map_err(flag_error)?;
+    }
+    if let Some(r) = allow_fn {
+        req = req.with_allow_fn(r).map_err(flag_error)?;
+    }
+    if let Some(d) = duplicates {
+        req = req.with_duplicates(d).map_err(flag_error)?;
+    }
+    if let Some(spec) = f.get("importance") {
+        let dist = ImportanceDist::parse(spec).map_err(|_| {
+            keyed(&CliError::invalid(
+                "--importance",
+                spec,
+                "linear:LO:HI, exponential:LO:HI:RATE or hist:IMP=WEIGHT,... with 1 <= LO <= HI <= 10000, RATE >= 0",
+            ))
+        })?;
+        req = req.with_importance(dist).map_err(flag_error)?;
+    }
+    if let Some(p) = pen {
+        req = req.with_penalties(p).map_err(flag_error)?;
+    }
+    if let Some(m) = memory {
+        req = req.with_memory(m).map_err(flag_error)?;
+    }
+    if let Some(a) = max_accesses {
+        req = req.with_max_accesses(a).map_err(flag_error)?;
+    }
+    Ok(req)
+}
+
+/// A value as one shell word (quoted when it holds anything but `[A-Za-z0-9._:=,+-]`).
+fn shell_word(s: &str) -> String {
+    let plain = s
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || "._:=,+-".contains(c));
+    if plain {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', r"'\''"))
+    }
+}
+
+/// The `bfopt recommend` command line of the fields (the known flags, in [`FLAGS`]
+/// order, values as given).
+pub fn command(f: &Fields) -> String {
+    let mut cmd = String::from("bfopt recommend");
+    for flag in FLAGS {
+        if let Some(v) = f.get(*flag) {
+            cmd.push_str(&format!(" --{flag} {}", shell_word(v.trim())));
+        }
+    }
+    cmd + " --format json"
+}
+
+/// The page's answer to a query: `{"command", "text", "plan"}` with the plan serialized
+/// as `bfopt recommend --format json` prints it and its table cells ([`text`]); `{"command", "infeasible", "message"}`
+/// when no design fits (the CLI's JSON and message, exit 3); `{"command", "errors"}`
+/// with one message per bad field.
+pub fn recommend(query: &str) -> Value {
+    let f = match fields(query) {
+        Ok(f) => f,
+        Err(errors) => return json!({ "errors": errors }),
+    };
+    let command = command(&f);
+    let req = match requirement(&f) {
+        Ok(r) => r,
+        Err(errors) => return json!({ "command": command, "errors": errors }),
+    };
+    match plan(&req) {
+        Ok(p) => json!({ "command": command, "text": text(&p), "plan": p }),
+        Err(PlanError::Infeasible(i)) => json!({
+            "command": command,
+            "infeasible": i,
+            "message": format!("no design satisfies the requirements: {i}"),
+        }),
+        Err(PlanError::Model(e)) => {
+            json!({ "command": command, "errors": keyed(&CliError::from_model(e, &[])) })
+        }
+    }
+}
+
+/// The cells of the CLI's table for each candidate (parameters, accesses, NPWS, FP, FP
+/// kind, false negatives, as `bfopt recommend` prints them), and each exclusion as a
+/// sentence: the page shows these beside the plan's numbers.
+pub fn text(p: &bfopt_plan::Plan) -> Value {
+    let rows: Vec<Value> = p
+        .candidates
+        .iter()
+        .map(|c| {
+            json!({
+                "params": c.params.to_string(),
+                "accesses": format!("{}/{}", num(c.accesses_insert), num(c.accesses_query)),
+                "npws": c.npws.map_or("-".into(), num),
+                "fp": prob(c.fp),
+                "fp_kind": c.fp_kind.short(),
+                "fp_kind_long": c.fp_kind.describe(),
+                "fn": c.false_negatives.short(),
+            })
+        })
+        .collect();
+    let excluded: Vec<String> = p.excluded.iter().map(ToString::to_string).collect();
+    json!({ "candidates": rows, "excluded": excluded })
+}
+
+/// Simulates candidate `index` of the query's plan: its reference implementation at
+/// the quick level, base seed `seed` (the validation of `recommend --validate` for that
+/// one design; the confidence of its intervals is the family-wise one for one design).
+/// Returns `{"design", "status", "measured_fp": {value, lo, hi}, "checks", "predicted"}`
+/// or `{"errors"}`.
+pub fn simulate(query: &str, index: usize, seed: u64) -> Value {
+    let req = match fields(query).and_then(|f| requirement(&f)) {
+        Ok(r) => r,
+        Err(errors) => return json!({ "errors": errors }),
+    };
+    let p = match plan(&req) {
+        Ok(p) => p,
+        Err(e) => return json!({ "errors": { "requirement": e.to_string() } }),
+    };
+    let Some(c) = p.candidates.get(index) else {
+        return json!({ "errors": { "index": format!(
+            "index = {index}: allowed 0 <= index < {}", p.candidates.len()
+        ) } });
+    };
+    let v = bfopt_plan::validate_candidates(std::slice::from_ref(c), Level::Quick, seed);
+    let mut out = serde_json::to_value(&v.designs[0]).unwrap_or_default();
+    out["predicted"] = json!(c.fp);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn q(pairs: &[(&str, &str)]) -> String {
+        let m: BTreeMap<&str, &str> = pairs.iter().copied().collect();
+        serde_json::to_string(&m).unwrap()
+    }
+
+    #[test]
+    fn window_plan_has_a_pick_within_the_target() {
+        let out = recommend(&q(&[
+            ("fp", "0.01"),
+            ("window", "1e6"),
+            ("max-accesses", "8"),
+        ]));
+        let plan = &out["plan"];
+        let pick = plan["pick"]["index"].as_u64().unwrap() as usize;
+        assert!(plan["candidates"][pick]["fp"].as_f64().unwrap() <= 0.01);
+        assert_eq!(
+            out["command"],
+            "bfopt recommend --fp 0.01 --window 1e6 --max-accesses 8 --format json"
+        );
+    }
+
+    #[test]
+    fn bad_values_are_keyed_by_field_with_the_cli_text() {
+        let out = recommend(&q(&[
+            ("fp", "0.01"),
+            ("window", "1e6"),
+            ("max-accesses", "0.5"),
+        ]));
+        let msg = out["errors"]["max-accesses"].as_str().unwrap();
+        assert!(msg.starts_with("--max-accesses = 0.5: allowed "), "{msg}");
+        let out = recommend(&q(&[("fp", "abc"), ("window", "-3")]));
+        assert!(out["errors"]["fp"]
+            .as_str()
+            .unwrap()
+            .contains("not a number"));
+        assert!(out["errors"]["window"]
+            .as_str()
+            .unwrap()
+            .contains("negative"));
+        let out = recommend(&q(&[("fp", "2"), ("capacity", "100")]));
+        assert!(out["errors"]["fp"]
+            .as_str()
+            .unwrap()
+            .starts_with("--fp = 2: allowed"));
+        let out = recommend(&q(&[("fp", "0.01")]));
+        assert!(out["errors"]["requirement"].is_string());
+    }
+
+    #[test]
+    fn commands_quote_what_the_shell_would_split() {
+        let f: Fields = [
+            ("fp", "0.01"),
+            ("window", "1e5"),
+            ("importance", "hist:1=2 x"),
+        ]
+        .iter()
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect();
+        assert_eq!(
+            command(&f),
+            "bfopt recommend --fp 0.01 --window 1e5 --importance 'hist:1=2 x' --format json"
+        );
+    }
+}
