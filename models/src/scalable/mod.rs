@@ -175,6 +175,23 @@ impl ScalableParams {
     /// A link FP target below `1e-300`, a capacity beyond [`ClassicParams::N`].
     pub fn link(&self, i: usize) -> Result<Link, ModelError> {
         let (capacity, fp_target) = (self.link_capacity(i), self.link_fp(i));
+        if fp_target < check::FP_TARGET_MIN {
+            // Named after the smaller factor of `p0 · r^i`: the one that drove it down.
+            let (name, value) = if self.r.powi(i as i32) < self.p0 {
+                ("r", self.r)
+            } else {
+                ("p0", self.p0)
+            };
+            return Err(ModelError::invalid(
+                name,
+                value,
+                format!(
+                    "p0 * r^i >= {} for every link i (link {i} would target {})",
+                    crate::error::show_rate(check::FP_TARGET_MIN),
+                    crate::error::show_rate(fp_target)
+                ),
+            ));
+        }
         let d = classic::design(&ClassicRequirement::new(fp_target, capacity, self.layout)?)?;
         Ok(Link {
             capacity,
