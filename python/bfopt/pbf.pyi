@@ -63,6 +63,9 @@ class Simulation(Result):
     measured_fp_lo: float
     method: str
     objective_fp: float
+    online_exact: bool
+    online_same_day: bool
+    online_smoothing: float
     pairs: int
     probes_per_query: float
     queries: int
