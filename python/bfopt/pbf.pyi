@@ -72,6 +72,8 @@ class Simulation(Result):
     query_length: int
     scale: float
     seed: int
+    session_gap: float
+    session_visits: float
 
 class Bound(Result):
     """``bfopt model pbf-bound``: the memory bound of a PBF tree."""
