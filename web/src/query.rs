@@ -23,6 +23,8 @@ pub const FLAGS: &[&str] = &[
     "horizon",
     "query-length",
     "pairs",
+    "initial-capacity",
+    "max-items",
     "memory",
     "max-accesses",
     "max-npws",
@@ -30,7 +32,12 @@ pub const FLAGS: &[&str] = &[
     "duplicates",
     "importance",
     "penalties",
+    "deletions",
 ];
+
+/// The flags that take no value (`--deletions`): a field value of `yes` (or `true`) sets
+/// them, `no` (or `false`) leaves them out.
+pub const SWITCHES: &[&str] = &["deletions"];
 
 /// Model parameter names to flags, as the CLI maps them.
 const MODEL_FLAGS: &[(&str, &str)] = &[
@@ -39,6 +46,9 @@ const MODEL_FLAGS: &[(&str, &str)] = &[
     ("max_accesses", "--max-accesses"),
     ("allow_fn", "--allow-fn"),
     ("query_length", "--query-length"),
+    ("initial_capacity", "--initial-capacity"),
+    ("max_items", "--max-items"),
+    ("deletions", "--deletions"),
 ];
 
 /// Field values by flag name (without dashes); empty values count as absent.
@@ -111,6 +121,23 @@ fn penalties(s: &str) -> Result<PenaltyDist, String> {
     })
 }
 
+/// Parses a switch's field: `yes`/`true` or `no`/`false`.
+fn switch(s: &str) -> Result<bool, String> {
+    match s.trim().to_ascii_lowercase().as_str() {
+        "yes" | "true" => Ok(true),
+        "no" | "false" => Ok(false),
+        _ => Err("allowed: yes or no".into()),
+    }
+}
+
+/// The message clap prints for a required flag that is missing.
+fn missing(flag: &str) -> Value {
+    json!({ flag: format!(
+        "the following required argument was not provided: --{flag} <{}>",
+        flag.replace('-', "_").to_uppercase()
+    ) })
+}
+
 /// A model error on a requirement value, named by its flag.
 fn flag_error(e: ModelError) -> Value {
     keyed(&CliError::from_model(e, MODEL_FLAGS))
@@ -135,33 +162,40 @@ pub fn requirement(f: &Fields) -> Result<Requirement, Value> {
     let allow_fn = opt(f, "allow-fn", parse_real, &mut errors);
     let duplicates = opt(f, "duplicates", parse_real, &mut errors);
     let pen = opt(f, "penalties", penalties, &mut errors);
+    let initial_capacity = opt(f, "initial-capacity", parse_count, &mut errors);
+    let max_items = opt(f, "max-items", parse_count, &mut errors);
+    let deletions = opt(f, "deletions", switch, &mut errors).unwrap_or(false);
     if !errors.is_empty() {
         return Err(Value::Object(errors));
     }
     let Some(fp) = fp else {
         return Err(json!({ "fp": "the following required argument was not provided: --fp <FP>" }));
     };
-    let req =
-        match (capacity, window, horizon) {
-            (Some(n), None, None) => Requirement::capacity(fp, n),
-            (None, Some(w), None) => Requirement::window(fp, w),
-            (None, None, Some(t)) => {
-                for (flag, v) in [("query-length", query_length), ("pairs", pairs)] {
-                    if v.is_none() {
-                        return Err(json!({ flag: format!(
-                        "the following required argument was not provided: --{flag} <{}>",
-                        flag.replace('-', "_").to_uppercase()
-                    ) }));
-                    }
+    match (initial_capacity, max_items) {
+        (Some(_), None) => return Err(missing("max-items")),
+        (None, Some(_)) => return Err(missing("initial-capacity")),
+        _ => {}
+    }
+    let req = match (capacity, window, horizon) {
+        (None, None, None) if initial_capacity.is_some() => {
+            Requirement::growing(fp, initial_capacity.unwrap_or(0), max_items.unwrap_or(0))
+        }
+        (Some(n), None, None) => Requirement::capacity(fp, n),
+        (None, Some(w), None) => Requirement::window(fp, w),
+        (None, None, Some(t)) => {
+            for (flag, v) in [("query-length", query_length), ("pairs", pairs)] {
+                if v.is_none() {
+                    return Err(missing(flag));
                 }
-                Requirement::temporal(fp, t, query_length.unwrap_or(0), pairs.unwrap_or(0))
             }
-            _ => return Err(keyed(&CliError::invalid(
-                "--capacity/--window/--horizon",
-                "this combination",
-                "exactly one of --capacity N, --window W, --horizon T --query-length Q --pairs n",
-            ))),
-        };
+            Requirement::temporal(fp, t, query_length.unwrap_or(0), pairs.unwrap_or(0))
+        }
+        _ => return Err(keyed(&CliError::invalid(
+            "--capacity/--window/--horizon",
+            "this combination",
+            "exactly one of --capacity N, --window W, --horizon T --query-length Q --pairs n, --initial-capacity N0 --max-items NMAX",
+        ))),
+    };
     let mut req = req.map_err(flag_error)?;
     if let Some(x) = max_npws {
         req = req.with_max_npws(x).map_err(flag_error)?;
@@ -184,6 +218,9 @@ pub fn requirement(f: &Fields) -> Result<Requirement, Value> {
     }
     if let Some(p) = pen {
         req = req.with_penalties(p).map_err(flag_error)?;
+    }
+    if deletions {
+        req = req.with_deletions().map_err(flag_error)?;
     }
     if let Some(m) = memory {
         req = req.with_memory(m).map_err(flag_error)?;
@@ -211,8 +248,14 @@ fn shell_word(s: &str) -> String {
 pub fn command(f: &Fields) -> String {
     let mut cmd = String::from("bfopt recommend");
     for flag in FLAGS {
-        if let Some(v) = f.get(*flag) {
-            cmd.push_str(&format!(" --{flag} {}", shell_word(v.trim())));
+        match f.get(*flag) {
+            Some(v) if SWITCHES.contains(flag) => {
+                if switch(v) == Ok(true) {
+                    cmd.push_str(&format!(" --{flag}"));
+                }
+            }
+            Some(v) => cmd.push_str(&format!(" --{flag} {}", shell_word(v.trim()))),
+            None => {}
         }
     }
     cmd + " --format json"
@@ -343,6 +386,53 @@ mod tests {
             .starts_with("--fp = 2: allowed"));
         let out = recommend(&q(&[("fp", "0.01")]));
         assert!(out["errors"]["requirement"].is_string());
+    }
+
+    #[test]
+    fn growing_sets_and_deletions_map_as_the_cli_maps_them() {
+        let out = recommend(&q(&[
+            ("fp", "0.01"),
+            ("initial-capacity", "1e4"),
+            ("max-items", "1e6"),
+        ]));
+        assert!(
+            out["plan"]["candidates"].as_array().unwrap().len() > 1,
+            "{out}"
+        );
+        assert_eq!(
+            out["command"],
+            "bfopt recommend --fp 0.01 --initial-capacity 1e4 --max-items 1e6 --format json"
+        );
+        let out = recommend(&q(&[("fp", "0.01"), ("initial-capacity", "1e4")]));
+        assert!(out["errors"]["max-items"].is_string(), "{out}");
+        let out = recommend(&q(&[
+            ("fp", "0.01"),
+            ("capacity", "1e6"),
+            ("deletions", "yes"),
+        ]));
+        assert_eq!(
+            out["command"],
+            "bfopt recommend --fp 0.01 --capacity 1e6 --deletions --format json"
+        );
+        let families: Vec<&str> = out["plan"]["candidates"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["family"].as_str().unwrap())
+            .collect();
+        assert!(
+            families.iter().all(|f| *f == "cuckoo" || *f == "counting"),
+            "{families:?}"
+        );
+        let out = recommend(&q(&[
+            ("fp", "0.01"),
+            ("capacity", "1e6"),
+            ("deletions", "maybe"),
+        ]));
+        assert!(out["errors"]["deletions"]
+            .as_str()
+            .unwrap()
+            .contains("yes or no"));
     }
 
     #[test]

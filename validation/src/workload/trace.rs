@@ -299,10 +299,25 @@ pub fn decompressed<'a>(input: impl Read + 'a) -> std::io::Result<Box<dyn Read +
             flate2::bufread::MultiGzDecoder::new(buf),
         ))
     } else if head.starts_with(&ZSTD_MAGIC) {
-        Box::new(zstd::stream::read::Decoder::with_buffer(buf)?)
+        zstd_decoder(buf)?
     } else {
         Box::new(buf)
     })
+}
+
+/// A zstd decoder over `buf` (the C library, outside the browser).
+#[cfg(not(target_arch = "wasm32"))]
+fn zstd_decoder<'a>(buf: BufReader<impl Read + 'a>) -> std::io::Result<Box<dyn Read + 'a>> {
+    Ok(Box::new(zstd::stream::read::Decoder::with_buffer(buf)?))
+}
+
+/// In the browser build zstd is absent (it binds C): a zstd trace is refused.
+#[cfg(target_arch = "wasm32")]
+fn zstd_decoder<'a>(_buf: BufReader<impl Read + 'a>) -> std::io::Result<Box<dyn Read + 'a>> {
+    Err(std::io::Error::new(
+        std::io::ErrorKind::Unsupported,
+        "zstd traces are not readable in the browser build (allowed: plain or gzip)",
+    ))
 }
 
 /// Reads a trace file (gzip, zstd or plain; `-` for standard input) in today's form.

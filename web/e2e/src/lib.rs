@@ -218,6 +218,8 @@ pub fn readme_examples() -> Vec<Vec<(String, String)>> {
             .next()
             .unwrap_or("")
             .split_whitespace()
+            // The command ends at a shell operator (`> plan.json`, `| jq`, `&& ...`).
+            .take_while(|w| ![">", ">>", "|", "&&", ";"].contains(w))
             .collect();
         let mut pairs = Vec::new();
         let mut i = 0;
@@ -225,6 +227,10 @@ pub fn readme_examples() -> Vec<Vec<(String, String)>> {
             let flag = words[i].trim_start_matches("--").to_string();
             match flag.as_str() {
                 "validate" | "wide" => i += 1,
+                f if SWITCHES.contains(&f) => {
+                    pairs.push((flag, "yes".into()));
+                    i += 1;
+                }
                 "format" => i += 2,
                 _ => {
                     pairs.push((flag, words.get(i + 1).unwrap_or(&"").to_string()));
@@ -237,6 +243,18 @@ pub fn readme_examples() -> Vec<Vec<(String, String)>> {
         }
     }
     out
+}
+
+/// `recommend`'s flags that take no value: the page's field holds `yes`.
+pub const SWITCHES: &[&str] = &["deletions"];
+
+/// The command-line words of one field: `--flag value`, or `--flag` for a switch.
+pub fn flag_words(flag: &str, value: &str) -> Vec<String> {
+    if SWITCHES.contains(&flag) {
+        vec![format!("--{flag}")]
+    } else {
+        vec![format!("--{flag}"), value.to_string()]
+    }
 }
 
 /// The URL query string of flag/value pairs (`fp=0.01&window=1e6`).
@@ -258,10 +276,7 @@ pub fn query_string(pairs: &[(String, String)]) -> String {
 /// `recommend --format json` of the pairs: (exit code, JSON or Null, stderr).
 pub fn cli_recommend(pairs: &[(String, String)]) -> (i32, Value, String) {
     let mut args = vec!["recommend".to_string()];
-    for (k, v) in pairs {
-        args.push(format!("--{k}"));
-        args.push(v.clone());
-    }
+    args.extend(pairs.iter().flat_map(|(k, v)| flag_words(k, v)));
     args.extend(["--format".into(), "json".into()]);
     let (code, out, err) = cli(&args);
     (code, serde_json::from_str(&out).unwrap_or(Value::Null), err)
@@ -281,6 +296,10 @@ mod tests {
             ("penalties".into(), "1:10".into()),
         ]);
         assert_eq!(q, "fp=0.01&penalties=1%3A10");
+        assert!(
+            ex.iter().flatten().all(|(k, v)| !k.contains('>') && !v.contains('>')),
+            "{ex:?}"
+        );
         assert_eq!(content_type("/pkg/bfopt_web_bg.wasm"), "application/wasm");
     }
 }

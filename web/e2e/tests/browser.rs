@@ -4,7 +4,9 @@
 //! `bfopt optimize classic`; a simulation runs in its worker. Needs `web/dist/`
 //! (`web/build.sh`), `chromedriver` and `chromium` (`web/ci.sh` installs both).
 
-use bfopt_web_e2e::{cli, cli_recommend, query_string, readme_examples, serve, web_dir, Browser};
+use bfopt_web_e2e::{
+    cli, cli_recommend, flag_words, query_string, readme_examples, serve, web_dir, Browser,
+};
 use fantoccini::Locator;
 use serde_json::Value;
 
@@ -42,7 +44,7 @@ async fn assert_matches_cli(b: &Browser, pairs: &[(String, String)]) -> f64 {
     let label = query_string(pairs);
     let mut cmd = String::from("bfopt recommend");
     for (k, v) in pairs {
-        cmd.push_str(&format!(" --{k} {v}"));
+        cmd.push_str(&format!(" {}", flag_words(k, v).join(" ")));
     }
     // The page prints flags in its own canonical order; compare as word sets.
     let mut want: Vec<&str> = cmd.split(' ').collect();
