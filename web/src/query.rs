@@ -249,11 +249,10 @@ pub fn command(f: &Fields) -> String {
     let mut cmd = String::from("bfopt recommend");
     for flag in FLAGS {
         match f.get(*flag) {
-            Some(v) if SWITCHES.contains(flag) => {
-                if switch(v) == Ok(true) {
-                    cmd.push_str(&format!(" --{flag}"));
-                }
+            Some(v) if SWITCHES.contains(flag) && switch(v) == Ok(true) => {
+                cmd.push_str(&format!(" --{flag}"));
             }
+            Some(_) if SWITCHES.contains(flag) => {}
             Some(v) => cmd.push_str(&format!(" --{flag} {}", shell_word(v.trim()))),
             None => {}
         }
