@@ -3,7 +3,7 @@
 use super::{
     merge_run, run, MergeRunConfig, Method, OnlineInputs, PbfRunConfig, TraceSpec, TOLERANCE,
 };
-use crate::agree::{Check, Tolerance};
+use crate::agree::{Check, Estimate, Tolerance};
 use crate::level::Level;
 use crate::stats::Proportion;
 use bfopt_models::pbf::Variant;
@@ -49,32 +49,15 @@ pub fn checks(level: Level, seed: u64, confidence: f64) -> Vec<Check> {
             let name = format!("{} {} m={bits} |q|=128", spec.name, method.name());
             match run(&cfg) {
                 Ok(r) => {
-                    let m = &r.measured;
-                    out.push(Check::new(
-                        "pbf",
-                        format!("{name}: fp"),
+                    let no_fn = *method == Method::Sbf || matches!(method, Method::Opt(_));
+                    let fnr = no_fn.then_some((r.false_negatives, r.member_queries));
+                    out.extend(fp_and_fn(
+                        &name,
                         r.predicted_fp,
-                        m.rate,
-                        (m.interval.lo, m.interval.hi),
-                        confidence,
-                        TOLERANCE,
-                        m.trials,
+                        &r.measured,
+                        fnr,
                         case_seed,
                     ));
-                    if *method == Method::Sbf || matches!(method, Method::Opt(_)) {
-                        let fnr = Proportion::new(r.false_negatives, r.member_queries, confidence);
-                        out.push(Check::new(
-                            "pbf",
-                            format!("{name}: false negatives"),
-                            0.0,
-                            fnr.rate,
-                            (fnr.interval.lo, fnr.interval.hi),
-                            confidence,
-                            Tolerance::EXACT,
-                            fnr.trials,
-                            case_seed,
-                        ));
-                    }
                 }
                 Err(e) => out.push(Check::error("pbf", format!("{name}: {e}"), case_seed)),
             }
@@ -104,34 +87,46 @@ pub fn checks(level: Level, seed: u64, confidence: f64) -> Vec<Check> {
         let v = Method::Opt(variant).name();
         let name = format!("{} merge {v} with {ratio}x sizes |q|=128", spec.name);
         match merge_run(&cfg) {
-            Ok(r) => {
-                let m = &r.measured;
-                out.push(Check::new(
-                    "pbf",
-                    format!("{name}: fp"),
-                    r.predicted_fp,
-                    m.rate,
-                    (m.interval.lo, m.interval.hi),
-                    confidence,
-                    TOLERANCE,
-                    m.trials,
-                    case_seed,
-                ));
-                let fnr = Proportion::new(r.false_negatives, r.member_queries, confidence);
-                out.push(Check::new(
-                    "pbf",
-                    format!("{name}: false negatives"),
-                    0.0,
-                    fnr.rate,
-                    (fnr.interval.lo, fnr.interval.hi),
-                    confidence,
-                    Tolerance::EXACT,
-                    fnr.trials,
-                    case_seed,
-                ));
-            }
+            Ok(r) => out.extend(fp_and_fn(
+                &name,
+                r.predicted_fp,
+                &r.measured,
+                Some((r.false_negatives, r.member_queries)),
+                case_seed,
+            )),
             Err(e) => out.push(Check::error("pbf", format!("{name}: {e}"), case_seed)),
         }
+    }
+    out
+}
+
+/// The checks of one PBF run: predicted against measured FP, and, given `(false
+/// negatives, member queries)`, no false negative (at the FP estimate's confidence).
+fn fp_and_fn(
+    name: &str,
+    predicted_fp: f64,
+    measured: &Proportion,
+    false_negatives: Option<(u64, u64)>,
+    seed: u64,
+) -> Vec<Check> {
+    let mut out = vec![Check::of(
+        "pbf",
+        format!("{name}: fp"),
+        predicted_fp,
+        measured,
+        TOLERANCE,
+        seed,
+    )];
+    if let Some((misses, members)) = false_negatives {
+        let fnr = Proportion::new(misses, members, measured.confidence());
+        out.push(Check::of(
+            "pbf",
+            format!("{name}: false negatives"),
+            0.0,
+            &fnr,
+            Tolerance::EXACT,
+            seed,
+        ));
     }
     out
 }
