@@ -327,7 +327,9 @@ impl FpKind {
             FpKind::StandardAnswer => {
                 "of the standard answer; the inferential answer minimises the expected penalty"
             }
-            FpKind::UpperBound => "an upper bound at the design load (Jensen over the bucket loads)",
+            FpKind::UpperBound => {
+                "an upper bound at the design load (Jensen over the bucket loads)"
+            }
         }
     }
 

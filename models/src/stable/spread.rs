@@ -198,7 +198,13 @@ pub(crate) fn noise_variance(
     for (s, &ys) in y.iter().enumerate() {
         y_level[level(s)] += ys;
     }
-    let fpc = |draws: f64| if mf > 1.0 { (mf - draws) / (mf - 1.0) } else { 0.0 };
+    let fpc = |draws: f64| {
+        if mf > 1.0 {
+            (mf - draws) / (mf - 1.0)
+        } else {
+            0.0
+        }
+    };
     let (fpc_k, fpc_p) = (fpc(kf), fpc(pf));
     let pd: f64 = pi.iter().zip(&chain.dec).map(|(x, d)| x * d).sum();
     let w_total = mf * pd;
@@ -315,9 +321,15 @@ mod tests {
     use crate::stable::{IbfParams, ImportanceDist, Policy, SbfParams};
 
     fn sbf_chain(m: u64, k: u32, max: u32, p: u64) -> (CellChain, Vec<f64>) {
-        let params =
-            IbfParams::new(Policy::Sbf, m, k, max, p, ImportanceDist::linear(1, 1).unwrap())
-                .unwrap();
+        let params = IbfParams::new(
+            Policy::Sbf,
+            m,
+            k,
+            max,
+            p,
+            ImportanceDist::linear(1, 1).unwrap(),
+        )
+        .unwrap();
         let chain = params.chain(|_, _| p as f64 / m as f64);
         let pi = chain.stationary().unwrap();
         (chain, pi)
@@ -355,7 +367,11 @@ mod tests {
     fn linear_noise_agrees_with_the_pair_chains_for_distinct_decrements() {
         // Random deletion of distinct cells is linear in the population: the two methods
         // agree to O(1/m).
-        for (m, k, max, p) in [(1000u64, 3u32, 3u32, 10u64), (2000, 4, 1, 8), (500, 4, 7, 20)] {
+        for (m, k, max, p) in [
+            (1000u64, 3u32, 3u32, 10u64),
+            (2000, 4, 1, 8),
+            (500, 4, 7, 20),
+        ] {
             let (chain, pi) = sbf_chain(m, k, max, p);
             let pair = pair_variance(&chain, m, k, p, Decrements::Distinct).unwrap();
             let noise = noise_variance(&chain, &pi, m, k, p, false).unwrap();

@@ -417,10 +417,16 @@ pub fn requirement(v: &Value, path: &str) -> Result<Requirement, FileError> {
             uint(r, path, "pairs")?,
         )
         .map_err(at)?,
+        "growing" => Requirement::growing(
+            fp,
+            uint(r, path, "initial_capacity")?,
+            uint(r, path, "max_items")?,
+        )
+        .map_err(at)?,
         other => {
             return Err(FileError::new(
                 join(path, "shape"),
-                format!("\"{other}\": allowed capacity, window, temporal"),
+                format!("\"{other}\": allowed capacity, window, temporal, growing"),
             ))
         }
     };
