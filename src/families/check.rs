@@ -156,7 +156,11 @@ pub fn check(args: &CheckArgs, format: Format) -> Result<Report, CliError> {
                 path: s.path.clone(),
                 family: s.family.clone(),
                 design: s.design.clone(),
-                params: s.params.clone(),
+                // A chain's links and bits at n0 are figures: show the re-derived ones.
+                params: match c.params {
+                    bfopt_plan::Params::Scalable { .. } => c.params.clone(),
+                    _ => s.params.clone(),
+                },
                 requirement: s.requirement.clone(),
                 metrics: metrics(c, s),
                 checks: limits(c, &s.requirement),

@@ -580,3 +580,39 @@ fn issue_22_cuckoo_fp_kind_is_an_upper_bound() {
         .success()
         .stdout(predicates::str::contains("upper (an upper"));
 }
+
+#[test]
+fn issue_22_check_all_on_a_repeating_stream_plan() {
+    // The GBF row is sized on the stream's repeats; check once judged its FN on a
+    // distinct stream (0.118 > 0.1) and failed a design recommend had passed.
+    let plan = temp_file(
+        "check",
+        "repeats.json",
+        json_out(&[
+            "recommend",
+            "--fp",
+            "0.05",
+            "--window",
+            "2000",
+            "--allow-fn",
+            "0.1",
+            "--duplicates",
+            "0.3",
+        ]),
+    );
+    let (v, code) = check_json(&[plan.to_str().unwrap(), "--all"]);
+    assert_eq!(code, 0, "{v}");
+    let gbf = v["designs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["family"] == "gbf")
+        .expect("a gbf row");
+    let fn_check = gbf["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["check"] == "allow_fn")
+        .unwrap();
+    assert!(fn_check["value"].as_f64().unwrap() <= 0.1, "{gbf}");
+}

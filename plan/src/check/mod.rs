@@ -69,26 +69,27 @@ pub fn with_overrides(
     items: Option<u64>,
     window: Option<u64>,
 ) -> Result<Requirement, ModelError> {
-    let (key, value, name) =
-        match (req.shape(), items, window) {
-            (Shape::Capacity { .. }, Some(n), _) => ("items", n, "items"),
-            (Shape::Window { .. }, _, Some(w)) => ("insertions", w, "window"),
-            (
-                Shape::Growing {
-                    initial_capacity, ..
-                },
-                Some(n),
-                _,
-            ) if n < *initial_capacity => return Err(ModelError::invalid(
+    let (key, value, name) = match (req.shape(), items, window) {
+        (Shape::Capacity { .. }, Some(n), _) => ("items", n, "items"),
+        (Shape::Window { .. }, _, Some(w)) => ("insertions", w, "window"),
+        (
+            Shape::Growing {
+                initial_capacity, ..
+            },
+            Some(n),
+            _,
+        ) if n < *initial_capacity => {
+            return Err(ModelError::invalid(
                 "items",
                 n,
                 format!(
                     "items >= initial_capacity = {initial_capacity} (a growing set's final count)"
                 ),
-            )),
-            (Shape::Growing { .. }, Some(n), _) => ("max_items", n, "items"),
-            _ => return Ok(req.clone()),
-        };
+            ))
+        }
+        (Shape::Growing { .. }, Some(n), _) => ("max_items", n, "items"),
+        _ => return Ok(req.clone()),
+    };
     let mut v = serde_json::to_value(req).map_err(|e| ModelError::invalid(name, value, e))?;
     v[key] = Value::from(value);
     requirement(&v, "").map_err(|e| ModelError::invalid(name, value, e.message))
@@ -535,7 +536,11 @@ pub fn forgotten(c: &Candidate, req: &Requirement) -> Option<Limit> {
                 }
             }
         }
-        Params::Gbf { m, k0, k1 } => GbfParams::new(m, k0, k1).ok()?.metrics_flat(w, None).fn_,
+        // On the stream the row was sized for (its duplicates, when the requirement has
+        // them): the distinct stream's FN is higher and failed designs that pass.
+        Params::Gbf { m, k0, k1 } => {
+            gbf::window_fn(&GbfParams::new(m, k0, k1).ok()?, w, gbf::repeats(req, w))
+        }
         Params::Rbf {
             m,
             filters: 1,
