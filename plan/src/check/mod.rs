@@ -158,7 +158,10 @@ pub fn evaluate(spec: &DesignSpec) -> Result<Candidate, FileError> {
                 _ => return Err(mismatch("a static set")),
             };
             let p = ClassicParams::new(m, k, items, layout(block_bits)).map_err(at)?;
-            classic::row(fp, p)
+            let mut c = classic::row(fp, p);
+            // classic/standard@max: the name the growing-set plan gives it.
+            c.design.clone_from(&spec.design);
+            c
         }
         Params::Rotating {
             r,
@@ -607,6 +610,12 @@ mod tests {
                 .with_importance(bfopt_models::stable::ImportanceDist::linear(1, 50).unwrap())
                 .unwrap(),
             Requirement::temporal(0.02, 1024, 32, 20_000).unwrap(),
+            Requirement::growing(0.01, 1_000, 100_000).unwrap(),
+            window()
+                .with_duplicates(0.3)
+                .unwrap()
+                .with_allow_fn(0.1)
+                .unwrap(),
         ] {
             let p = plan(&req).unwrap();
             let text = serde_json::to_string(&p).unwrap();
@@ -641,6 +650,7 @@ mod tests {
             let designs: Vec<&str> = specs.iter().map(|s| s.design.as_str()).collect();
             let expect: &[&str] = match req.shape() {
                 Shape::Temporal { .. } => &["pbf-2", "pbf-1 g=2", "pair-filter"],
+                Shape::Growing { .. } => &["classic/standard@max", "scalable/bfopt"],
                 _ if req.importance().is_some() => &["ibf1", "ibf3"],
                 _ if req.penalties().is_some() => &["btbf/inferential"],
                 _ if req.allow_fn().is_some() => &["sbf", "gbf", "rbf/one-phase"],
