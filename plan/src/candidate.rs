@@ -283,6 +283,9 @@ pub enum FpKind {
     ExactQuery,
     /// Of the standard answer; the inferential answer minimises the expected penalty.
     StandardAnswer,
+    /// An upper bound on the FP at the design's load (the cuckoo filter's
+    /// `1 − (1 − q)^(2bα)`, which bounds `E[1 − (1 − q)^N]` by Jensen, Section 5.1 [CF]).
+    UpperBound,
 }
 
 impl FpKind {
@@ -300,6 +303,7 @@ impl FpKind {
             FpKind::WorstQuery => "worst q",
             FpKind::ExactQuery => "exact q",
             FpKind::StandardAnswer => "standard",
+            FpKind::UpperBound => "upper",
         }
     }
 
@@ -323,6 +327,9 @@ impl FpKind {
             FpKind::StandardAnswer => {
                 "of the standard answer; the inferential answer minimises the expected penalty"
             }
+            FpKind::UpperBound => {
+                "an upper bound at the design load (Jensen over the bucket loads)"
+            }
         }
     }
 
@@ -336,6 +343,7 @@ impl FpKind {
                 | FpKind::WorstBlockOffset
                 | FpKind::WorstQuery
                 | FpKind::ExactQuery
+                | FpKind::UpperBound
         )
     }
 }

@@ -25,7 +25,8 @@ pub struct CheckArgs {
     /// Every candidate of a plan (default: its pick).
     #[arg(long)]
     pub all: bool,
-    /// Check static sets holding this many items instead of the stated capacity.
+    /// Check static sets holding this many items instead of the stated capacity, and
+    /// growing sets reaching this many items instead of their max_items.
     #[arg(long, value_parser = parse_count)]
     pub items: Option<u64>,
     /// Check sliding windows of this many insertions instead of the stated window.
@@ -104,16 +105,26 @@ pub fn check(args: &CheckArgs, format: Format) -> Result<Report, CliError> {
     })?;
     let mut specs =
         parse_as(&text, Syntax::of_path(path), args.all).map_err(|e| file_error(path, e))?;
-    for (flag, value, shape) in [
-        ("--items", args.items, "a static set"),
-        ("--window", args.window, "a sliding window"),
+    for (flag, value, shapes) in [
+        (
+            "--items",
+            args.items,
+            &["a static set", "a growing set"][..],
+        ),
+        ("--window", args.window, &["a sliding window"][..]),
     ] {
         if let Some(v) = value {
-            if !specs.iter().any(|s| s.requirement.shape_name() == shape) {
+            if !specs
+                .iter()
+                .any(|s| shapes.contains(&s.requirement.shape_name()))
+            {
                 return Err(CliError::invalid(
                     flag,
                     v,
-                    format!("only when the file has a design for {shape}"),
+                    format!(
+                        "only when the file has a design for {}",
+                        shapes.join(" or ")
+                    ),
                 ));
             }
         }
@@ -125,7 +136,7 @@ pub fn check(args: &CheckArgs, format: Format) -> Result<Report, CliError> {
             } else {
                 "--window"
             };
-            CliError::from_model(e, &[("items", flag), ("window", flag)])
+            CliError::from_model(e, &[("items", flag), ("window", flag), ("max_items", flag)])
         })?;
     }
     let candidates = specs
@@ -145,7 +156,11 @@ pub fn check(args: &CheckArgs, format: Format) -> Result<Report, CliError> {
                 path: s.path.clone(),
                 family: s.family.clone(),
                 design: s.design.clone(),
-                params: s.params.clone(),
+                // A chain's links and bits at n0 are figures: show the re-derived ones.
+                params: match c.params {
+                    bfopt_plan::Params::Scalable { .. } => c.params.clone(),
+                    _ => s.params.clone(),
+                },
                 requirement: s.requirement.clone(),
                 metrics: metrics(c, s),
                 checks: limits(c, &s.requirement),

@@ -41,7 +41,8 @@ Columns of the table:
                over the cycle or block offset), worst+rep (worst case with the duplicate
                rate), average (long-run average), stable (at the stable point), new item
                (never inserted), worst q / exact q (temporal queries of length |q|),
-               standard (the standard answer of an inferential filter)
+               standard (the standard answer of an inferential filter), upper (an upper
+               bound at the design load: cuckoo)
   fn           false negatives: none, <=RATE (within --allow-fn), chosen (inferential)
   check        with --validate: PASS / FAIL / skip of the design's simulation
 Notes [n] under the table belong to row n; --wide prints every column and note inline.";

@@ -162,7 +162,11 @@ pub enum ImpMapArg {
 }
 
 impl IbfArgs {
-    fn params(&self) -> Result<IbfParams, CliError> {
+    /// The model parameters the flags give.
+    ///
+    /// # Errors
+    /// Invalid flags (exit 2).
+    pub(crate) fn params(&self) -> Result<IbfParams, CliError> {
         let s = self.filter.params()?;
         let imp = ImportanceDist::parse(&self.importance).map_err(model_err)?;
         let bits = to_u32(

@@ -177,6 +177,112 @@ fn sbf_at_its_stable_point_is_within_the_band() {
     }
 }
 
+/// Share of `TRIALS` reference filters of `policy` (`m, K, Max, P`, counters of
+/// `counter_bits`) run `steps` insertions from empty (importance drawn from
+/// `linear:1:50`) whose zero count lies within the audit's 95% band around the model's
+/// stable point, and the measured over the model's variance.
+fn ibf_within_band(
+    policy: bfopt_models::stable::Policy,
+    (m, k, max, p, counter_bits): (u64, u32, u32, u64, u32),
+    steps: u64,
+    seed: u64,
+) -> (f64, f64, bfopt_models::stable::ZeroVariance) {
+    use bfopt_models::stable::{Decrements, IbfOccupancy, IbfParams, ImportanceDist};
+    use bfopt_validation::filters::stable::StableFilter;
+    use rand::Rng;
+    let imp = ImportanceDist::linear(1, 50).unwrap();
+    let params = IbfParams::new(policy, m, k, max, p, imp.clone())
+        .and_then(|p| p.with_counter_bits(counter_bits))
+        .unwrap();
+    // The reference filter decrements a run of P consecutive cells (random deletion).
+    let audit = IbfOccupancy::new(&params, Decrements::Consecutive).unwrap();
+    // Run long enough: the model's expected zeros after `steps` insertions from empty
+    // are within 0.1 sd of the stable point.
+    let after = bfopt_models::stable::zero_fraction_transient(&params, steps).unwrap();
+    let sd = audit.zero_variance().0.sqrt() / m as f64;
+    let gap = (after[steps as usize] - audit.solution().zero_fraction()) / sd;
+    assert!(
+        gap.abs() < 0.1,
+        "{}: {gap} sd from the stable point after {steps}",
+        policy.name()
+    );
+    let mut within = 0u64;
+    let mut distance_sq = 0.0;
+    for trial in 0..TRIALS {
+        let seed = seed + trial;
+        let mut f = StableFilter::new(&params, seed);
+        let mut r = bfopt_validation::workload::rng(seed ^ 0x1B5);
+        (0..steps).for_each(|i| f.insert_u64(member(seed, i), imp.quantile(r.random::<f64>())));
+        let a = audit.audit(f.zero_cells(), CONFIDENCE).unwrap();
+        within += u64::from(a.at_stable_point);
+        distance_sq += a.distance_sd * a.distance_sd;
+    }
+    let t = TRIALS as f64;
+    let (share, ratio, method) = (within as f64 / t, distance_sq / t, audit.zero_variance().1);
+    eprintln!(
+        "audit {} m={m} K={k} Max={max} P={p} counter bits {counter_bits}: within ±1.96 sd in {share:.3}; variance ratio measured/model {ratio:.3} ({method:?})",
+        policy.name()
+    );
+    (share, ratio, method)
+}
+
+#[test]
+fn ibf_at_its_stable_point_is_within_the_band() {
+    // IBF1 (random deletion: two-cell chains) and the probabilistic-deletion policies
+    // IBF3, IBF5, IBF6 (linear noise) at m = 512, K = 4, Max = 5, P = 5 (Figure 7 [SBF]),
+    // 4-bit counters, run 3000 insertions from empty (the model's expected zeros are then
+    // within 0.1 sd of the stable point, checked): the distance of the zero count from
+    // the model's stable point, in standard deviations of the audit's variance, must fall
+    // within ±1.96 in 92-98% of 1000 seeded trials. Measured (8-bit counters, 6000
+    // insertions): sbf 0.933, ibf1 0.954, ibf3 0.966, ibf5 0.949, ibf6 0.952; variance
+    // ratios 0.92-1.04. `ibf_minimp_band_is_conservative` covers IBF2 and IBF4.
+    use bfopt_models::stable::{Policy, ZeroVariance};
+    let mut failures = Vec::new();
+    for (i, (policy, method)) in [
+        (Policy::Ibf1, ZeroVariance::PairChain),
+        (Policy::Ibf3, ZeroVariance::LinearNoise),
+        (Policy::Ibf5, ZeroVariance::LinearNoise),
+        (Policy::Ibf6, ZeroVariance::LinearNoise),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let seed = 50_000 + 10_000 * i as u64;
+        let (share, ratio, used) = ibf_within_band(policy, (512, 4, 5, 5, 4), 3000, seed);
+        assert_eq!(used, method, "{}", policy.name());
+        if !BAND.contains(&share) {
+            failures.push(format!(
+                "{}: {share:.3} (variance ratio {ratio:.3})",
+                policy.name()
+            ));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "stable filters within the 95% band outside {BAND:?} in {TRIALS} trials: {failures:?}"
+    );
+}
+
+#[test]
+#[ignore = "about 2 minutes: run with --ignored"]
+fn ibf_minimp_band_is_conservative() {
+    // MinImp (IBF2, IBF4) decrements the P cells of least counter: a queue that holds
+    // the zero count tighter than the linear noise's proportional picks. Measured at
+    // m = 512, K = 4, Max = 5, P = 5, 8-bit counters, 6000 insertions: within the band
+    // 0.998 and 0.999, variance ratios 0.41 and 0.45: the band is about 1.5 times too
+    // wide (conservative, not calibrated), which `bfopt audit ibf` states.
+    use bfopt_models::stable::Policy;
+    for (i, policy) in [Policy::Ibf2, Policy::Ibf4].into_iter().enumerate() {
+        let seed = 90_000 + 10_000 * i as u64;
+        let (share, ratio, _) = ibf_within_band(policy, (512, 4, 5, 5, 4), 3000, seed);
+        assert!(
+            share >= *BAND.start() && ratio < 1.0,
+            "{}: {share} {ratio}",
+            policy.name()
+        );
+    }
+}
+
 #[test]
 fn btbf_interval_covers_the_distinct_items_of_recent_blocks() {
     // A reference BTBF fed a distinct stream: the items whose last insertion lies in the

@@ -260,3 +260,64 @@ fn audit_btbf_rows_per_age() {
         assert_eq!(m["age"], age);
     }
 }
+
+#[test]
+fn audit_ibf_from_a_reference_filter_and_bad_flags() {
+    use bfopt_models::stable::{IbfParams, ImportanceDist, Policy};
+    use bfopt_validation::filters::stable::StableFilter;
+    // A reference IBF3 (Figure 7 setting) run 3000 insertions: its zeros are at the
+    // stable point by the linear-noise band; an almost empty filter is converging.
+    let imp = ImportanceDist::linear(1, 50).unwrap();
+    let p = IbfParams::new(Policy::Ibf3, 512, 4, 5, 5, imp).unwrap();
+    let mut f = StableFilter::new(&p, 4);
+    (0..3000).for_each(|i| f.insert_u64(member(4, i), 1 + (i % 50) as u32));
+    let flags = "audit ibf --policy ibf3 --cells 512 --hashes 4 --max 5 --decrements 5";
+    let j: serde_json::Value = json(&format!("{flags} --zeros {}", f.zero_cells()));
+    assert_eq!(j["family"], "ibf");
+    assert_eq!(j["params"]["policy"], "ibf3");
+    let m = &j["metrics"];
+    assert_eq!(m["variance"], "linear_noise");
+    let d = m["distance_sd"].as_f64().unwrap();
+    assert_eq!(m["at_stable_point"], d.abs() <= 1.959_963_984_540_054);
+    assert!(d.abs() < 4.0, "{j}");
+    let z = f.zero_cells() as f64;
+    let fp = (0..4)
+        .map(|i| (512.0 - z - i as f64) / (512.0 - i as f64))
+        .product::<f64>();
+    approx::assert_relative_eq!(m["fp"].as_f64().unwrap(), fp, max_relative = 1e-12);
+    let j: serde_json::Value = json(&format!("{flags} --zeros 400"));
+    assert_eq!(j["metrics"]["at_stable_point"], false);
+    let n = j["metrics"]["insertions_since_empty"].as_u64().unwrap();
+    assert!((10..500).contains(&n), "{n}");
+    // IBF1 takes --decrement-cells (random deletion) and uses the two-cell chains.
+    let j: serde_json::Value = json(
+        "audit ibf --policy ibf1 --cells 512 --hashes 4 --max 5 --decrements 5 --zeros 30 --decrement-cells distinct",
+    );
+    assert_eq!(j["metrics"]["variance"], "pair_chain");
+    assert_eq!(j["params"]["decrement_cells"], "distinct");
+    // Bad input: exit 2 naming the flag, the value and what is allowed.
+    super::exits(
+        bfopt().args(format!("{flags} --zeros 30 --decrement-cells distinct").split(' ')),
+        2,
+        &["--decrement-cells", "distinct", "only random deletion"],
+    );
+    super::exits(
+        bfopt().args(format!("{flags} --zeros 600").split(' ')),
+        2,
+        &["--zeros", "600", "512"],
+    );
+    super::exits(
+        bfopt().args(format!("{flags} --zeros 30 --confidence 1.5").split(' ')),
+        2,
+        &["--confidence", "1.5"],
+    );
+    // MinImp: the band is stated to be conservative.
+    bfopt()
+        .args(
+            "audit ibf --policy ibf4 --cells 512 --hashes 4 --max 5 --decrements 5 --zeros 60"
+                .split(' '),
+        )
+        .assert()
+        .success()
+        .stdout(predicates::str::contains("conservative, not calibrated"));
+}

@@ -472,3 +472,147 @@ fn issue_22_forgetting_designs_need_their_allowance() {
         &["[0].requirement.importance", "importance law"],
     );
 }
+
+#[test]
+fn issue_22_check_reads_growing_set_plans() {
+    // The brief's round trip: a growing-set plan, every candidate re-evaluated.
+    let plan = temp_file(
+        "check",
+        "growing.json",
+        json_out(&[
+            "recommend",
+            "--fp",
+            "0.01",
+            "--initial-capacity",
+            "1e4",
+            "--max-items",
+            "1e6",
+        ]),
+    );
+    let plan = plan.to_str().unwrap();
+    let stated: Value = serde_json::from_slice(&std::fs::read(plan).unwrap()).unwrap();
+    let (v, code) = check_json(&[plan, "--all"]);
+    assert_eq!(code, 0, "{v}");
+    let designs = v["designs"].as_array().unwrap();
+    let candidates = stated["candidates"].as_array().unwrap();
+    assert_eq!(designs.len(), candidates.len());
+    assert!(designs.len() >= 4, "{v}");
+    // Each chain and the classic@max filter rebuilt from its params alone: the plan's
+    // FP and bits at max_items.
+    for (d, c) in designs.iter().zip(candidates) {
+        assert_eq!(d["status"], "pass", "{d}");
+        let (f, g) = (
+            c["fp"].as_f64().unwrap(),
+            d["metrics"]["fp"].as_f64().unwrap(),
+        );
+        assert!((f - g).abs() <= 1e-12 * f, "{}: {f} vs {g}", c["design"]);
+        assert_eq!(c["bits"], d["metrics"]["bits"], "{}", c["design"]);
+    }
+    // --items overrides the final count: 10^7 items overflow every design's 1%.
+    let (v, code) = check_json(&[plan, "--all", "--items", "1e7"]);
+    assert_eq!(code, 1, "{v}");
+    for d in v["designs"].as_array().unwrap() {
+        assert_eq!(d["status"], "fail", "{d}");
+    }
+    // Fewer items than the initial capacity: exit 2 naming --items.
+    exits(
+        bfopt().args(["check", plan, "--items", "100"]),
+        2,
+        &["--items = 100", "items >= initial_capacity = 10000"],
+    );
+    // --simulate runs every design's reference filter, the chains included (a smaller
+    // plan: 10^3 growing to 10^5).
+    let small = temp_file(
+        "check",
+        "growing-small.json",
+        json_out(&[
+            "recommend",
+            "--fp",
+            "0.01",
+            "--initial-capacity",
+            "1e3",
+            "--max-items",
+            "1e5",
+        ]),
+    );
+    let (v, code) = check_json(&[small.to_str().unwrap(), "--all", "--simulate"]);
+    assert_eq!(code, 0, "{v}");
+    let designs = v["designs"].as_array().unwrap();
+    assert!(designs.iter().any(|d| d["family"] == "scalable"), "{v}");
+    for d in designs {
+        let sim = &d["simulation"];
+        assert_eq!(sim["status"], "pass", "{d}");
+        if d["family"] == "scalable" {
+            let names: Vec<&str> = sim["checks"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter_map(|c| c["name"].as_str())
+                .collect();
+            assert!(names.iter().any(|n| n.ends_with("links")), "{names:?}");
+        }
+    }
+}
+
+#[test]
+fn issue_22_cuckoo_fp_kind_is_an_upper_bound() {
+    let plan: Value = serde_json::from_slice(&json_out(&[
+        "recommend",
+        "--fp",
+        "0.01",
+        "--capacity",
+        "1e4",
+    ]))
+    .unwrap();
+    let cuckoo: Vec<&Value> = plan["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["family"] == "cuckoo")
+        .collect();
+    assert!(!cuckoo.is_empty(), "{plan}");
+    for c in cuckoo {
+        assert_eq!(c["fp_kind"], "upper_bound", "{c}");
+    }
+    bfopt()
+        .args(["recommend", "--help"])
+        .assert()
+        .success()
+        .stdout(predicates::str::contains("upper (an upper"));
+}
+
+#[test]
+fn issue_22_check_all_on_a_repeating_stream_plan() {
+    // The GBF row is sized on the stream's repeats; check once judged its FN on a
+    // distinct stream (0.118 > 0.1) and failed a design recommend had passed.
+    let plan = temp_file(
+        "check",
+        "repeats.json",
+        json_out(&[
+            "recommend",
+            "--fp",
+            "0.05",
+            "--window",
+            "2000",
+            "--allow-fn",
+            "0.1",
+            "--duplicates",
+            "0.3",
+        ]),
+    );
+    let (v, code) = check_json(&[plan.to_str().unwrap(), "--all"]);
+    assert_eq!(code, 0, "{v}");
+    let gbf = v["designs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["family"] == "gbf")
+        .expect("a gbf row");
+    let fn_check = gbf["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["check"] == "allow_fn")
+        .unwrap();
+    assert!(fn_check["value"].as_f64().unwrap() <= 0.1, "{gbf}");
+}

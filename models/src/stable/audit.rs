@@ -1,4 +1,5 @@
-//! Auditing a live Stable Bloom filter from its count of zero cells (issue 22).
+//! Auditing a live Stable or Importance-aware Bloom filter from its count of zero cells
+//! (issue 22).
 //!
 //! # Formula
 //! ```text
@@ -16,42 +17,37 @@
 //! is reported while the observed fraction lies above the stable point by more than the
 //! interval's half-width.
 //!
-//! `π00` is the stationary probability that two given cells are both zero: the
-//! stationary law of a two-cell chain (derived here, the one-cell chain of
-//! [`SbfParams::transition_matrix`] for a pair: per step both cells are decremented with
-//! probability `q2`, one given cell with `P/m`, both set with `K(K−1)/(m(m−1))`), solved
-//! by GTH for each class of pairs (`zero_variance`). The spread depends on which cells the
-//! deletion phase picks ([`Decrements`]): `P` distinct random cells make the cells
-//! negatively correlated, a run of `P` consecutive cells (Deng and Rafiei's
-//! implementation) positively correlated for neighbours.
+//! `Var Z` is the stationary variance of the zero count ([`super::spread`]: two-cell
+//! chains for random deletion, the linear-noise approximation of the whole filter for the
+//! global IBF policies); the binomial, which treats cells as independent, is
+//! miscalibrated both ways and only used beyond both methods' work limits
+//! ([`ZeroVariance::Binomial`]). The spread depends on which cells the deletion phase
+//! picks ([`Decrements`]): `P` distinct random cells make the cells negatively
+//! correlated, a run of `P` consecutive cells (Deng and Rafiei's implementation)
+//! positively correlated for neighbours.
+//!
+//! An IBF ([`IbfOccupancy`]) is audited the same way against its solved stable point
+//! ([`super::solve`]: exact for SBF and IBF1, mean field for IBF2-IBF6), with the
+//! insertions since empty from the forward chain [`super::zero_fraction_transient`].
 //!
 //! # Accuracy
-//! The chains have `(Max + 1)²` states, one per class of pair distances (up to `P + 1`
-//! classes for runs); beyond `2·10^8` units of work the binomial variance is used, as
-//! `variance` says. `tests/agreement/audit.rs` measures the share of reference filters at
-//! their stable point within the 95% band.
+//! `tests/agreement/audit.rs` measures the share of reference filters at their stable
+//! point within the 95% band (1000 seeded trials per setting).
 
-use super::SbfParams;
+use super::chain::CellChain;
+use super::ibf::{solve, zero_fraction_transient, IbfSolution, TRANSIENT_WORK};
+use super::spread::zero_variance;
+pub use super::spread::ZeroVariance;
+use super::{IbfParams, ImportanceDist, Policy, SbfParams};
 use crate::classic::z_quantile;
 use crate::error::{check, ModelError};
-use crate::markov::stationary_gth;
 use crate::numeric::probability;
-use nalgebra::DMatrix;
 use serde::Serialize;
-
-/// How the variance of the zero count was computed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ZeroVariance {
-    /// From the two-cell chain (exact for the model's distinct cells).
-    PairChain,
-    /// Binomial, cells taken as independent (the pair chains beyond their work limit).
-    Binomial,
-}
 
 /// Which `P` cells the deletion phase decrements: the per-cell law, and so the stable
 /// point, is the same; the dependence between cells, and so the spread of the zero
-/// count, is not.
+/// count, is not. Only random deletion (SBF, IBF1) has the choice; the global policies
+/// pick cells by weight or rank.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Decrements {
@@ -62,101 +58,51 @@ pub enum Decrements {
     Consecutive,
 }
 
-/// Largest work `(classes of pairs)·((Max + 1)²)³` spent on the two-cell chains.
-const PAIR_WORK: f64 = 2e8;
-
-/// `P(both zero)` and `P(first zero)` at stationarity for two given cells that are both
-/// decremented in a step with probability `q2` and both set with probability `a2`.
-fn pair_zero(params: &SbfParams, q2: f64, a2: f64) -> Option<(f64, f64)> {
-    let (m, k, p) = (params.m() as f64, f64::from(params.k()), params.p() as f64);
-    let (a, q) = (k / m, p / m);
-    // (first, second, probability) of the decremented and of the set cells.
-    let both = |x: f64, x2: f64| {
-        [
-            (true, true, x2),
-            (true, false, x - x2),
-            (false, true, x - x2),
-            (false, false, 1.0 - 2.0 * x + x2),
-        ]
-    };
-    let top = params.max() as usize;
-    let n = top + 1;
-    let step = |v: usize, dec: bool, set: bool| {
-        if set {
-            top
-        } else if dec && v > 0 {
-            v - 1
-        } else {
-            v
-        }
-    };
-    let mut t = DMatrix::zeros(n * n, n * n);
-    for i in 0..n {
-        for j in 0..n {
-            for (d1, d2, pd) in both(q, q2) {
-                for (s1, s2, ps) in both(a, a2) {
-                    t[(i * n + j, step(i, d1, s1) * n + step(j, d2, s2))] += pd * ps;
-                }
-            }
-        }
-    }
-    let pi = stationary_gth(&t).ok()?;
-    let first: f64 = (0..n).map(|j| pi[j]).sum();
-    Some((pi[0], first))
+/// FP of a fresh item given `zeros` zero cells of `m`: `Π_{i<K} (m − Z − i)/(m − i)`
+/// (its `K` distinct cells all non-zero).
+fn fp_given_zeros(m: u64, k: u32, zeros: u64) -> f64 {
+    let (mf, nz) = (m as f64, (m - zeros) as f64);
+    let fp = (0..k)
+        .map(f64::from)
+        .map(|i| ((nz - i) / (mf - i)).max(0.0))
+        .product::<f64>();
+    probability(fp)
 }
 
-/// `Var Z` of the zero count at the stable point from the two-cell chains, or `None`
-/// beyond the work limit.
-///
-/// # Formula
-/// ```text
-/// Var Z = m·π0(1 − π0) + m·Σ_{d=1..m−1} (π00(q2(d)) − π0²)
-/// q2(d) = P(P − 1)/(m(m − 1))                          (distinct decrements)
-/// q2(d) = (max(0, P − d) + max(0, P − (m − d)))/m      (a run of P from a random start)
-/// a2    = K(K − 1)/(m(m − 1))                          (K distinct set cells)
-/// ```
-fn zero_variance(params: &SbfParams, decrements: Decrements) -> Option<f64> {
-    let (m, k, p) = (params.m(), f64::from(params.k()), params.p());
+/// The audit of `zeros` zero cells of `m` against a stable point `stable` with zero-count
+/// variance `var`: the shared body of [`SbfOccupancy::audit`] and
+/// [`IbfOccupancy::audit`]. `insertions` inverts the convergence curve, called only
+/// while the zeros lie above the band.
+fn band(
+    (m, k, zeros): (u64, u32, u64),
+    (stable, fp_stable): (f64, f64),
+    (var, variance): (f64, ZeroVariance),
+    confidence: f64,
+    insertions: impl FnOnce() -> Option<u64>,
+) -> Result<StableAudit, ModelError> {
+    let z = z_quantile(confidence)?;
     let mf = m as f64;
-    let pairs = mf * (mf - 1.0);
-    let a2 = k * (k - 1.0) / pairs;
-    let states = f64::from(params.max() + 1).powi(2);
-    let near = p.min(m - 1);
-    let most_classes = match decrements {
-        Decrements::Distinct => 1.0,
-        Decrements::Consecutive => near as f64 + 2.0,
+    let zero_fraction = zeros as f64 / mf;
+    let sd = var.max(0.0).sqrt() / mf;
+    let distance = if sd > 0.0 {
+        (zero_fraction - stable) / sd
+    } else {
+        0.0
     };
-    if most_classes * states.powi(3) > PAIR_WORK {
-        return None;
-    }
-    // (q2, number of partners d with it)
-    let classes: Vec<(f64, f64)> = match decrements {
-        Decrements::Distinct => vec![(p as f64 * (p as f64 - 1.0) / pairs, mf - 1.0)],
-        Decrements::Consecutive => {
-            let mut by_q: std::collections::BTreeMap<u64, u64> = Default::default();
-            for d in 1..=near {
-                let covering = p.saturating_sub(d) + p.saturating_sub(m - d);
-                *by_q.entry(covering).or_default() += 1;
-            }
-            for d in (m - near).max(near + 1)..m {
-                let covering = p.saturating_sub(d) + p.saturating_sub(m - d);
-                *by_q.entry(covering).or_default() += 1;
-            }
-            let counted: u64 = by_q.values().sum();
-            *by_q.entry(0).or_default() += (m - 1).saturating_sub(counted);
-            by_q.into_iter()
-                .filter(|&(_, c)| c > 0)
-                .map(|(cov, c)| (cov as f64 / mf, c as f64))
-                .collect()
-        }
-    };
-    let pi0 = params.zero_fraction();
-    let mut cov = 0.0;
-    for (q2, count) in classes {
-        let (both, first) = pair_zero(params, q2, a2)?;
-        cov += count * (both - first * first);
-    }
-    Some((mf * pi0 * (1.0 - pi0) + mf * cov).max(0.0))
+    let converging = distance > z;
+    Ok(StableAudit {
+        zeros,
+        zero_fraction,
+        zero_fraction_stable: stable,
+        zero_fraction_sd: sd,
+        variance,
+        distance_sd: distance,
+        at_stable_point: distance.abs() <= z,
+        insertions_since_empty: if converging { insertions() } else { None },
+        fp: fp_given_zeros(m, k, zeros),
+        fp_stable,
+        confidence,
+    })
 }
 
 /// The zero cells of a live SBF.
@@ -184,15 +130,21 @@ impl SbfOccupancy {
 
     /// FP of a fresh item given the cells: `Π_{i<K} (m − Z − i)/(m − i)`.
     pub fn fp(&self) -> f64 {
-        let (m, nz) = (
-            self.params.m() as f64,
-            (self.params.m() - self.zeros) as f64,
-        );
-        let fp = (0..self.params.k())
-            .map(f64::from)
-            .map(|i| ((nz - i) / (m - i)).max(0.0))
-            .product::<f64>();
-        probability(fp)
+        fp_given_zeros(self.params.m(), self.params.k(), self.zeros)
+    }
+
+    /// The one-cell chain of the SBF (every insertion sets `Max`).
+    fn chain(&self) -> Result<CellChain, ModelError> {
+        let p = &self.params;
+        let ibf = IbfParams::new(
+            Policy::Sbf,
+            p.m(),
+            p.k(),
+            p.max(),
+            p.p(),
+            ImportanceDist::linear(1, 1)?,
+        )?;
+        Ok(ibf.chain(|_, _| p.p() as f64 / p.m() as f64))
     }
 
     /// Insertions since empty whose expected zero fraction is the observed one (the
@@ -238,41 +190,101 @@ impl SbfOccupancy {
     ///
     /// # Errors
     /// `confidence` outside (0, 1).
-    pub fn audit(&self, confidence: f64) -> Result<SbfAudit, ModelError> {
-        let z = z_quantile(confidence)?;
-        let m = self.params.m() as f64;
-        let zero_fraction = self.zeros as f64 / m;
-        let stable = self.params.zero_fraction();
-        let (var, variance) = match zero_variance(&self.params, self.decrements) {
-            Some(v) => (v, ZeroVariance::PairChain),
-            None => (m * stable * (1.0 - stable), ZeroVariance::Binomial),
-        };
-        let sd = var.max(0.0).sqrt() / m;
-        let distance = if sd > 0.0 {
-            (zero_fraction - stable) / sd
-        } else {
-            0.0
-        };
-        let converging = distance > z;
-        Ok(SbfAudit {
-            zeros: self.zeros,
-            zero_fraction,
-            zero_fraction_stable: stable,
-            zero_fraction_sd: sd,
+    pub fn audit(&self, confidence: f64) -> Result<StableAudit, ModelError> {
+        let p = &self.params;
+        let chain = self.chain()?;
+        let pi = chain.stationary()?;
+        let variance = zero_variance(&chain, &pi, (p.m(), p.k(), p.p()), true, self.decrements);
+        band(
+            (p.m(), p.k(), self.zeros),
+            (p.zero_fraction(), p.fp()),
             variance,
-            distance_sd: distance,
-            at_stable_point: distance.abs() <= z,
-            insertions_since_empty: if converging { self.insertions() } else { None },
-            fp: self.fp(),
-            fp_stable: self.params.fp(),
             confidence,
-        })
+            || self.insertions(),
+        )
     }
 }
 
-/// The audit of a Stable Bloom filter.
+/// An Importance-aware (or Stable) Bloom filter's model at its stable point, with the
+/// spread of its zero count: solved once, then [`Self::audit`] per count of zero cells.
+#[derive(Debug, Clone)]
+pub struct IbfOccupancy {
+    solution: IbfSolution,
+    variance: (f64, ZeroVariance),
+}
+
+impl IbfOccupancy {
+    /// Solves `params`' stable point and the variance of its zero count; `decrements`
+    /// says which cells random deletion (SBF, IBF1) decrements, and is not used by the
+    /// global policies (IBF2-IBF6), which pick cells by weight or rank.
+    ///
+    /// # Errors
+    /// As [`solve`].
+    pub fn new(params: &IbfParams, decrements: Decrements) -> Result<Self, ModelError> {
+        let solution = solve(params)?;
+        let (chain, pi) = solution.chain_and_law();
+        let local = params.policy().is_local();
+        let variance = zero_variance(
+            chain,
+            pi,
+            (params.m(), params.k(), params.p()),
+            local,
+            decrements,
+        );
+        Ok(Self { solution, variance })
+    }
+
+    /// The solved stable point.
+    pub fn solution(&self) -> &IbfSolution {
+        &self.solution
+    }
+
+    /// `Var Z` of the zero count at the stable point and how it was computed.
+    pub fn zero_variance(&self) -> (f64, ZeroVariance) {
+        self.variance
+    }
+
+    /// Insertions since empty: the first `n` whose expected zero fraction from an empty
+    /// filter ([`zero_fraction_transient`]) is at most `ẑ`, searched over doubling
+    /// horizons up to [`TRANSIENT_WORK`]` / states`; `None` beyond.
+    fn insertions(&self, zero_fraction: f64) -> Option<u64> {
+        let params = self.solution.params();
+        let states = self.solution.chain_and_law().0.states() as u64;
+        let limit = TRANSIENT_WORK / states;
+        let mut horizon = 1024u64.min(limit);
+        loop {
+            let curve = zero_fraction_transient(params, horizon).ok()?;
+            if let Some(n) = curve.iter().position(|&z| z <= zero_fraction) {
+                return Some(n as u64);
+            }
+            if horizon >= limit {
+                return None;
+            }
+            horizon = (horizon * 4).min(limit);
+        }
+    }
+
+    /// The audit of a live filter with `zeros` zero cells at two-sided `confidence`.
+    ///
+    /// # Errors
+    /// `zeros` above `m`; `confidence` outside (0, 1).
+    pub fn audit(&self, zeros: u64, confidence: f64) -> Result<StableAudit, ModelError> {
+        let params = self.solution.params();
+        let m = params.m();
+        check::in_range("zeros", zeros, 0..=m)?;
+        band(
+            (m, params.k(), zeros),
+            (self.solution.zero_fraction(), self.solution.fp()),
+            self.variance,
+            confidence,
+            || self.insertions(zeros as f64 / m as f64),
+        )
+    }
+}
+
+/// The audit of a Stable or Importance-aware Bloom filter from its zero cells.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct SbfAudit {
+pub struct StableAudit {
     /// Zero cells counted.
     pub zeros: u64,
     /// `zeros / m`.
@@ -291,7 +303,7 @@ pub struct SbfAudit {
     pub insertions_since_empty: Option<u64>,
     /// FP of a fresh item given the cells.
     pub fp: f64,
-    /// FP at the stable point, `(1 − π0)^K`.
+    /// FP at the stable point (`(1 − π0)^K`).
     pub fp_stable: f64,
     /// Two-sided confidence of the band.
     pub confidence: f64,
@@ -328,32 +340,6 @@ mod tests {
             .audit(0.95)
             .unwrap();
         assert_eq!((empty.fp, empty.insertions_since_empty), (0.0, Some(0)));
-    }
-
-    #[test]
-    fn pair_chain_marginal_is_the_stable_point() {
-        for (m, k, max, p) in [(1000u64, 3u32, 3u32, 10u64), (64, 2, 1, 3), (500, 4, 7, 20)] {
-            let params = SbfParams::new(m, k, max, p).unwrap();
-            let pairs = (m * (m - 1)) as f64;
-            let q2 = (p * (p - 1)) as f64 / pairs;
-            let a2 = f64::from(k * (k - 1)) / pairs;
-            let (both, first) = pair_zero(&params, q2, a2).unwrap();
-            approx::assert_relative_eq!(first, params.zero_fraction(), max_relative = 1e-10);
-            // Negatively correlated cells: both zero less often than independent ones.
-            assert!(both < first * first, "{both} {first}");
-            // Decremented together (neighbours in a run): positively correlated.
-            let (near, _) = pair_zero(&params, (p - 1) as f64 / m as f64, a2).unwrap();
-            assert!(near > first * first);
-            let binomial = m as f64 * first * (1.0 - first);
-            let distinct = zero_variance(&params, Decrements::Distinct).unwrap();
-            let run = zero_variance(&params, Decrements::Consecutive).unwrap();
-            assert!(
-                distinct < binomial && run > distinct,
-                "{distinct} {run} {binomial}"
-            );
-        }
-        let big = SbfParams::new(100_000, 3, 200, 10).unwrap();
-        assert!(zero_variance(&big, Decrements::Consecutive).is_none());
     }
 
     #[test]

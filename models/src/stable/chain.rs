@@ -99,7 +99,7 @@ impl CellChain {
     }
 
     /// The state after one decrement of `s` (a zero cell stays zero; `c` resets at 0).
-    fn down(&self, s: usize) -> usize {
+    pub(crate) fn down(&self, s: usize) -> usize {
         let (v, c) = self.decode(s);
         if v <= 1 {
             0
@@ -109,7 +109,7 @@ impl CellChain {
     }
 
     /// The state a set with `(value, importance)` leads to from post-deletion state `s`.
-    fn set_target(&self, s: usize, value: u32, imp: u32) -> usize {
+    pub(crate) fn set_target(&self, s: usize, value: u32, imp: u32) -> usize {
         if self.cap == 0 {
             value as usize
         } else {

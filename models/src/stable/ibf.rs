@@ -109,6 +109,10 @@ impl IbfSolution {
     pub fn method(&self) -> StableMethod {
         self.method
     }
+    /// The cell chain at the stable point and its stationary law.
+    pub(crate) fn chain_and_law(&self) -> (&CellChain, &[f64]) {
+        (&self.chain, &self.pi)
+    }
     /// The stationary law of one cell's value `Pr(v = j)`, `j = 0..=Max`.
     pub fn value_distribution(&self) -> Vec<f64> {
         let mut out = vec![0.0; self.params.max() as usize + 1];

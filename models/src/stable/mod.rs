@@ -28,6 +28,7 @@
 //! | wFP, wFN, precision, recall | Eqs. (5)-(8) [SBF] | [`weighted`] |
 //! | crossover point | Eq. (11) [SBF] | [`crossover`] |
 //! | cost-minimising design | grid over policy, `Max`, `K`, `P` | [`design`] |
+//! | audit from the zero cells, `Var Z` | two-cell chains (random deletion), linear noise (global policies) | [`SbfOccupancy`], [`IbfOccupancy`] |
 //!
 //! # Assumptions
 //! * Each insertion decrements `P` *distinct* random cells (for Random-delete; Deng &
@@ -144,9 +145,10 @@ mod policy;
 mod repeats;
 mod root;
 mod sbf;
+mod spread;
 mod stream;
 
-pub use audit::{Decrements, SbfAudit, SbfOccupancy, ZeroVariance};
+pub use audit::{Decrements, IbfOccupancy, SbfOccupancy, StableAudit, ZeroVariance};
 pub use design::{design, design_observed, grid_size, Cost, IbfDesign, IbfRequirement};
 pub use ibf::{
     crossover, solve, weighted, zero_fraction_transient, IbfMetrics, IbfSolution, Weighted,

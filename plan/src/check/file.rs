@@ -254,13 +254,14 @@ fn params(
         }
     };
     match (family, design) {
-        ("classic", "classic/standard" | "classic/partitioned" | "classic/blocked") => {
-            Ok(Params::Classic {
-                m: uint(p, base, "m")?,
-                k: u32_of("k")?,
-                block_bits: block("block_bits", design == "classic/blocked")?,
-            })
-        }
+        (
+            "classic",
+            "classic/standard" | "classic/partitioned" | "classic/blocked" | "classic/standard@max",
+        ) => Ok(Params::Classic {
+            m: uint(p, base, "m")?,
+            k: u32_of("k")?,
+            block_bits: block("block_bits", design == "classic/blocked")?,
+        }),
         ("baseline", "rotating/standard" | "rotating/blocked") => Ok(Params::Rotating {
             r: u32_of("r")?,
             g: uint(p, base, "g")?,
@@ -374,6 +375,15 @@ fn params(
             b: u32_of("b")?,
             buckets: uint(p, base, "buckets")?,
         }),
+        ("scalable", d) if d.starts_with("scalable/") => Ok(Params::Scalable {
+            n0: uint(p, base, "n0")?,
+            p0: real(p, base, "p0")?,
+            r: real(p, base, "r")?,
+            s: real(p, base, "s")?,
+            // Figures of the chain at max_items and at n0: re-derived, not read.
+            links: opt_u64("links")?.unwrap_or(0) as usize,
+            bits_at_initial: opt_u64("bits_at_initial")?.unwrap_or(0),
+        }),
         ("counting", d) if d.starts_with("counting/c") => Ok(Params::Counting {
             m: uint(p, base, "m")?,
             k: u32_of("k")?,
@@ -381,7 +391,7 @@ fn params(
         }),
         (
             "classic" | "baseline" | "apbf" | "rbf" | "timing" | "stable" | "gbf" | "pbf" | "fuse"
-            | "cuckoo" | "counting",
+            | "cuckoo" | "counting" | "scalable",
             _,
         ) => Err(FileError::new(
             join(path, "design"),
@@ -417,10 +427,16 @@ pub fn requirement(v: &Value, path: &str) -> Result<Requirement, FileError> {
             uint(r, path, "pairs")?,
         )
         .map_err(at)?,
+        "growing" => Requirement::growing(
+            fp,
+            uint(r, path, "initial_capacity")?,
+            uint(r, path, "max_items")?,
+        )
+        .map_err(at)?,
         other => {
             return Err(FileError::new(
                 join(path, "shape"),
-                format!("\"{other}\": allowed capacity, window, temporal"),
+                format!("\"{other}\": allowed capacity, window, temporal, growing"),
             ))
         }
     };

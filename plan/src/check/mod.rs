@@ -23,12 +23,14 @@
 //! setting, not a size; the inferential BTBF under the requirement's penalties),
 //! `stable` (the SBF under `allow_fn`; the IBF policies `ibf1`-`ibf6` under `allow_fn`
 //! and the requirement's importance law), `gbf` (under `allow_fn`), `pbf` (PBF-2,
-//! PBF-1 and the pair filter, for temporal requirements).
+//! PBF-1 and the pair filter, for temporal requirements), `scalable` (a chain rebuilt
+//! from `n0, p0, r, s` at the growing set's `max_items`; the classic filter allocated for
+//! `max_items` up front).
 //! Any other family or design is an error naming it.
 
 use crate::candidate::{Candidate, Params};
 use crate::families::{
-    apbf, baseline, btbf, classic, counting, cuckoo, fuse, gbf, ibf, pbf, rbf, sbf,
+    apbf, baseline, btbf, classic, counting, cuckoo, fuse, gbf, ibf, pbf, rbf, sbf, scalable,
 };
 use crate::requirement::{Requirement, Shape};
 use bfopt_models::apbf::{evaluate as apbf_at, ApbfRequirement};
@@ -39,6 +41,7 @@ use bfopt_models::cuckoo::CuckooParams;
 use bfopt_models::fuse::FuseParams;
 use bfopt_models::gbf::GbfParams;
 use bfopt_models::rbf::Method;
+use bfopt_models::scalable::{ScalableDesign, ScalableParams, ScalableRequirement};
 use bfopt_models::stable::{solve, Policy, SbfParams};
 use bfopt_models::timing::BtbfParams;
 use bfopt_models::ModelError;
@@ -52,10 +55,10 @@ use file::{join, rename};
 pub use file::{parse, parse_as, requirement, DesignSpec, FileError, Syntax};
 
 /// Families [`evaluate`] models, with their designs.
-pub const SUPPORTED: &str = "classic (classic/standard, classic/partitioned, classic/blocked), baseline (rotating/standard, rotating/blocked, fingerprint-queue), apbf (apbf, apbbf), rbf (rbf/two-phase, rbf/one-phase), timing (btbf, btbf/inferential), stable (sbf, ibf1 ... ibf6), gbf (gbf), pbf (pbf-2, pbf-1 g=G, pair-filter), fuse (binary-fuse/8, binary-fuse/16, binary-fuse/32), cuckoo (cuckoo/bB), counting (counting/cC)";
+pub const SUPPORTED: &str = "classic (classic/standard, classic/partitioned, classic/blocked), baseline (rotating/standard, rotating/blocked, fingerprint-queue), apbf (apbf, apbbf), rbf (rbf/two-phase, rbf/one-phase), timing (btbf, btbf/inferential), stable (sbf, ibf1 ... ibf6), gbf (gbf), pbf (pbf-2, pbf-1 g=G, pair-filter), fuse (binary-fuse/8, binary-fuse/16, binary-fuse/32), cuckoo (cuckoo/bB), counting (counting/cC), scalable (scalable/bfopt, scalable/redisbloom, scalable/growable; classic/standard@max for a growing set)";
 
-/// "What if traffic grows": the requirement with its items (static sets) or window
-/// (sliding windows) replaced. `None` keeps the stated value; an override of the other
+/// "What if traffic grows": the requirement with its items (static sets), final count
+/// `max_items` (growing sets) or window (sliding windows) replaced. `None` keeps the stated value; an override of the other
 /// shape leaves the requirement alone (the caller reports overrides that apply to no
 /// design).
 ///
@@ -69,6 +72,22 @@ pub fn with_overrides(
     let (key, value, name) = match (req.shape(), items, window) {
         (Shape::Capacity { .. }, Some(n), _) => ("items", n, "items"),
         (Shape::Window { .. }, _, Some(w)) => ("insertions", w, "window"),
+        (
+            Shape::Growing {
+                initial_capacity, ..
+            },
+            Some(n),
+            _,
+        ) if n < *initial_capacity => {
+            return Err(ModelError::invalid(
+                "items",
+                n,
+                format!(
+                    "items >= initial_capacity = {initial_capacity} (a growing set's final count)"
+                ),
+            ))
+        }
+        (Shape::Growing { .. }, Some(n), _) => ("max_items", n, "items"),
         _ => return Ok(req.clone()),
     };
     let mut v = serde_json::to_value(req).map_err(|e| ModelError::invalid(name, value, e))?;
@@ -132,11 +151,17 @@ pub fn evaluate(spec: &DesignSpec) -> Result<Candidate, FileError> {
     };
     let mut c = match spec.params {
         Params::Classic { m, k, block_bits } => {
-            let Shape::Capacity { items } = *req.shape() else {
-                return Err(mismatch("a static set"));
+            // A growing set's classic filter is allocated for max_items up front.
+            let items = match *req.shape() {
+                Shape::Capacity { items } => items,
+                Shape::Growing { max_items, .. } => max_items,
+                _ => return Err(mismatch("a static set")),
             };
             let p = ClassicParams::new(m, k, items, layout(block_bits)).map_err(at)?;
-            classic::row(fp, p)
+            let mut c = classic::row(fp, p);
+            // classic/standard@max: the name the growing-set plan gives it.
+            c.design.clone_from(&spec.design);
+            c
         }
         Params::Rotating {
             r,
@@ -353,14 +378,21 @@ pub fn evaluate(spec: &DesignSpec) -> Result<Candidate, FileError> {
             };
             counting::row(fp, CountingParams::new(m, k, items, c).map_err(at)?)
         }
-        Params::Scalable { .. } => {
-            return Err(FileError::new(
-                join(&spec.path, "design"),
-                format!(
-                    "{}: check does not re-evaluate scalable chains yet (growing-set plans); allowed {SUPPORTED}",
-                    spec.design
-                ),
-            ))
+        Params::Scalable { n0, p0, r, s, .. } => {
+            let Shape::Growing {
+                initial_capacity,
+                max_items,
+            } = *req.shape()
+            else {
+                return Err(mismatch("a growing set"));
+            };
+            // The chain is fixed by (n0, p0, r, s): its links, their sizes and k follow;
+            // the stated links and bits are figures, re-derived here at max_items.
+            let p = ScalableParams::new(n0, p0, r, s, Layout::Standard).map_err(at)?;
+            let sreq = ScalableRequirement::new(fp, initial_capacity, max_items, Layout::Standard)
+                .map_err(at)?;
+            let d = ScalableDesign::evaluate(p, &sreq).map_err(at)?;
+            scalable::row(fp, &spec.design, &d, "re-evaluated from n0, p0, r, s")
         }
     };
     c.count_against(req);
@@ -507,7 +539,11 @@ pub fn forgotten(c: &Candidate, req: &Requirement) -> Option<Limit> {
                 }
             }
         }
-        Params::Gbf { m, k0, k1 } => GbfParams::new(m, k0, k1).ok()?.metrics_flat(w, None).fn_,
+        // On the stream the row was sized for (its duplicates, when the requirement has
+        // them): the distinct stream's FN is higher and failed designs that pass.
+        Params::Gbf { m, k0, k1 } => {
+            gbf::window_fn(&GbfParams::new(m, k0, k1).ok()?, w, gbf::repeats(req, w))
+        }
         Params::Rbf {
             m,
             filters: 1,
@@ -574,6 +610,12 @@ mod tests {
                 .with_importance(bfopt_models::stable::ImportanceDist::linear(1, 50).unwrap())
                 .unwrap(),
             Requirement::temporal(0.02, 1024, 32, 20_000).unwrap(),
+            Requirement::growing(0.01, 1_000, 100_000).unwrap(),
+            window()
+                .with_duplicates(0.3)
+                .unwrap()
+                .with_allow_fn(0.1)
+                .unwrap(),
         ] {
             let p = plan(&req).unwrap();
             let text = serde_json::to_string(&p).unwrap();
@@ -608,6 +650,7 @@ mod tests {
             let designs: Vec<&str> = specs.iter().map(|s| s.design.as_str()).collect();
             let expect: &[&str] = match req.shape() {
                 Shape::Temporal { .. } => &["pbf-2", "pbf-1 g=2", "pair-filter"],
+                Shape::Growing { .. } => &["classic/standard@max", "scalable/bfopt"],
                 _ if req.importance().is_some() => &["ibf1", "ibf3"],
                 _ if req.penalties().is_some() => &["btbf/inferential"],
                 _ if req.allow_fn().is_some() => &["sbf", "gbf", "rbf/one-phase"],

@@ -76,7 +76,8 @@ pub(crate) fn row(fp: f64, params: CuckooParams) -> Candidate {
         slack: 0,
         npws: None,
         fp: metrics.fp,
-        fp_kind: FpKind::Exact,
+        // `CuckooParams::fp` bounds the FP over the buckets' loads from above (Jensen).
+        fp_kind: FpKind::UpperBound,
         notes: vec![format!(
             "gains: deletion, 2 bucket reads per query; gives up: insertions fail near full load, sized at load {:.2}{max}",
             params.load()

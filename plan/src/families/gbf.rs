@@ -94,6 +94,13 @@ pub(crate) fn repeats(req: &Requirement, w: u64) -> Option<WindowDuplicates> {
         .and_then(|d| WindowDuplicates::new(d, w).ok())
 }
 
+/// The window-averaged FN of `p` over `w` insertions on the stream [`row`] is sized for:
+/// distinct, or repeating as `repeats` says (Eqs. (28)-(31) [TBF]).
+pub(crate) fn window_fn(p: &GbfParams, w: u64, repeats: Option<WindowDuplicates>) -> f64 {
+    let workload = repeats.map_or(Distinct::Identity, Distinct::from);
+    p.metrics_flat_on(w, &workload, None).fn_
+}
+
 /// The candidate row of GBF `p` over a window of `w` insertions, admitted under the
 /// forgetting allowance `rate`: never-inserted FP and window-averaged FN of
 /// [`GbfParams::metrics_flat_on`] (Eqs. (28)-(31) [TBF]) on a distinct stream, or on the

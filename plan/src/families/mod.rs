@@ -16,7 +16,7 @@ pub(crate) mod ibf;
 pub(crate) mod pbf;
 pub(crate) mod rbf;
 pub(crate) mod sbf;
-mod scalable;
+pub(crate) mod scalable;
 
 use crate::candidate::{Candidate, SimRun, Validator};
 use crate::requirement::Requirement;

@@ -64,7 +64,7 @@ fn scalable(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
 }
 
 /// The candidate row of a sized chain, with its simulation at `NMAX`.
-fn row(fp: f64, name: &str, d: &ScalableDesign, what: &str) -> Candidate {
+pub(crate) fn row(fp: f64, name: &str, d: &ScalableDesign, what: &str) -> Candidate {
     let (p, x) = (d.params, &d.at_n);
     let label = format!(
         "{name} n0={} p0={:e} r={} s={} n={}: ",
