@@ -20,6 +20,7 @@
 //! | SBF FP | `(1 − π0)^K` | [`SbfParams::fp`] |
 //! | convergence | `(e_0·T^N)[0]` | [`SbfParams::zero_fraction_after`] |
 //! | FN by age, half-life | `1 − (1 − (e_Max·T^a)[0])^K` | [`SbfParams::fn_at_age`], [`SbfParams::fn_half_life`] |
+//! | SBF on a stream with repeats `D(·)`: stable point, FP, FN by age | `π0 = Σ_s (1 − K/m)^D(s)·b(s)`, `b` the law of the `Max`-th decrement | [`SbfParams::zero_fraction_on`], [`SbfParams::fp_on`], [`SbfParams::fn_at_age_on`], [`SbfParams::fn_at_age_on_prior`] |
 //! | FN and FP on a stream with repeats (Tables 3-4) | age law of the last insertion; per-cell items (SBF, IBF1, IBF6), per-cell items and binned counter (IBF2-IBF5) | [`stream_metrics`], [`RepeatStream`] |
 //! | zero fraction from an empty filter, every policy | forward chain (time-stepped mean field) | [`zero_fraction_transient`] |
 //! | `P` for an FP target | smallest integer `P` with FP ≤ target | [`design_decrements`] |
@@ -139,6 +140,7 @@ mod design;
 mod ibf;
 mod importance;
 mod minimp;
+mod on_stream;
 mod params;
 mod policy;
 mod repeats;
@@ -153,6 +155,7 @@ pub use ibf::{
     TRANSIENT_WORK,
 };
 pub use importance::ImportanceDist;
+pub use on_stream::{prior_workload, EXACT_STEPS, PRIOR_CLASSES};
 pub use params::{IbfParams, ImpMapping, StableMethod};
 pub use policy::{Delete, Insert, Policy};
 pub use repeats::{stream_metrics, RepeatMetrics, StreamMethod, AGE_GRID, TIME_SAMPLES};
