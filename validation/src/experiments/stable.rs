@@ -194,7 +194,8 @@ pub fn tolerance(policy: Policy) -> [Tolerance; 3] {
 }
 
 /// The stable-family checks: every policy at the Figure 7 [SBF] setting (m = 512, K = 4,
-/// P = 5, Max = 5, importance linear 1..50), and at the full level also m = 4096.
+/// P = 5, Max = 5, importance linear 1..50), and at the full level also m = 4096; the SBF
+/// on repeating streams ([`super::sbf_stream::checks`]).
 pub fn checks(level: Level, seed: u64, confidence: f64) -> Vec<Check> {
     let dist = ImportanceDist::linear(1, 50).expect("valid");
     let settings: &[(u64, u32, u32, u64)] = match level {
@@ -219,6 +220,7 @@ pub fn checks(level: Level, seed: u64, confidence: f64) -> Vec<Check> {
             out.push(sbf_convergence_check(seed + 50, confidence, epochs));
         }
     }
+    out.extend(super::sbf_stream::checks(level, seed + 80, confidence));
     if level == Level::Full {
         out.extend(minimp_large_checks(seed + 60, confidence));
         out.extend(thesis_stream_checks(seed + 70, confidence));
