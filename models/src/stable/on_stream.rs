@@ -264,8 +264,15 @@ mod tests {
             );
             assert_relative_eq!(s.fp_on(&Distinct::Identity), s.fp(), max_relative = 1e-9);
             for age in [0u64, 1, 10, m / 4, m, 3 * m, 40 * m] {
-                let z = s.cell_zero_at_age_on(&Distinct::Identity, 0.0, age).unwrap();
-                assert_relative_eq!(z, s.cell_zero_at_age(age), max_relative = 1e-9, epsilon = 1e-300);
+                let z = s
+                    .cell_zero_at_age_on(&Distinct::Identity, 0.0, age)
+                    .unwrap();
+                assert_relative_eq!(
+                    z,
+                    s.cell_zero_at_age(age),
+                    max_relative = 1e-9,
+                    epsilon = 1e-300
+                );
             }
         }
     }
