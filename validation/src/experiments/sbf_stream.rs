@@ -302,9 +302,11 @@ pub fn config_checks(cfg: &SbfStreamConfig) -> Vec<Check> {
 /// stream (quick: m = 1024, K = 4, Max = 3, P = 6; full: also the thesis's m = 65536,
 /// K = 4, Max = 4, P = 7 [SBF]), each with four query ages.
 pub fn configs(level: Level, seed: u64, confidence: f64) -> Vec<SbfStreamConfig> {
-    let (filters, steps, epochs): (&[(u64, u32, u32, u64)], u64, u64) = match level {
-        Level::Quick => (&[(1024, 4, 3, 6)], 20_000, 8),
-        Level::Full => (&[(1024, 4, 3, 6), (1 << 16, 4, 4, 7)], 200_000, 8),
+    const QUICK: [(u64, u32, u32, u64); 1] = [(1024, 4, 3, 6)];
+    const FULL: [(u64, u32, u32, u64); 2] = [(1024, 4, 3, 6), (1 << 16, 4, 4, 7)];
+    let (filters, steps, epochs) = match level {
+        Level::Quick => (&QUICK[..], 20_000, 8),
+        Level::Full => (&FULL[..], 200_000, 8),
     };
     let mut out = Vec::new();
     for (fi, &(m, k, max, p)) in filters.iter().enumerate() {

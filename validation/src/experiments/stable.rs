@@ -578,3 +578,81 @@ pub fn thesis_stream_checks(seed: u64, confidence: f64) -> Vec<Check> {
     }
     out
 }
+
+/// Issue 19 item 1, a diagnostic of the IBF2-IBF5 wFN gap on the thesis stream: is a
+/// queried repeat's `K` cells being zero correlated beyond what its importance, its age
+/// since its last insertion and its own insertion count explain? The items-and-counter
+/// model treats the cells as independent given those (module `counter_stream` of the
+/// models crate). Prints, per policy, the measured FN of repeats and the FN the measured
+/// per-bucket zero rate of one cell gives with independent cells.
+#[cfg(test)]
+mod repeat_cells_diagnostic {
+    use super::*;
+
+    fn measure(policy: Policy, m: u64, arrivals: u64, epochs: u64) -> (f64, f64, f64) {
+        let imp = ImportanceDist::linear(1, 50).unwrap();
+        let params = IbfParams::new(policy, m, 4, 4, 7, imp.clone()).unwrap();
+        let k = params.k() as usize;
+        // Buckets: importance / 5, age · 32 / arrivals, own insertions (1, 2, 3, ≥ 4).
+        let bucket = |i: u32, age: u64, own: u32| {
+            let a = (age * 32 / arrivals).min(31) as usize;
+            ((i as usize - 1) / 5 * 32 + a) * 4 + (own.min(4) - 1) as usize
+        };
+        let per_epoch = run_epochs(epochs, 5, "diag", |_, seed| {
+            let mut f = StableFilter::new(&params, seed);
+            let mut r = rng(mix(seed ^ 0x57EA));
+            // (key, importance, last insertion, insertions so far)
+            let mut seen: Vec<(u64, u32, u64, u32)> = Vec::new();
+            let mut acc = vec![(0u64, 0u64, 0u64); 10 * 32 * 4];
+            for t in 0..arrivals {
+                if !seen.is_empty() && r.random::<f64>() < 0.7 {
+                    let j = r.random_range(0..seen.len());
+                    let (key, i, last, own) = seen[j];
+                    let z = f.zero_cells_of_u64(key) as u64;
+                    let b = &mut acc[bucket(i, t - 1 - last, own)];
+                    b.0 += 1;
+                    b.1 += z;
+                    b.2 += u64::from(z > 0);
+                    f.insert_u64(key, i);
+                    seen[j].2 = t;
+                    seen[j].3 += 1;
+                } else {
+                    let key = member(seed, seen.len() as u64);
+                    let i = imp.quantile(r.random::<f64>());
+                    f.insert_u64(key, i);
+                    seen.push((key, i, t, 1));
+                }
+            }
+            acc
+        });
+        let (mut n, mut miss, mut indep, mut pooled_z) = (0.0, 0.0, 0.0, 0.0);
+        for b in 0..10 * 32 * 4 {
+            let (q, z, x) = per_epoch.iter().fold((0u64, 0u64, 0u64), |a, e| {
+                (a.0 + e[b].0, a.1 + e[b].1, a.2 + e[b].2)
+            });
+            if q == 0 {
+                continue;
+            }
+            let zbar = z as f64 / (q as f64 * k as f64);
+            n += q as f64;
+            miss += x as f64;
+            indep += q as f64 * (1.0 - (1.0 - zbar).powi(k as i32));
+            pooled_z += z as f64;
+        }
+        let pooled = 1.0 - (1.0 - pooled_z / (n * k as f64)).powi(k as i32);
+        (miss / n, indep / n, pooled)
+    }
+
+    #[test]
+    #[ignore = "diagnostic: prints numbers"]
+    fn cells_of_a_repeat_are_correlated() {
+        for (m, arrivals) in [(1024u64, 12_000u64), (8192, 3125)] {
+            for policy in [Policy::Sbf, Policy::Ibf3, Policy::Ibf5, Policy::Ibf2, Policy::Ibf4] {
+                let (fnr, indep, pooled) = measure(policy, m, arrivals, 32);
+                println!(
+                    "{policy} m={m} arrivals={arrivals}: FN of repeats {fnr:.4}, independent cells at the bucket's zero rate {indep:.4}, at the pooled rate {pooled:.4}"
+                );
+            }
+        }
+    }
+}
