@@ -15,7 +15,7 @@ use crate::stats::{Mean, Proportion};
 use crate::workload::{member, probe, rng, Workload};
 use bfopt_models::apbf::WindowDuplicates;
 use bfopt_models::error::{check, ModelError};
-use bfopt_models::stable::{prior_workload, IbfParams, ImportanceDist, Policy, SbfParams};
+use bfopt_models::stable::{prior_workload, IbfParams, SbfParams};
 use bfopt_models::timing::prior::StreamPrior;
 use bfopt_models::workload::Distinct;
 use rand::Rng;
@@ -164,14 +164,7 @@ pub struct SbfStreamResult {
 pub fn simulate(cfg: &SbfStreamConfig) -> Result<SbfStreamResult, ModelError> {
     cfg.validate()?;
     let p = &cfg.params;
-    let params = IbfParams::new(
-        Policy::Sbf,
-        p.m(),
-        p.k(),
-        p.max(),
-        p.p(),
-        ImportanceDist::linear(1, 1)?,
-    )?;
+    let params = IbfParams::sbf(p);
     let ring = cfg.ages.iter().max().map_or(1, |a| a + 1) as usize;
     let total = cfg.warmup + cfg.steps;
     let per_epoch = run_epochs(cfg.epochs, cfg.seed, "sbf-stream", |_, seed| {
