@@ -6,9 +6,10 @@ use bfopt_validation::suite::{self, Level};
 #[test]
 fn stable_suite_passes_at_quick_size() {
     // 7 policies x (zero fraction, probe fp, weighted fn) at the Figure 7 setting, plus
-    // the SBF convergence check.
+    // the SBF convergence check, plus the SBF on three repeating streams (zero fraction,
+    // probe fp, fn at four ages).
     let checks = suite::run(Some("stable"), Level::Quick, 1).unwrap();
-    assert_eq!(checks.len(), 22);
+    assert_eq!(checks.len(), 40);
     for c in &checks {
         println!("{c}");
     }
@@ -203,3 +204,51 @@ const STREAM_FP_BAND: f64 = 0.05;
 const STREAM_FN_BAND_PROB: f64 = 0.05;
 /// Stated wFN error, MinImp (IBF2, IBF4).
 const STREAM_FN_BAND_MINIMP: f64 = 0.15;
+
+/// Issue 19 item 2: the SBF on repeating streams (uniform over 2m items, Zipf over 4m
+/// ranks, window repeats at rate 0.5), zero fraction, probe FP and FN at four ages
+/// against the model on the stream's `D(·)`, each inside its 99% interval.
+#[test]
+fn sbf_on_repeating_streams_agrees_with_the_distinct_items_model() {
+    use bfopt_validation::experiments::sbf_stream;
+    let checks: Vec<_> = sbf_stream::configs(Level::Quick, 40, 0.99)
+        .iter()
+        .flat_map(sbf_stream::config_checks)
+        .collect();
+    for c in &checks {
+        println!("{c}");
+    }
+    assert_eq!(checks.len(), 18);
+    crate::assert_all_pass(&checks);
+    // The test can fail: the distinct-stream model (every arrival a fresh item) is
+    // outside the interval of the FN at age T = m·Max/P on every stream (repeats leave
+    // more zeros, so the measured FN is higher).
+    let fn_at_t: Vec<_> = checks
+        .iter()
+        .filter(|c| c.name.ends_with("fn at age 512"))
+        .collect();
+    assert_eq!(fn_at_t.len(), 3);
+    let distinct = bfopt_models::stable::SbfParams::new(1024, 4, 3, 6)
+        .unwrap()
+        .fn_at_age(512);
+    for c in fn_at_t {
+        assert!(distinct < c.lo, "{}: distinct model {distinct}", c.name);
+    }
+}
+
+/// Issue 19 item 2 at the full level's sizes (also m = 2^16, K = 4, Max = 4, P = 7, the
+/// thesis's filter [SBF]): `cargo test --test agreement -- --ignored sbf_on_repeating`.
+#[test]
+#[ignore = "full level: about a minute"]
+fn sbf_on_repeating_streams_full_level() {
+    use bfopt_validation::experiments::sbf_stream;
+    let checks: Vec<_> = sbf_stream::configs(Level::Full, 40, 0.99)
+        .iter()
+        .flat_map(sbf_stream::config_checks)
+        .collect();
+    for c in &checks {
+        println!("{c}");
+    }
+    assert_eq!(checks.len(), 36);
+    crate::assert_all_pass(&checks);
+}

@@ -79,6 +79,21 @@ impl IbfParams {
         })
     }
 
+    /// The Stable Bloom filter `s` as the policy [`Policy::Sbf`] (every item of
+    /// importance 1: the SBF ignores it), for the shared chains and reference filter.
+    pub fn sbf(s: &super::SbfParams) -> Self {
+        Self {
+            policy: Policy::Sbf,
+            m: s.m(),
+            k: s.k(),
+            max: s.max(),
+            p: s.p(),
+            counter_bits: Self::COUNTER_BITS_DEFAULT,
+            importance: ImportanceDist::linear(1, 1).expect("the law 1..=1 is valid"),
+            imp_mapping: ImpMapping::Cap,
+        }
+    }
+
     /// Sets how Imp-insert maps importance to a cell value (default [`ImpMapping::Cap`]).
     pub fn with_imp_mapping(mut self, mapping: ImpMapping) -> Self {
         self.imp_mapping = mapping;

@@ -21,6 +21,7 @@
 //! | `baseline` (ring of rotating filters) | each filter holds `D(g)` distinct items of its generation | [`crate::baseline::rotating::design_rotating_on`] |
 //! | `timing` (BTBF, inferential) | cells age with `D(j)` distinct later arrivals | [`crate::timing::BtbfModel::new`] |
 //! | `gbf` (inferential) | the decay counts `D_{−x}(i)` distinct other arrivals | [`crate::gbf::GbfParams::metrics_distinct`] |
+//! | `stable` (SBF) | a cell survives `s` steps unset with probability `(1 − K/m)^D(s)`; an item's cells age with `D_{−x}` | [`crate::stable::SbfParams::zero_fraction_on`], [`crate::stable::SbfParams::fn_at_age_on`] |
 //!
 //! The classic filter takes the distinct total `D(N)` as its `n`; the RBF models count new
 //! messages, not insertions (their stream is described by its pool, `rbf::RbfStream`).

@@ -10,6 +10,7 @@ pub mod fuse;
 pub mod gbf;
 pub mod pbf;
 pub mod rbf;
+pub mod sbf_stream;
 pub mod scalable;
 pub mod stable;
 pub mod timing;

@@ -400,6 +400,13 @@ impl StableFilter {
         self.contains_hash(self.scheme.hash_u64(key))
     }
 
+    /// How many of a 64-bit key's `K` cells are zero (0: the key tests present).
+    pub fn zero_cells_of_u64(&self, key: u64) -> usize {
+        let mut idx = [0u64; 64];
+        let n = self.cells_of(self.scheme.hash_u64(key), &mut idx);
+        idx[..n].iter().filter(|&&i| self.cells.get(i) == 0).count()
+    }
+
     /// The policy.
     pub fn policy(&self) -> Policy {
         self.params.policy()
