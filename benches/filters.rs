@@ -22,7 +22,8 @@
 //! Times are the benchmark thread's CPU time (`CLOCK_THREAD_CPUTIME_ID`), not wall time:
 //! on a shared machine wall time mostly measures how long the thread waited for a core.
 //!
-//! Run: `CARGO_BUILD_JOBS=1 cargo bench --bench filters` (about three minutes).
+//! Run: `CARGO_BUILD_JOBS=1 cargo bench --bench filters` (about three minutes on an idle
+//! machine; filling the 2^30-bit filters took over 20 minutes at load 12-15).
 
 use bfopt_models::apbf::{ApbbfParams, ApbfParams};
 use bfopt_models::classic::Layout;

@@ -32,6 +32,7 @@
 //! # Ok::<(), bfopt_models::ModelError>(())
 //! ```
 
+use crate::filters::BitVec;
 use crate::hash::{reduce, HashPair, HashScheme, InBlock};
 use crate::workload::mix;
 use bfopt_models::apbf::{ApbbfParams, ApbfParams};
@@ -69,7 +70,9 @@ pub struct ApbfFilter {
     segment: Segment,
     /// Words per segment (segments start on word boundaries).
     stride: usize,
-    words: Vec<u64>,
+    /// The segments one after the other, cache-line aligned (so a 512-bit APBBF block,
+    /// a multiple of 8 words from the start, is one cache line).
+    bits: BitVec,
     /// Physical index of logical segment `s_0`.
     base: u32,
     /// Insertions so far.
@@ -133,7 +136,7 @@ impl ApbfFilter {
             l,
             segment,
             stride,
-            words: vec![0; stride * (k + l) as usize],
+            bits: BitVec::zeros(stride as u64 * 64 * u64::from(k + l)),
             base: 0,
             n: 0,
             g,
@@ -160,7 +163,7 @@ impl ApbfFilter {
     }
     /// Memory in bits (the segments, word-aligned).
     pub fn memory_bits(&self) -> u64 {
-        self.words.len() as u64 * 64
+        self.bits.len()
     }
 
     /// Physical segment of logical segment `i`.
@@ -233,10 +236,10 @@ impl ApbfFilter {
         let (segment, stride) = (self.segment, self.stride);
         for i in 0..self.k {
             let p = self.physical(i);
-            let words = &mut self.words;
+            let bits = &mut self.bits;
             let salt = self.salts[p as usize];
             Self::positions(segment, stride, salt, h, p, |w, mask| {
-                words[w] |= mask;
+                bits.or_word(w, mask);
                 true
             });
         }
@@ -247,7 +250,7 @@ impl ApbfFilter {
         let segments = self.k + self.l;
         self.base = (self.base + segments - 1) % segments;
         let start = self.base as usize * self.stride;
-        self.words[start..start + self.stride].fill(0);
+        self.bits.clear_words(start, self.stride);
     }
 
     /// Whether logical segment `i` matches the item.
@@ -256,7 +259,7 @@ impl ApbfFilter {
         let p = self.physical(i);
         let salt = self.salts[p as usize];
         Self::positions(self.segment, self.stride, salt, h, p, |w, mask| {
-            self.words[w] & mask != 0
+            self.bits.word(w) & mask != 0
         })
     }
 
@@ -316,7 +319,7 @@ impl ApbfFilter {
             (0..self.k + self.l)
                 .map(|i| {
                     let start = self.physical(i) as usize * self.stride;
-                    self.words[start..start + self.stride]
+                    self.bits.words()[start..start + self.stride]
                         .iter()
                         .map(|w| u64::from(w.count_ones()))
                         .sum()
@@ -328,7 +331,7 @@ impl ApbfFilter {
     /// Match probability of a fresh item in physical segment `p`.
     fn segment_match(&self, p: u32) -> f64 {
         let start = p as usize * self.stride;
-        let words = &self.words[start..start + self.stride];
+        let words = &self.bits.words()[start..start + self.stride];
         match self.segment {
             Segment::Slice { m } => {
                 let ones: u64 = words.iter().map(|w| u64::from(w.count_ones())).sum();

@@ -16,6 +16,7 @@
 //! # Ok::<(), bfopt_models::error::ModelError>(())
 //! ```
 
+use super::bits::LINE_BITS;
 use super::BitVec;
 use crate::hash::{HashPair, HashScheme};
 use bfopt_models::classic::{ClassicParams, Layout};
@@ -183,6 +184,15 @@ impl ClassicFilter {
                         .set(u64::from(i) * self.unit + h.index(i, self.unit));
                 }
             }
+            Layout::Blocked { .. } if self.unit == LINE_BITS => {
+                // One aligned cache line: one bounds check, then masked word indices.
+                let line = self.bits.line_mut(h.block(self.blocks) as usize);
+                let mut pos = h.in_block(LINE_BITS);
+                for _ in 0..self.k {
+                    let p = pos.next_index();
+                    line[(p >> 6) as usize & 7] |= 1 << (p & 63);
+                }
+            }
             Layout::Blocked { .. } => {
                 let base = h.block(self.blocks) * self.unit;
                 let mut pos = h.in_block(self.unit);
@@ -202,9 +212,17 @@ impl ClassicFilter {
                 self.bits
                     .get(u64::from(i) * self.unit + h.index(i, self.unit))
             }),
+            // The k bits sit in one block (one cache line for 512 bits): testing them
+            // all without branching beats stopping at the first 0.
+            Layout::Blocked { .. } if self.unit == LINE_BITS => {
+                let line = self.bits.line(h.block(self.blocks) as usize);
+                let mut pos = h.in_block(LINE_BITS);
+                (0..self.k).fold(true, |all, _| {
+                    let p = pos.next_index();
+                    all & (line[(p >> 6) as usize & 7] >> (p & 63) & 1 == 1)
+                })
+            }
             Layout::Blocked { .. } => {
-                // The k bits sit in one block (one cache line for 512 bits): testing them
-                // all without branching beats stopping at the first 0.
                 let base = h.block(self.blocks) * self.unit;
                 let mut pos = h.in_block(self.unit);
                 (0..self.k).fold(true, |all, _| all & self.bits.get(base + pos.next_index()))
