@@ -35,8 +35,14 @@ fn planner_cases() -> Vec<(&'static str, Requirement)> {
             .unwrap()
     };
     vec![
-        ("fp=0.05,window=1e5,allow-fn=0.1,importance", importance(100_000)),
-        ("fp=0.05,window=2000,allow-fn=0.1,importance", importance(2000)),
+        (
+            "fp=0.05,window=1e5,allow-fn=0.1,importance",
+            importance(100_000),
+        ),
+        (
+            "fp=0.05,window=2000,allow-fn=0.1,importance",
+            importance(2000),
+        ),
         (
             "fp=0.01,initial-capacity=1e4,max-items=1e6",
             Requirement::growing(0.01, 10_000, 1_000_000).unwrap(),
@@ -52,9 +58,10 @@ fn planner(c: &mut Criterion) {
             b.iter(|| plan(black_box(&req)).unwrap())
         });
         for family in FAMILIES {
-            g.bench_function(BenchmarkId::new(format!("family/{}", family.name), name), |b| {
-                b.iter(|| (family.propose)(black_box(&req)).ok())
-            });
+            g.bench_function(
+                BenchmarkId::new(format!("family/{}", family.name), name),
+                |b| b.iter(|| (family.propose)(black_box(&req)).ok()),
+            );
         }
     }
     g.finish();
