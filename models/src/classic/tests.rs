@@ -44,6 +44,35 @@ fn exact_recursion_matches_exact_rationals() {
     }
 }
 
+/// The unset-bits chain (`O(k³ log t)`) that evaluates [`fp_exact_standard`] gives the
+/// occupancy recursion's value to 1e-12 relative, on a grid of sizes, hash counts and
+/// loads (empty to saturated) that includes `m < k`, one item and the design sizes of
+/// the planner (issue 18).
+#[test]
+fn unhit_chain_matches_the_occupancy_recursion() {
+    let mut worst = 0.0f64;
+    for m in [1u64, 2, 3, 7, 64, 100, 257, 1000, 4096, 9_586, 65_537] {
+        for k in [1u32, 2, 3, 5, 7, 10, 16, 30] {
+            for n in [1u64, 2, 5, 40, 300, 1000, 6_000] {
+                let t = u64::from(k) * n;
+                if t as f64 * (m as f64).min(t as f64) > 5e8 {
+                    continue;
+                }
+                let want = super::exact::fp_by_recursion(m, t, k);
+                let got = super::exact::fp_by_unhit_chain(m, t, k);
+                if want < 1e-250 {
+                    assert!(got < 1e-240, "m={m} k={k} n={n}: {got} vs {want}");
+                    continue;
+                }
+                let rel = (got - want).abs() / want;
+                worst = worst.max(rel);
+                assert!(rel < 1e-12, "m={m} k={k} n={n}: {got} vs {want} ({rel:e})");
+            }
+        }
+    }
+    eprintln!("worst relative gap, chain vs recursion: {worst:e}");
+}
+
 #[test]
 fn usual_formula_understates_the_exact_fp() {
     // Bose et al.: (1-(1-1/m)^(kn))^k is a lower bound; the gap shrinks with m.

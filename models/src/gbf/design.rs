@@ -131,8 +131,9 @@ pub fn design(req: &GbfRequirement) -> Result<GbfDesign, ModelError> {
     design_observed(req, || {})
 }
 
-/// [`design`], calling `step()` after each of the `k_max²` candidates, so that a caller
-/// can show progress: on long windows each candidate tabulates Eq. (32) over thousands
+/// [`design`], calling `step()` after each of the `k_max²` candidates, from any thread,
+/// so that a caller can show progress (the candidates are evaluated in parallel, rayon,
+/// and kept in `(k0, k1)` order, so the pick is the sequential search's): on long windows each candidate tabulates Eq. (32) over thousands
 /// of age pieces for every observation, and the whole search takes seconds to minutes
 /// (`k_max = 12`, `w = 2^16`: about 15 s).
 ///
@@ -140,7 +141,7 @@ pub fn design(req: &GbfRequirement) -> Result<GbfDesign, ModelError> {
 /// As [`design`].
 pub fn design_observed(
     req: &GbfRequirement,
-    mut step: impl FnMut(),
+    step: impl Fn() + Sync,
 ) -> Result<GbfDesign, ModelError> {
     if !(req.bits_per_item > 0.0 && req.bits_per_item <= 4096.0) {
         return Err(ModelError::invalid(
@@ -163,17 +164,24 @@ pub fn design_observed(
             ),
         ));
     }
+    use rayon::prelude::*;
     let distinct = gbf_distinct(&req.prior);
-    let mut candidates = Vec::new();
-    for k0 in 1..=req.k_max {
-        for k1 in 1..=req.k_max {
+    let pairs: Vec<(u32, u32)> = (1..=req.k_max)
+        .flat_map(|k0| (1..=req.k_max).map(move |k1| (k0, k1)))
+        .collect();
+    let candidates = pairs
+        .into_par_iter()
+        .map(|(k0, k1)| {
             let params = GbfParams::new(m, k0, k1)?;
             let penalty =
                 expected_penalty(&params, req.w, &req.prior, &distinct, &req.penalties, 16)?;
-            candidates.push(GbfCandidate { params, penalty });
             step();
-        }
-    }
+            Ok(GbfCandidate { params, penalty })
+        })
+        .collect::<Vec<Result<_, ModelError>>>()
+        .into_iter()
+        // In order: the first failing (k0, k1) names the error, as in a sequential search.
+        .collect::<Result<Vec<_>, ModelError>>()?;
     let pick = |f: fn(&GbfCandidate) -> f64| {
         candidates
             .iter()

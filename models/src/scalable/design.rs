@@ -295,6 +295,19 @@ fn surrogate_bits(req: &ScalableRequirement, r: f64, s: f64) -> Option<f64> {
 /// # Errors
 /// [`ModelError::Infeasible`] when no chain holds `n` items at the target.
 pub fn design(req: &ScalableRequirement) -> Result<ScalableDesign, ModelError> {
+    design_and_presets(req).map(|(best, _)| best)
+}
+
+/// [`design`], with both [`Preset`]s' chains as [`size_chain`] sizes them (in
+/// [`Preset::ALL`] order): `design` sizes them anyway, so a caller that shows them beside
+/// the optimum (the planner's rows) need not size them twice.
+///
+/// # Errors
+/// As [`design`] (a preset's own error is returned in its slot).
+#[allow(clippy::type_complexity)]
+pub fn design_and_presets(
+    req: &ScalableRequirement,
+) -> Result<(ScalableDesign, Vec<Result<ScalableDesign, ModelError>>), ModelError> {
     let mut growths: Vec<f64> = S_GRID.to_vec();
     growths.extend((2..=8).filter_map(|l| growth_ending_at(req.n0, req.n, l)));
     let mut ranked: Vec<(f64, f64, f64)> = growths
@@ -305,14 +318,19 @@ pub fn design(req: &ScalableRequirement) -> Result<ScalableDesign, ModelError> {
     ranked.sort_by(|a, b| a.0.total_cmp(&b.0));
     let mut best: Option<ScalableDesign> = None;
     let mut last_err = None;
+    let mut presets = Vec::with_capacity(Preset::ALL.len());
     // The presets' pairs too, so that the optimum is never worse than either.
     let pairs = ranked
         .iter()
         .take(EXACT_PAIRS)
-        .map(|&(_, r, s)| (r, s))
-        .chain(Preset::ALL.iter().map(|p| (p.r(), p.s())));
-    for (r, s) in pairs {
-        match size_chain(req, r, s) {
+        .map(|&(_, r, s)| (r, s, false))
+        .chain(Preset::ALL.iter().map(|p| (p.r(), p.s(), true)));
+    for (r, s, preset) in pairs {
+        let sized = size_chain(req, r, s);
+        if preset {
+            presets.push(sized.clone());
+        }
+        match sized {
             Ok(d) => {
                 if best
                     .as_ref()
@@ -324,7 +342,7 @@ pub fn design(req: &ScalableRequirement) -> Result<ScalableDesign, ModelError> {
             Err(e) => last_err = Some(e),
         }
     }
-    best.ok_or_else(|| {
+    let best = best.ok_or_else(|| {
         last_err.unwrap_or_else(|| {
             ModelError::infeasible(
                 format!(
@@ -335,5 +353,6 @@ pub fn design(req: &ScalableRequirement) -> Result<ScalableDesign, ModelError> {
                 format!("no chain of at most {} links", ScalableParams::MAX_LINKS),
             )
         })
-    })
+    })?;
+    Ok((best, presets))
 }

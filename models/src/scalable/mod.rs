@@ -56,7 +56,9 @@
 
 mod design;
 
-pub use design::{design, size_chain, Preset, ScalableDesign, ScalableRequirement};
+pub use design::{
+    design, design_and_presets, size_chain, Preset, ScalableDesign, ScalableRequirement,
+};
 
 use crate::classic::{self, ClassicParams, ClassicRequirement, FpLaw, Layout};
 use crate::error::{check, ModelError};

@@ -173,3 +173,22 @@ fn bad_input_names_the_parameter() {
     let chain = p.chain(10).unwrap();
     assert!(msg(chain.at(11).unwrap_err()).contains("n = 11"));
 }
+
+/// `design_and_presets` returns `design`'s chain and each preset's `size_chain` chain:
+/// the planner's rows need not size the presets twice (issue 18).
+#[test]
+fn design_and_presets_match_separate_sizing() {
+    for (fp, n0, n) in [
+        (0.01, 10_000u64, 1_000_000u64),
+        (1e-4, 100, 50_000),
+        (0.05, 1000, 1000),
+    ] {
+        let req = ScalableRequirement::new(fp, n0, n, Layout::Standard).unwrap();
+        let (best, presets) = design_and_presets(&req).unwrap();
+        assert_eq!(best, design(&req).unwrap());
+        assert_eq!(presets.len(), Preset::ALL.len());
+        for (preset, got) in Preset::ALL.into_iter().zip(presets) {
+            assert_eq!(got, size_chain(&req, preset.r(), preset.s()), "{preset:?}");
+        }
+    }
+}

@@ -255,27 +255,31 @@ pub fn design(req: &BtbfRequirement) -> Result<BtbfDesign, ModelError> {
 }
 
 /// [`design`], calling `step()` after each of the `k_max · (bpt_max − 1)` `(k, bpt)`
-/// pairs, so that a caller can show progress (the search takes seconds on long windows).
+/// pairs, from any thread, so that a caller can show progress (the search takes seconds
+/// on long windows). The pairs are evaluated in parallel (rayon) and kept in `(k, bpt)`
+/// order, so the pick (the first least penalty) is the sequential search's.
 ///
 /// # Errors
 /// As [`design`].
 pub fn design_observed(
     req: &BtbfRequirement,
-    mut step: impl FnMut(),
+    step: impl Fn() + Sync,
 ) -> Result<BtbfDesign, ModelError> {
+    use rayon::prelude::*;
     let distinct = req.prior.distinct();
-    let mut candidates = Vec::new();
-    for k in 1..=req.k_max {
-        for bpt in 2..=req.bpt_max {
+    let pairs: Vec<(u32, u32)> = (1..=req.k_max)
+        .flat_map(|k| (2..=req.bpt_max).map(move |bpt| (k, bpt)))
+        .collect();
+    let candidates: Vec<BtbfCandidate> = pairs
+        .into_par_iter()
+        .filter_map(|(k, bpt)| {
             step();
-            let Some(params) = req.candidate(k, bpt) else {
-                continue;
-            };
+            let params = req.candidate(k, bpt)?;
             let model = BtbfModel::new(params, distinct.clone());
             let penalty = expected_penalty(&model, &req.prior, &req.penalties, req.resolution);
-            candidates.push(BtbfCandidate { params, penalty });
-        }
-    }
+            Some(BtbfCandidate { params, penalty })
+        })
+        .collect();
     let key = |c: &BtbfCandidate| match req.objective {
         Objective::Inferential => c.penalty.inferential,
         Objective::Standard => c.penalty.standard,

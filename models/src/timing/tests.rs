@@ -414,9 +414,12 @@ fn the_choosers_report_one_step_per_candidate() {
         .unwrap()
         .with_bpt_max(4)
         .unwrap();
-    let mut steps = 0;
-    let observed = design_observed(&req, || steps += 1).unwrap();
-    assert_eq!(steps, 3 * 3);
+    let steps = std::sync::atomic::AtomicUsize::new(0);
+    let count = || {
+        steps.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    };
+    let observed = design_observed(&req, count).unwrap();
+    assert_eq!(steps.into_inner(), 3 * 3);
     assert_eq!(observed, design(&req).unwrap());
 
     use crate::gbf::design::{design as gbf_design, design_observed as gbf_observed};
@@ -427,8 +430,11 @@ fn the_choosers_report_one_step_per_candidate() {
         penalties: PenaltyDist::paper(),
         k_max: 3,
     };
-    let mut steps = 0;
-    let observed = gbf_observed(&gbf, || steps += 1).unwrap();
-    assert_eq!(steps, 3 * 3);
+    let steps = std::sync::atomic::AtomicUsize::new(0);
+    let count = || {
+        steps.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    };
+    let observed = gbf_observed(&gbf, count).unwrap();
+    assert_eq!(steps.into_inner(), 3 * 3);
     assert_eq!(observed, gbf_design(&gbf).unwrap());
 }

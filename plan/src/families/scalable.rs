@@ -8,7 +8,7 @@ use super::{probes, simulation, validator, wrong_shape, Family, Proposal};
 use crate::candidate::{AccessUnit, Candidate, FalseNegatives, FpKind, Params, SimRun};
 use crate::requirement::{Requirement, Shape};
 use bfopt_models::classic::{self, ClassicRequirement, FpLaw, Layout};
-use bfopt_models::scalable::{design, size_chain, Preset, ScalableDesign, ScalableRequirement};
+use bfopt_models::scalable::{design_and_presets, Preset, ScalableDesign, ScalableRequirement};
 use bfopt_validation::agree::Check;
 use bfopt_validation::experiments::scalable as scalable_sim;
 
@@ -29,14 +29,15 @@ fn scalable(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
         return Err(wrong_shape("scalable", "a growing set", req));
     };
     let sreq = ScalableRequirement::new(req.fp(), n0, n, Layout::Standard)?;
+    let (best, presets) = design_and_presets(&sreq)?;
     let mut rows = vec![row(
         req.fp(),
         "scalable/bfopt",
-        &design(&sreq)?,
+        &best,
         "least memory at max_items over P0, r, s and k per link",
     )];
-    for preset in Preset::ALL {
-        let d = size_chain(&sreq, preset.r(), preset.s())?;
+    for (preset, sized) in Preset::ALL.into_iter().zip(presets) {
+        let d = sized?;
         let what = match preset {
             Preset::RedisBloom => {
                 "RedisBloom's ratios (r = 0.5, EXPANSION 2), P0 sized for max_items"
