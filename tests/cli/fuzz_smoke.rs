@@ -35,6 +35,16 @@ fn inputs(dir: &str, target: &str) -> Vec<(String, Vec<u8>)> {
     files
 }
 
+/// xorshift64*: a fixed pseudo-random stream from `seed`.
+fn xorshift(mut state: u64) -> impl FnMut() -> u64 {
+    move || {
+        state ^= state >> 12;
+        state ^= state << 25;
+        state ^= state >> 27;
+        state.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+}
+
 #[test]
 fn issue_10_fuzz_regressions_and_seeds_replay() {
     let mut replayed = 0;
@@ -52,14 +62,8 @@ fn issue_10_fuzz_regressions_and_seeds_replay() {
 
 #[test]
 fn issue_10_fuzz_targets_random_smoke() {
-    // xorshift64*: a fixed stream of inputs of 0..512 bytes.
-    let mut state = 0x9E37_79B9_7F4A_7C15_u64;
-    let mut next = move || {
-        state ^= state >> 12;
-        state ^= state << 25;
-        state ^= state >> 27;
-        state.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    };
+    // A fixed stream of inputs of 0..512 bytes.
+    let mut next = xorshift(0x9E37_79B9_7F4A_7C15);
     for (target, run) in TARGETS {
         let cases = match *target {
             "models" | "design" => 150,
@@ -105,13 +109,7 @@ fn decode_models_inputs() {
 #[test]
 #[ignore = "a tool: prints where the fuzz targets spend their time"]
 fn fuzz_cost_profile() {
-    let mut state = 0x2545_F491_4F6C_DD1D_u64;
-    let mut next = move || {
-        state ^= state >> 12;
-        state ^= state << 25;
-        state ^= state >> 27;
-        state.wrapping_mul(0x9E37_79B9_7F4A_7C15)
-    };
+    let mut next = xorshift(0x2545_F491_4F6C_DD1D);
     for (name, templates) in [
         ("models", fuzzing::MODEL_TEMPLATES),
         ("design", fuzzing::DESIGN_TEMPLATES),
