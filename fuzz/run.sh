@@ -50,7 +50,13 @@ for t in "${targets[@]}"; do
   end=$(date +%s.%N)
   execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)
   execs=${execs:-0}
-  secs=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.0f", b - a }')
+  # libFuzzer's own count and time ("Done N runs in S second(s)"), without the build.
+  done_line=$(grep -E '^Done [0-9]+ runs in [0-9]+ second' "$log" | tail -1 || true)
+  if [ -n "$done_line" ]; then
+    secs=$(echo "$done_line" | awk '{ print $5 }')
+  else
+    secs=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.0f", b - a }')
+  fi
   rate=$(awk -v n="$execs" -v s="$secs" 'BEGIN { printf "%.0f", n / (s > 0 ? s : 1) }')
   if [ "$rc" -eq 0 ]; then
     result=ok

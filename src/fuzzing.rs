@@ -257,8 +257,9 @@ fn slot(kind: &str, u: &mut Unstructured<'_>) -> arbitrary::Result<String> {
 }
 
 /// Parses and runs a command line (never a simulating or file-writing verb) and checks
-/// the result: no panic, and every reported `fp*` or `posterior` metric that is a
-/// number lies in [0, 1].
+/// the result: no panic, every reported `fp*` or `posterior` metric that is a number
+/// lies in [0, 1], and one printed as text (below 2.2e-308) has a `*_log10` below
+/// `log10(2.2e-308)`.
 pub fn check_run(args: &[String]) {
     let Ok(cli) = cli::parse_from(std::iter::once("bfopt").chain(args.iter().map(String::as_str)))
     else {
@@ -283,15 +284,18 @@ fn probabilities_in_unit_interval(v: &Value, args: &[String]) {
     match v {
         Value::Object(map) => {
             for (key, x) in map {
-                let probability = key == "fp"
-                    || key.starts_with("fp_")
-                    || key == "posterior"
-                    || key.starts_with("posterior_");
-                if let (true, Some(p)) = (probability && key != "posterior_eq34_double", x.as_f64())
-                {
+                if let (true, Some(p)) = (crate::families::tiny::is_probability(key), x.as_f64()) {
                     assert!(
                         (0.0..=1.0).contains(&p),
                         "bfopt {}: {key} = {p} outside [0, 1]",
+                        args.join(" ")
+                    );
+                }
+                // An underflowed probability is printed as text beside its log10.
+                if let Some(log10) = map.get(&format!("{key}_log10")).and_then(Value::as_f64) {
+                    assert!(
+                        x.is_string() && log10 < f64::MIN_POSITIVE.log10(),
+                        "bfopt {}: {key} = {x} with log10 {log10}",
                         args.join(" ")
                     );
                 }

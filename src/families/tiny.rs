@@ -14,9 +14,12 @@ use serde_json::Value;
 /// The smallest probability printed as a number, `f64::MIN_POSITIVE` (about 2.2e-308).
 pub const SMALLEST: f64 = f64::MIN_POSITIVE;
 
-/// Whether a metric key names a probability (`fp`, `fp_*`, `posterior`, `posterior_*`).
+/// Whether a metric key names a probability (`fp`, `fp_*`, `posterior`, `posterior_*`,
+/// but not the logs `*_log10` nor `posterior_eq34_double`, an unnormalised ratio).
 pub fn is_probability(key: &str) -> bool {
-    key == "fp" || key.starts_with("fp_") || key == "posterior" || key.starts_with("posterior_")
+    (key == "fp" || key.starts_with("fp_") || key == "posterior" || key.starts_with("posterior_"))
+        && !key.ends_with("_log10")
+        && key != "posterior_eq34_double"
 }
 
 /// `e^ln_p` as text with four significant digits, `"1.234e-600"`, at any magnitude.
