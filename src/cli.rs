@@ -34,18 +34,20 @@ where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
 {
-    // Built once per process (clap's checks of the whole tree are the cost of a parse);
-    // the fuzz target parses millions of lines.
-    static BUILT: std::sync::OnceLock<clap::Command> = std::sync::OnceLock::new();
-    let mut cmd = BUILT
-        .get_or_init(|| {
+    // Built once per thread and reused (clap's checks of the whole tree, and a clone of
+    // it, were the cost of a parse); the fuzz targets parse millions of lines.
+    thread_local! {
+        static BUILT: std::cell::RefCell<clap::Command> = std::cell::RefCell::new({
             let mut cmd = command();
             cmd.build();
             cmd
-        })
-        .clone();
-    let matches = cmd.try_get_matches_from_mut(args)?;
-    Cli::from_arg_matches(&matches).map_err(|e| e.format(&mut cmd))
+        });
+    }
+    BUILT.with(|built| {
+        let mut cmd = built.borrow_mut();
+        let matches = cmd.try_get_matches_from_mut(args)?;
+        Cli::from_arg_matches(&matches).map_err(|e| e.format(&mut cmd))
+    })
 }
 
 /// Model, size and validate Bloom-filter variants.

@@ -12,22 +12,46 @@ use arbitrary::Unstructured;
 use serde_json::Value;
 
 /// The argument parser: the bytes, split on spaces, NULs and newlines, are parsed as a
-/// command line, and each word also goes through every value parser.
+/// command line through the process's one built clap command ([`cli::parse_from`]).
 pub fn cli_parse(data: &[u8]) {
     let text = String::from_utf8_lossy(data);
     let words: Vec<&str> = text
         .split([' ', '\0', '\n'])
         .filter(|w| !w.is_empty())
         .collect();
-    for w in &words {
-        let _ = units::parse_count(w);
-        let _ = units::parse_real(w);
-        let _ = units::parse_bits(w);
-        let _ = units::parse_rate(w);
-        let _ = units::parse_hashes(w);
-        let _ = units::parse_threads(w);
-    }
     let _ = cli::parse_from(std::iter::once("bfopt").chain(words.iter().copied()));
+}
+
+/// The unit parsers on each word of the bytes (split as in [`cli_parse`]), with what
+/// each documents of the values it accepts: counts at most [`units::COUNT_MAX`], reals
+/// finite and 0 or at least 2.2e-308 in magnitude, rates in `[0, 1)`, sizes at most
+/// 2^53 bits; every refusal says what is allowed.
+pub fn units(data: &[u8]) {
+    let text = String::from_utf8_lossy(data);
+    for w in text.split([' ', '\0', '\n']) {
+        for parse in [
+            units::parse_count,
+            units::parse_hashes,
+            units::parse_threads,
+            units::parse_bits,
+        ] {
+            match parse(w) {
+                Ok(v) => assert!(v <= units::COUNT_MAX, "{w:?} gave {v}"),
+                Err(e) => assert!(e.contains("allowed"), "{w:?}: {e}"),
+            }
+        }
+        match units::parse_real(w) {
+            Ok(v) => assert!(
+                v.is_finite() && (v == 0.0 || v.abs() >= f64::MIN_POSITIVE),
+                "{w:?} gave {v}"
+            ),
+            Err(e) => assert!(e.contains("allowed"), "{w:?}: {e}"),
+        }
+        match units::parse_rate(w) {
+            Ok(v) => assert!((0.0..1.0).contains(&v), "{w:?} gave {v}"),
+            Err(e) => assert!(e.contains("allowed"), "{w:?}: {e}"),
+        }
+    }
 }
 
 /// The trace reader: any bytes give records or an error naming a line; records carry
@@ -43,20 +67,33 @@ pub fn trace(data: &[u8]) {
     }
 }
 
-/// Model constructors and solver entry points: `arbitrary` decodes a `model`,
-/// `optimize` or `posterior` command line with extreme and ordinary values (see
-/// [`model_args`]), which runs through the library exactly as the binary runs it.
+/// Model and posterior entry points: `arbitrary` decodes a command line of
+/// [`MODEL_TEMPLATES`] with extreme and ordinary values (see [`model_args`]), which runs
+/// through the library exactly as the binary runs it.
 pub fn models(data: &[u8]) {
     let mut u = Unstructured::new(data);
-    if let Ok(args) = model_args(&mut u) {
+    if let Ok(args) = model_args(&mut u, MODEL_TEMPLATES) {
         check_run(&args);
     }
 }
 
-/// Command lines with a slot per value: `{m}` a size, `{k}` a small count, `{n}` a
-/// count, `{p}` a probability-like real, `{x}` any real, `{prior}`, `{pen}`, `{imp}`,
-/// `{cost}` the family-specific forms.
-pub const TEMPLATES: &[&str] = &[
+/// Every `optimize` (design) entry point: a command line of [`DESIGN_TEMPLATES`], run
+/// and checked as [`models`] does.
+pub fn design(data: &[u8]) {
+    let mut u = Unstructured::new(data);
+    if let Ok(args) = model_args(&mut u, DESIGN_TEMPLATES) {
+        check_run(&args);
+    }
+}
+
+/// `model` and `posterior` command lines with a slot per value: `{m}` a size, `{k}` a
+/// small count, `{n}` a count, `{p}` a probability-like real, `{x}` any real, `{prior}`,
+/// `{pen}`, `{imp}` the family-specific forms. Sizes and counts are drawn log-uniformly
+/// over their whole documented range (to 2^53, see [`units::COUNT_MAX`]), except `{w}`,
+/// a count the evaluation's time grows with (`model rbf --recycle-messages`: `O(N)`
+/// terms; `model scalable --items`; the prior's items `{wprior}` of `model gbf
+/// --distinct-decay`), drawn up to `2^`[`WORK_BUDGET_LOG2`] unless it is one of the edge values.
+pub const MODEL_TEMPLATES: &[&str] = &[
     "model classic --bits {m} --hashes {k} --items {n} --layout standard",
     "model classic --bits {m} --hashes {k} --items {n} --layout partitioned",
     "model classic --bits {m} --hashes {k} --items {n} --layout blocked --block-bits {m}",
@@ -65,7 +102,7 @@ pub const TEMPLATES: &[&str] = &[
     "model apbbf --hashes {k} --extra-slices {k} --block-bits {m} --block-hashes {k} --window {n}",
     "model rbf --bits {m} --hashes {k} --recycle-bits {n} --method fluid",
     "model rbf --bits {m} --hashes {k} --recycle-bits {n} --phases {k} --hashing distinct --recycling retaining --method fluid",
-    "model rbf --bits {m} --hashes {k} --recycle-messages {n}",
+    "model rbf --bits {m} --hashes {k} --recycle-messages {w}",
     "model btbf --timers {m} --hashes {k} --bits-per-timer {k} --block-size {k} --window {n}",
     "model btbf --timers {m} --hashes {k} --bits-per-timer {k} --window {n} --padding {n} --prior {prior}",
     "model sbf --cells {m} --hashes {k} --max {k} --decrements {n} --age {n}",
@@ -74,27 +111,47 @@ pub const TEMPLATES: &[&str] = &[
     "model pbf --bits {m} --distinct {x},{x} --frequency {x},{x} --max-hashes {k}",
     "model pbf-bound --pairs {n} --horizon {n} --fp {p} --query-length {n} --granularity {k}",
     "model gbf --bits {m} --reset-hashes {k} --set-hashes {k} --window {n} --age {n}",
-    "model gbf --bits {m} --reset-hashes {k} --set-hashes {k} --window {n} --prior {prior} --distinct-decay",
-    "optimize classic --fp {p} --items {n} --max-hashes {k}",
-    "optimize classic --bits {m} --items {n} --layout blocked",
-    "optimize rbf --fp {p} --bits {m}",
-    "optimize rbf --fp {p} --window {n} --phases {k}",
-    "optimize apbf --fp {p} --window {n} --memory {m} --max-accesses {x} --max-npws {p}",
-    "optimize sbf --cells {m} --hashes {k} --max {k} --fp {p}",
-    "optimize btbf --bits-per-item {x} --window {n} --prior {prior} --penalties {pen} --max-hashes {k}",
-    "optimize gbf --bits-per-item {x} --window {n} --prior {prior} --penalties {pen} --max-hashes {k}",
+    "model gbf --bits {m} --reset-hashes {k} --set-hashes {k} --window {n} --prior {wprior} --distinct-decay",
+    "model scalable --initial-capacity {n} --fp0 {p} --tightening {p} --growth {x} --items {w}",
+    "model fuse --items {n} --fingerprint-bits {k}",
+    "model cuckoo --fingerprint-bits {k} --bucket-size {k} --buckets {m} --items {n}",
+    "model counting --counters {m} --hashes {k} --items {n} --counter-bits {k}",
     "posterior btbf --timers {m} --hashes {k} --window {n} --px {p} --timestamp-age {n} --matching {k}",
     "posterior btbf --timers {m} --hashes {k} --block-size {k} --offset {k} --window {n} --px {p} --timestamp-age expired --matching {k} --distinct {prior} --g-form increment",
     "posterior gbf --bits {m} --reset-hashes {k} --set-hashes {k} --window {n} --px {p} --matching {k} --mismatching {k}",
     "posterior gbf --bits {m} --reset-hashes {k} --set-hashes {k} --window {n} --px {p} --matching {k} --mismatching {k} --penalty-fp {x} --penalty-fn {x}",
 ];
 
-/// Decodes one command line from [`TEMPLATES`].
+/// `optimize` command lines, every question of every family but `optimize pbf` (which
+/// reads a trace file and simulates it); slots as in [`MODEL_TEMPLATES`].
+pub const DESIGN_TEMPLATES: &[&str] = &[
+    "optimize classic --fp {p} --items {n} --max-hashes {k}",
+    "optimize classic --fp {p} --items {n} --layout partitioned",
+    "optimize classic --fp {p} --items {n} --layout blocked --block-bits {m}",
+    "optimize classic --bits {m} --items {n} --layout blocked",
+    "optimize classic --bits {m} --hashes {k} --fp {p}",
+    "optimize rbf --fp {p} --bits {m}",
+    "optimize rbf --fp {p} --window {n} --phases {k}",
+    "optimize apbf --fp {p} --window {n} --memory {m} --max-accesses {x} --max-npws {p}",
+    "optimize sbf --cells {m} --hashes {k} --max {k} --fp {p}",
+    "optimize ibf --bits {m} --policies sbf,ibf1 --importance {imp} --age {n} --member-share {p}",
+    "optimize btbf --bits-per-item {x} --window {n} --prior {prior} --penalties {pen} --max-hashes {k}",
+    "optimize gbf --bits-per-item {x} --window {n} --prior {prior} --penalties {pen} --max-hashes {k}",
+    "optimize scalable --fp {p} --initial-capacity {n} --items {w}",
+    "optimize fuse --fp {p} --items {n}",
+    "optimize cuckoo --fp {p} --items {n} --bucket-size {k}",
+    "optimize counting --fp {p} --items {n} --overflow {p}",
+];
+
+/// Decodes one command line from `templates`.
 ///
 /// # Errors
 /// The data ran out.
-pub fn model_args(u: &mut Unstructured<'_>) -> arbitrary::Result<Vec<String>> {
-    let template = *u.choose(TEMPLATES)?;
+pub fn model_args(
+    u: &mut Unstructured<'_>,
+    templates: &[&'static str],
+) -> arbitrary::Result<Vec<String>> {
+    let template = *u.choose(templates)?;
     let mut args = Vec::new();
     for word in template.split(' ') {
         let mut out = String::new();
@@ -109,6 +166,32 @@ pub fn model_args(u: &mut Unstructured<'_>) -> arbitrary::Result<Vec<String>> {
         args.push(out);
     }
     Ok(args)
+}
+
+/// The work budget of one fuzz input: a `{w}` count (see [`MODEL_TEMPLATES`]) is at
+/// most `2^WORK_BUDGET_LOG2`, so an input costs at most about 10^6 steps of its
+/// evaluation. Larger values are evaluated by the bad-input matrix and the CLI tests.
+pub const WORK_BUDGET_LOG2: u32 = 20;
+
+/// A whole number log-uniform over `[0, 2^max_log2]`: the exponent first, then the
+/// mantissa, so every order of magnitude of a documented range is drawn as often.
+fn log_uniform(u: &mut Unstructured<'_>, max_log2: u32) -> arbitrary::Result<u64> {
+    let e = u.int_in_range(0..=max_log2)?;
+    if e == 0 {
+        return u.int_in_range(0..=1);
+    }
+    u.int_in_range(1u64 << (e - 1)..=1u64 << e)
+}
+
+/// A probability-like real: log-uniform from 1e-320 (below the smallest normal, which
+/// the parsers refuse) to 1, or a plain decimal in `[0, 1]`.
+fn probability(u: &mut Unstructured<'_>) -> arbitrary::Result<String> {
+    Ok(if u.arbitrary::<bool>()? {
+        let digits = f64::from(u.int_in_range(0u32..=3200)?) / 10.0;
+        format!("{:e}", 10f64.powf(-digits))
+    } else {
+        format!("{:e}", f64::from(u.int_in_range(0u32..=1_000_001)?) / 1e6)
+    })
 }
 
 fn slot(kind: &str, u: &mut Unstructured<'_>) -> arbitrary::Result<String> {
@@ -130,18 +213,32 @@ fn slot(kind: &str, u: &mut Unstructured<'_>) -> arbitrary::Result<String> {
         "",
     ];
     if u.ratio(1, 8)? {
-        return Ok((*u.choose(EDGES)?).to_string());
+        let edge = *u.choose(EDGES)?;
+        // A work-bounded slot keeps its budget at the edges too.
+        let over_budget = edge
+            .parse::<f64>()
+            .is_ok_and(|v| v > f64::from(1u32 << WORK_BUDGET_LOG2));
+        if !(kind.starts_with('w') && over_budget) {
+            return Ok(edge.to_string());
+        }
     }
     Ok(match kind {
-        "m" => u.int_in_range(1u64..=1 << 22)?.to_string(),
+        "m" | "n" => log_uniform(u, 53)?.to_string(),
+        "w" => log_uniform(u, WORK_BUDGET_LOG2)?.to_string(),
         "k" => u.int_in_range(0u64..=70)?.to_string(),
-        "n" => u.int_in_range(0u64..=1 << 16)?.to_string(),
-        "p" => format!("{:e}", u.int_in_range(0u32..=1_000_001)? as f64 / 1e6),
+        "p" => probability(u)?,
         "x" => format!("{:e}", f64::from(u.int_in_range(-10i32..=1000)?) / 10.0),
-        "prior" => format!(
+        "prior" | "wprior" => format!(
             "{}:{}",
             u.choose(&["uniform", "zipf", "none", "fixed"])?,
-            u.int_in_range(0u64..=1 << 20)?
+            log_uniform(
+                u,
+                if kind == "prior" {
+                    53
+                } else {
+                    WORK_BUDGET_LOG2
+                }
+            )?
         ),
         "pen" => format!(
             "{}:{}:{}",
@@ -160,8 +257,9 @@ fn slot(kind: &str, u: &mut Unstructured<'_>) -> arbitrary::Result<String> {
 }
 
 /// Parses and runs a command line (never a simulating or file-writing verb) and checks
-/// the result: no panic, and every reported `fp*` or `posterior` metric that is a
-/// number lies in [0, 1].
+/// the result: no panic, every reported `fp*` or `posterior` metric that is a number
+/// lies in [0, 1], and one printed as text (below 2.2e-308) has a `*_log10` below
+/// `log10(2.2e-308)`.
 pub fn check_run(args: &[String]) {
     let Ok(cli) = cli::parse_from(std::iter::once("bfopt").chain(args.iter().map(String::as_str)))
     else {
@@ -186,15 +284,18 @@ fn probabilities_in_unit_interval(v: &Value, args: &[String]) {
     match v {
         Value::Object(map) => {
             for (key, x) in map {
-                let probability = key == "fp"
-                    || key.starts_with("fp_")
-                    || key == "posterior"
-                    || key.starts_with("posterior_");
-                if let (true, Some(p)) = (probability && key != "posterior_eq34_double", x.as_f64())
-                {
+                if let (true, Some(p)) = (crate::families::tiny::is_probability(key), x.as_f64()) {
                     assert!(
                         (0.0..=1.0).contains(&p),
                         "bfopt {}: {key} = {p} outside [0, 1]",
+                        args.join(" ")
+                    );
+                }
+                // An underflowed probability is printed as text beside its log10.
+                if let Some(log10) = map.get(&format!("{key}_log10")).and_then(Value::as_f64) {
+                    assert!(
+                        x.is_string() && log10 < f64::MIN_POSITIVE.log10(),
+                        "bfopt {}: {key} = {x} with log10 {log10}",
                         args.join(" ")
                     );
                 }

@@ -165,7 +165,13 @@ pub fn model_blocked(args: &BlockedModelArgs) -> Result<Report, CliError> {
     if let Some(w) = args.window {
         row = row.param("window", w);
     }
-    Ok(Report::single(row))
+    // Every window holds items: the FP is positive.
+    Ok(Report::single(super::tiny::underflow(
+        row,
+        false,
+        Vec::new,
+        "model apbbf",
+    )?))
 }
 
 /// `bfopt optimize apbf` flags.

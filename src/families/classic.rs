@@ -6,7 +6,8 @@ use crate::families::to_u32;
 use crate::report::{Report, Row};
 use crate::units::{parse_bits, parse_count, parse_real};
 use bfopt_models::classic::{
-    best_k, capacity, design, ClassicMetrics, ClassicParams, ClassicRequirement, Layout,
+    best_k, capacity, design, ln_fp_exact_standard, ClassicMetrics, ClassicParams,
+    ClassicRequirement, FpLaw, Layout, EXACT_BUDGET,
 };
 use bfopt_validation::experiments::classic::{prediction, simulate, ClassicSimConfig};
 use clap::{Args, ValueEnum};
@@ -134,9 +135,32 @@ impl ModelArgs {
 /// Invalid flags.
 pub fn model(args: &ModelArgs) -> Result<Report, CliError> {
     let p = args.params()?;
-    Ok(Report::single(
-        args.note_rounding(Row::new("classic", p, p.metrics()), &p),
-    ))
+    let row = args.note_rounding(Row::new("classic", p, p.metrics()), &p);
+    Ok(Report::single(super::tiny::underflow(
+        row,
+        p.n() == 0,
+        || ln_fps(&p),
+        "model classic",
+    )?))
+}
+
+/// The natural logs of the FP metrics of [`ClassicParams::metrics`] that have a
+/// log-space form (`fp`, `fp_approx`, `fp_exact`), for [`super::tiny::underflow`].
+pub fn ln_fps(p: &ClassicParams) -> Vec<(&'static str, f64)> {
+    let mut logs = vec![("fp_approx", p.ln_fp_approx())];
+    if let Some(ln) = p.ln_fp() {
+        logs.push(("fp", ln));
+    }
+    let exact = match p.layout() {
+        Layout::Standard if p.fp_law() == FpLaw::Exact => p.ln_fp(),
+        Layout::Standard => ln_fp_exact_standard(p.m(), p.k(), p.n(), EXACT_BUDGET),
+        Layout::Partitioned => p.ln_fp(),
+        Layout::Blocked { .. } => None,
+    };
+    if let Some(ln) = exact {
+        logs.push(("fp_exact", ln));
+    }
+    logs
 }
 
 /// `bfopt optimize classic` flags: one of three questions.

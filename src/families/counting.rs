@@ -56,7 +56,18 @@ impl ModelArgs {
 /// Invalid flags.
 pub fn model(args: &ModelArgs) -> Result<Report, CliError> {
     let p = args.params()?;
-    Ok(Report::single(Row::new("counting", p, p.metrics())))
+    let row = Row::new("counting", p, p.metrics());
+    Ok(Report::single(super::tiny::underflow(
+        row,
+        false, // `--items` >= 1: the FP is positive
+        || {
+            super::classic::ln_fps(&p.classic())
+                .into_iter()
+                .filter(|&(key, _)| key == "fp")
+                .collect()
+        },
+        "model counting",
+    )?))
 }
 
 /// `bfopt optimize counting`: least memory (counters × counter bits) meeting `--fp` with

@@ -87,7 +87,18 @@ pub fn model(args: &ModelArgs) -> Result<Report, CliError> {
             "fp_uniform",
             problem.uniform(k).map_err(model_err)?.fp_rounded,
         );
-    Ok(Report::single(row))
+    // The FP is exactly 0 only when no queried set holds an item.
+    let exactly_zero = !args
+        .distinct
+        .iter()
+        .zip(&args.frequency)
+        .any(|(&d, &f)| d > 0.0 && f > 0.0);
+    Ok(Report::single(super::tiny::underflow(
+        row,
+        exactly_zero,
+        Vec::new,
+        "model pbf",
+    )?))
 }
 
 /// `bfopt model pbf-bound`: the space bound of Theorem C.3 (Eq. 14 [PBF]).

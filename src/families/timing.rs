@@ -174,7 +174,13 @@ pub fn model(args: &ModelArgs) -> Result<Report, CliError> {
     if let Some(p) = prior {
         row = row.param("prior", p.describe());
     }
-    Ok(Report::single(row))
+    // `--window` >= 1: the FP is positive.
+    Ok(Report::single(super::tiny::underflow(
+        row,
+        false,
+        Vec::new,
+        "model btbf",
+    )?))
 }
 
 /// `bfopt posterior btbf` flags.

@@ -13,6 +13,8 @@ const TARGETS: &[Target] = &[
     ("trace_reader", fuzzing::trace),
     ("models", fuzzing::models),
     ("plan", fuzzing::plan),
+    ("units", fuzzing::units),
+    ("design", fuzzing::design),
 ];
 
 /// Files of `fuzz/<dir>/<target>/`, sorted.
@@ -33,6 +35,16 @@ fn inputs(dir: &str, target: &str) -> Vec<(String, Vec<u8>)> {
     files
 }
 
+/// xorshift64*: a fixed pseudo-random stream from `seed`.
+fn xorshift(mut state: u64) -> impl FnMut() -> u64 {
+    move || {
+        state ^= state >> 12;
+        state ^= state << 25;
+        state ^= state >> 27;
+        state.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+}
+
 #[test]
 fn issue_10_fuzz_regressions_and_seeds_replay() {
     let mut replayed = 0;
@@ -50,17 +62,11 @@ fn issue_10_fuzz_regressions_and_seeds_replay() {
 
 #[test]
 fn issue_10_fuzz_targets_random_smoke() {
-    // xorshift64*: a fixed stream of inputs of 0..512 bytes.
-    let mut state = 0x9E37_79B9_7F4A_7C15_u64;
-    let mut next = move || {
-        state ^= state >> 12;
-        state ^= state << 25;
-        state ^= state >> 27;
-        state.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    };
+    // A fixed stream of inputs of 0..512 bytes.
+    let mut next = xorshift(0x9E37_79B9_7F4A_7C15);
     for (target, run) in TARGETS {
         let cases = match *target {
-            "models" => 150,
+            "models" | "design" => 150,
             "plan" => 40,
             _ => 2000,
         };
@@ -85,8 +91,50 @@ fn decode_models_inputs() {
         let path = entry.unwrap().path();
         let data = std::fs::read(&path).unwrap();
         let mut u = arbitrary::Unstructured::new(&data);
-        if let Ok(args) = fuzzing::model_args(&mut u) {
+        let templates = if path.to_string_lossy().contains("design") {
+            fuzzing::DESIGN_TEMPLATES
+        } else {
+            fuzzing::MODEL_TEMPLATES
+        };
+        if let Ok(args) = fuzzing::model_args(&mut u, templates) {
             println!("{}: bfopt {}", path.display(), args.join(" "));
+        }
+    }
+}
+
+/// Where the `models` and `design` targets spend their time: decodes 400 fixed
+/// pseudo-random inputs per target, times each run and prints the inputs per second and
+/// the ten slowest command lines:
+/// `cargo test --release --test cli fuzz_cost_profile -- --ignored --nocapture`.
+#[test]
+#[ignore = "a tool: prints where the fuzz targets spend their time"]
+fn fuzz_cost_profile() {
+    let mut next = xorshift(0x2545_F491_4F6C_DD1D);
+    for (name, templates) in [
+        ("models", fuzzing::MODEL_TEMPLATES),
+        ("design", fuzzing::DESIGN_TEMPLATES),
+    ] {
+        let mut runs = Vec::new();
+        let start = std::time::Instant::now();
+        for _ in 0..400 {
+            let data: Vec<u8> = (0..256).map(|_| next() as u8).collect();
+            let mut u = arbitrary::Unstructured::new(&data);
+            let Ok(args) = fuzzing::model_args(&mut u, templates) else {
+                continue;
+            };
+            let t = std::time::Instant::now();
+            fuzzing::check_run(&args);
+            runs.push((t.elapsed(), args.join(" ")));
+        }
+        let total = start.elapsed().as_secs_f64();
+        runs.sort();
+        println!(
+            "{name}: {} runs, {:.0}/s",
+            runs.len(),
+            runs.len() as f64 / total
+        );
+        for (t, line) in runs.iter().rev().take(10) {
+            println!("  {:>10.3} ms  bfopt {line}", t.as_secs_f64() * 1e3);
         }
     }
 }

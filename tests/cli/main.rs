@@ -29,6 +29,7 @@ mod scalable;
 mod stable;
 mod target;
 mod timing;
+mod tiny_fp;
 mod tiny_rates;
 
 fn bfopt() -> Command {

@@ -122,6 +122,20 @@ fn fp_unhit_chain(m: u64, t: u64, k: u32) -> f64 {
     probability(sum.value())
 }
 
+/// The natural log of [`fp_exact_standard`], computed in log space so that it holds
+/// its relative precision where the FP is below the smallest `f64` (2.2e-308), e.g.
+/// `k = 60` hashes, one item in 10^12 bits (FP about 10^-600); `None` on the same
+/// budget, `-inf` when the FP is exactly 0 (`n = 0`).
+///
+/// # Formula
+/// ```text
+/// ln fp = ln Σ_i P(X = i)·(i/m)^k = M + ln Σ_i e^(ln P(X = i) + k·ln(i/m) − M),
+/// M = max_i (ln P(X = i) + k·ln(i/m))
+/// ```
+pub fn ln_fp_exact_standard(m: u64, k: u32, n: u64, budget: f64) -> Option<f64> {
+    Some(Occupancy::after(m, u64::from(k).checked_mul(n)?, budget)?.ln_fp(k))
+}
+
 /// Exact FP of a filter of `m` bits after `throws` ideal index throws, queried with `k`
 /// indices, or `None` beyond `budget` steps: the law behind [`fp_exact_standard`] when
 /// the items did not all use the same `k` (e.g. a filter folded from two filters with
@@ -299,6 +313,17 @@ impl Occupancy {
         })
     }
 
+    /// The law after `t` throws, or `None` when the recursion would exceed `budget`
+    /// steps.
+    fn after(m: u64, t: u64, budget: f64) -> Option<Self> {
+        if t as f64 * Self::band_width(m, t) > budget {
+            return None;
+        }
+        let mut occupancy = Self::new(m, t)?;
+        (0..t).for_each(|_| occupancy.throw());
+        Some(occupancy)
+    }
+
     /// One more throw: `P'(i) = P(i)·i/m + P(i-1)·(m-i+1)/m`.
     fn throw(&mut self) {
         if self.hi + 1 == self.p.len() && (self.p.len() as f64) < self.m + 1.0 {
@@ -331,6 +356,16 @@ impl Occupancy {
             .map(|i| self.p[i] * (i as f64 / self.m).powi(k as i32))
             .collect();
         probability(sum.value())
+    }
+
+    /// `ln E[(X/m)^k]` by log-sum-exp over the band (see [`ln_fp_exact_standard`]):
+    /// `-inf` when only `X = 0` has mass.
+    fn ln_fp(&self, k: u32) -> f64 {
+        let terms: Vec<f64> = (self.lo.max(1)..=self.hi)
+            .filter(|&i| self.p[i] > 0.0)
+            .map(|i| self.p[i].ln() + f64::from(k) * (i as f64 / self.m).ln())
+            .collect();
+        crate::numeric::log_sum_exp(&terms)
     }
 }
 

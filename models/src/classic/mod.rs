@@ -69,8 +69,8 @@ pub use audit::{
 };
 pub use design::{best_k, capacity, design, min_bits, ClassicDesign, ClassicRequirement};
 pub use exact::{
-    fp_exact_after_throws, fp_exact_by_load, fp_exact_rational, fp_exact_standard, BlockFpTable,
-    EXACT_BUDGET,
+    fp_exact_after_throws, fp_exact_by_load, fp_exact_rational, fp_exact_standard,
+    ln_fp_exact_standard, BlockFpTable, EXACT_BUDGET,
 };
 pub use formulas::{
     accesses_query_false, fill_blocked, fp_approx, fp_blocked, fp_blocked_exact, fp_partitioned,
@@ -265,6 +265,36 @@ impl ClassicParams {
                 )
             }
         }
+    }
+
+    /// The natural log of [`Self::fp`] under the same law, computed in log space so it
+    /// keeps its relative precision below the smallest `f64` (2.2e-308); `-inf` when
+    /// the FP is exactly 0 (`n = 0`). `None` for the blocked layout, whose load mixture
+    /// is computed only in linear space.
+    ///
+    /// # Formula
+    /// ```text
+    /// standard, exact law: see ln_fp_exact_standard
+    /// standard, usual formula:  ln fp = k·ln(1 − (1 − 1/m)^(kn))
+    /// partitioned:              ln fp = k·ln(1 − (1 − 1/s)^n)
+    /// ```
+    pub fn ln_fp(&self) -> Option<f64> {
+        let k = f64::from(self.k);
+        match self.layout {
+            Layout::Standard => Some(
+                ln_fp_exact_standard(self.m, self.k, self.n, FP_EXACT_BUDGET)
+                    .unwrap_or_else(|| k * self.fill().ln()),
+            ),
+            Layout::Partitioned => Some(k * self.fill().ln()),
+            Layout::Blocked { .. } => None,
+        }
+    }
+
+    /// The natural log of `fp_approx`, `k·ln(1 − e^(−kn/m))`, in log space (see
+    /// [`Self::ln_fp`]).
+    pub fn ln_fp_approx(&self) -> f64 {
+        let (m, k, n) = (self.m as f64, f64::from(self.k), self.n as f64);
+        k * crate::numeric::one_minus_exp_neg(k * n / m).ln()
     }
 
     /// Expected fraction of bits set after `n` insertions.

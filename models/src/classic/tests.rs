@@ -299,3 +299,52 @@ fn standard_design_meets_its_target_under_the_exact_law() {
         assert_eq!(d.metrics.fp_law, FpLaw::Exact, "{layout:?}");
     }
 }
+
+proptest! {
+    /// Issue 17: the log-space FP ([`ClassicParams::ln_fp`], [`ClassicParams::ln_fp_approx`])
+    /// agrees with the linear one to 1e-12 relative wherever the linear one is a normal
+    /// `f64`, for the standard (exact law and usual formula) and partitioned layouts.
+    #[test]
+    fn ln_fp_agrees_with_fp_where_both_exist(
+        m in 64u64..=1 << 40,
+        k in 1u32..=64,
+        n in 1u64..=4096,
+        partitioned in any::<bool>(),
+    ) {
+        let layout = if partitioned { Layout::Partitioned } else { Layout::Standard };
+        let Ok(p) = ClassicParams::new(m, k, n, layout) else { return Ok(()); };
+        let fp = p.fp();
+        if fp >= 1e-300 {
+            let ln = p.ln_fp().unwrap();
+            prop_assert!((ln - fp.ln()).abs() <= 1e-12 * fp.ln().abs().max(1.0), "{ln} vs {}", fp.ln());
+        }
+        let approx = p.metrics().fp_approx;
+        if approx >= 1e-300 {
+            let ln = p.ln_fp_approx();
+            prop_assert!((ln - approx.ln()).abs() <= 1e-12 * approx.ln().abs().max(1.0));
+        }
+    }
+}
+
+#[test]
+fn ln_fp_below_the_smallest_f64() {
+    // One item, k = 60, 10^12 bits: every position distinct but with probability
+    // about 1770/10^12, so the exact law is within 2e-9 relative of (60/10^12)^60 = 10^-613.3.
+    let p = ClassicParams::new(1_000_000_000_000, 60, 1, Layout::Standard).unwrap();
+    assert_eq!(p.fp(), 0.0, "underflows in f64");
+    let ln = p.ln_fp().unwrap();
+    let expected = 60.0 * (60.0f64 / 1e12).ln();
+    assert!(
+        (ln - expected).abs() <= 1e-6 * expected.abs(),
+        "{ln} vs {expected}"
+    );
+    assert!(ln <= expected, "collisions only lower the FP");
+    let part = ClassicParams::new(1_000_000_000_000, 60, 1, Layout::Partitioned).unwrap();
+    // Partitioned: exactly (1/s)^k with s = m/k.
+    let s = (1_000_000_000_000u64 / 60) as f64;
+    assert!((part.ln_fp().unwrap() + 60.0 * s.ln()).abs() <= 1e-12 * 60.0 * s.ln());
+    assert_eq!(
+        ln_fp_exact_standard(1000, 7, 0, EXACT_BUDGET),
+        Some(f64::NEG_INFINITY)
+    );
+}

@@ -1,0 +1,118 @@
+//! Issue 17: no `model` verb prints a false-positive rate as 0 unless it is exactly 0.
+//! Designs with huge filters and few items have FPs far below the smallest `f64`
+//! (2.2e-308): each probability metric is printed as a positive number, as text in
+//! scientific notation with its `<key>_log10` beside it, or the verb exits 3 naming
+//! 2.2e-308. Run in-process through the library, as the binary runs it.
+
+use bfopt::cli;
+use bfopt::exit::CliError;
+use proptest::prelude::*;
+use serde_json::Value;
+
+/// Runs a `model` command line; `Ok(metrics)` or the error.
+fn run(line: &str) -> Result<Vec<serde_json::Map<String, Value>>, CliError> {
+    let cli = cli::parse_from(std::iter::once("bfopt").chain(line.split(' ')))
+        .unwrap_or_else(|e| panic!("{line}: {e}"));
+    let report = bfopt::run(&cli)?;
+    Ok(report.rows.into_iter().map(|r| r.metrics).collect())
+}
+
+/// The check: every probability metric is positive, or underflow text with its log10,
+/// or the run exits 3 naming the smallest printable probability.
+fn no_silent_zero(line: &str) -> Result<(), TestCaseError> {
+    match run(line) {
+        Ok(rows) => {
+            for metrics in rows {
+                for (key, v) in &metrics {
+                    if !bfopt::families::tiny::is_probability(key) {
+                        continue;
+                    }
+                    match v {
+                        Value::Number(x) => {
+                            let x = x.as_f64().unwrap();
+                            prop_assert!(x > 0.0, "bfopt {line}: {key} printed as {x}");
+                        }
+                        Value::String(text) if metrics.contains_key(&format!("{key}_log10")) => {
+                            let (mantissa, exponent) = text.split_once('e').unwrap();
+                            let mantissa: f64 = mantissa.parse().unwrap();
+                            let exponent: i64 = exponent.parse().unwrap();
+                            prop_assert!((1.0..10.0).contains(&mantissa), "{line}: {text}");
+                            prop_assert!(exponent < -306, "{line}: {key} = {text}");
+                            let log10 = metrics[&format!("{key}_log10")].as_f64().unwrap();
+                            prop_assert_eq!(log10.floor() as i64, exponent, "{}", line);
+                        }
+                        _ => {}
+                    }
+                }
+            }
+        }
+        Err(CliError::Infeasible(msg)) => {
+            prop_assert!(msg.contains("2.2250738585072014e-308"), "{line}: {msg}");
+        }
+        Err(CliError::Invalid { .. }) => {} // a combination the model refuses
+        Err(e) => prop_assert!(false, "bfopt {line}: {e}"),
+    }
+    Ok(())
+}
+
+/// `model` command lines with a huge filter (10^3 to 2^50 bits), up to 64 hashes and
+/// few items, over every family whose FP falls with the filter's size.
+fn lines() -> impl Strategy<Value = String> {
+    let m = (10u32..=50).prop_flat_map(|e| (1u64 << (e - 1))..=(1u64 << e));
+    let k = 1u64..=64;
+    let n = 1u64..=1000;
+    (m, k, n, 0usize..10).prop_map(|(m, k, n, which)| match which {
+        0 => format!("model classic --bits {m} --hashes {k} --items {n}"),
+        1 => format!("model classic --bits {m} --hashes {k} --items {n} --layout partitioned"),
+        2 => format!("model classic --bits {m} --hashes {k} --items {n} --layout blocked --block-bits 512"),
+        3 => format!("model counting --counters {m} --hashes {k} --items {n} --counter-bits 4"),
+        4 => format!("model btbf --timers {m} --hashes {k} --bits-per-timer 8 --window {n}"),
+        5 => format!("model rbf --bits {m} --hashes {k} --recycle-messages {n}"),
+        6 => format!("model rbf --bits {m} --hashes {k} --recycle-bits {}", k + n),
+        7 => format!("model pbf --bits {m} --distinct {n} --frequency 1 --max-hashes {k}"),
+        8 => format!("model apbbf --hashes {k} --extra-slices 1 --block-bits 4096 --block-hashes 64 --window {n}"),
+        _ => format!("model apbf --hashes {k} --extra-slices 1 --slice-bits {m}"),
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    #[test]
+    fn issue_17_model_verbs_print_no_fp_as_0(line in lines()) {
+        no_silent_zero(&line)?;
+    }
+}
+
+#[test]
+fn issue_17_model_classic_prints_fp_below_1e_308() {
+    let rows = run("model classic --bits 1e12 --hashes 60 --items 1").unwrap();
+    let m = &rows[0];
+    // (60/10^12)^60 = 10^-613.311 = 4.887e-614, less the collisions (2e-9 relative).
+    assert_eq!(m["fp"], Value::String("4.887e-614".into()), "{m:?}");
+    assert_eq!(m["fp_law"], "exact");
+    let log10 = m["fp_log10"].as_f64().unwrap();
+    assert!(
+        (log10 - 60.0 * (60.0f64 / 1e12).log10()).abs() < 1e-6,
+        "{log10}"
+    );
+    assert!(m["fp_approx"].as_str().unwrap().ends_with("e-614"));
+}
+
+#[test]
+fn issue_17_model_btbf_below_1e_308_exits_3_naming_the_bound() {
+    match run("model btbf --timers 1e12 --hashes 60 --bits-per-timer 8 --window 10") {
+        Err(CliError::Infeasible(msg)) => {
+            assert!(msg.contains("model btbf: fp"), "{msg}");
+            assert!(msg.contains("2.2250738585072014e-308"), "{msg}");
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn issue_17_model_pbf_exact_zero_prints_0() {
+    // No queried set holds an item: the FP is exactly 0 and printed so.
+    let rows = run("model pbf --bits 10000 --distinct 0,1 --frequency 2,0").unwrap();
+    assert_eq!(rows[0]["fp"].as_f64(), Some(0.0));
+}
