@@ -202,7 +202,10 @@ mod tests {
 
     #[test]
     fn every_shape_maps_to_its_requirement() {
-        assert_eq!(window().requirement().unwrap().shape_name(), "a sliding window");
+        assert_eq!(
+            window().requirement().unwrap().shape_name(),
+            "a sliding window"
+        );
         let growing = RequirementFlags {
             fp: 0.01,
             initial_capacity: Some(1000),
@@ -239,7 +242,10 @@ mod tests {
             max_items: Some(10),
             ..window()
         };
-        assert_eq!(name_of(window_and_growing.requirement().unwrap_err()), SHAPE);
+        assert_eq!(
+            name_of(window_and_growing.requirement().unwrap_err()),
+            SHAPE
+        );
         let half_growing = RequirementFlags {
             fp: 0.01,
             max_items: Some(10),
@@ -291,7 +297,10 @@ mod tests {
         );
         for bad in ["0:0", "1", "a:1", "-1:2"] {
             let e = parse_penalties(bad, real).unwrap_err();
-            assert!(e.starts_with(&format!("--penalties = {bad}: allowed FP:FN")), "{e}");
+            assert!(
+                e.starts_with(&format!("--penalties = {bad}: allowed FP:FN")),
+                "{e}"
+            );
         }
     }
 

@@ -46,8 +46,10 @@ pub mod validation;
 pub use allocate::allocate;
 pub use bfopt_models::ModelError;
 pub use bfopt_validation::level::Level;
-pub use flags::RequirementFlags;
 pub use candidate::{AccessUnit, Candidate, FalseNegatives, FpKind, Params};
+pub use flags::RequirementFlags;
 pub use planner::{plan, Budget, Exclusion, Infeasible, Pick, Plan, PlanError};
 pub use requirement::{Budgets, Requirement, Shape};
-pub use validation::{validate_candidate, validate_candidates, DesignValidation, Status, Validation};
+pub use validation::{
+    validate_candidate, validate_candidates, DesignValidation, Status, Validation,
+};

@@ -353,7 +353,10 @@ async fn classic_calculator_matches_the_cli_and_a_simulation_runs() {
     assert_eq!(got["value"], want["value"], "page {got}; CLI {want}");
     for key in ["lo", "hi"] {
         let (g, w) = (got[key].as_f64().unwrap(), want[key].as_f64().unwrap());
-        assert!((g - w).abs() <= 1e-12 * w.abs(), "{key}: page {got}; CLI {want}");
+        assert!(
+            (g - w).abs() <= 1e-12 * w.abs(),
+            "{key}: page {got}; CLI {want}"
+        );
     }
     b.close().await;
 }
