@@ -37,6 +37,7 @@ pub mod allocate;
 pub mod candidate;
 pub mod check;
 pub mod families;
+pub mod flags;
 pub mod planner;
 pub mod requirement;
 pub mod text;
@@ -46,6 +47,9 @@ pub use allocate::allocate;
 pub use bfopt_models::ModelError;
 pub use bfopt_validation::level::Level;
 pub use candidate::{AccessUnit, Candidate, FalseNegatives, FpKind, Params};
+pub use flags::RequirementFlags;
 pub use planner::{plan, Budget, Exclusion, Infeasible, Pick, Plan, PlanError};
 pub use requirement::{Budgets, Requirement, Shape};
-pub use validation::{validate_candidates, DesignValidation, Status, Validation};
+pub use validation::{
+    validate_candidate, validate_candidates, DesignValidation, Status, Validation,
+};

@@ -96,51 +96,60 @@ impl Plan {
 /// [`crate::check::evaluate`]): candidate `i` with seed `seed + i`, each check at
 /// confidence `1 − 0.01 / (8 · candidates)`.
 pub fn validate_candidates(candidates: &[Candidate], level: Level, seed: u64) -> Validation {
+    let designs = (0..candidates.len())
+        .filter_map(|i| validate_candidate(candidates, i, level, seed))
+        .collect();
+    Validation { designs }
+}
+
+/// Candidate `index` of `candidates` simulated alone, with the seed and confidence that
+/// [`validate_candidates`] of the whole list gives it (so the same figures as
+/// `recommend --validate --seed SEED` for that row); `None` past the end.
+pub fn validate_candidate(
+    candidates: &[Candidate],
+    index: usize,
+    level: Level,
+    seed: u64,
+) -> Option<DesignValidation> {
+    let c = candidates.get(index)?;
     let checks = CHECKS_PER_DESIGN * candidates.len();
     let confidence = 1.0 - FAMILY_ALPHA / checks as f64;
     let scale = match level {
         Level::Quick => 1,
         Level::Full => 4,
     };
-    let designs = candidates
+    let Some(v) = c.validator() else {
+        return Some(DesignValidation {
+            design: c.design.clone(),
+            status: Status::Skipped,
+            skipped: c.not_simulated.clone(),
+            measured_fp: None,
+            checks: Vec::new(),
+        });
+    };
+    let checks = v.run(SimRun {
+        seed: seed.wrapping_add(index as u64),
+        confidence,
+        scale,
+    });
+    let fp = checks
         .iter()
-        .enumerate()
-        .map(|(i, c)| {
-            let Some(v) = c.validator() else {
-                return DesignValidation {
-                    design: c.design.clone(),
-                    status: Status::Skipped,
-                    skipped: c.not_simulated.clone(),
-                    measured_fp: None,
-                    checks: Vec::new(),
-                };
-            };
-            let checks = v.run(SimRun {
-                seed: seed.wrapping_add(i as u64),
-                confidence,
-                scale,
-            });
-            let fp = checks
-                .iter()
-                .find(|k| k.name.ends_with("probe fp"))
-                .or(checks.first())
-                .map(|k| Measured {
-                    value: k.measured,
-                    lo: k.lo,
-                    hi: k.hi,
-                });
-            DesignValidation {
-                design: c.design.clone(),
-                status: if checks.iter().all(|k| k.pass) {
-                    Status::Pass
-                } else {
-                    Status::Fail
-                },
-                skipped: None,
-                measured_fp: fp,
-                checks,
-            }
-        })
-        .collect();
-    Validation { designs }
+        .find(|k| k.name.ends_with("probe fp"))
+        .or(checks.first())
+        .map(|k| Measured {
+            value: k.measured,
+            lo: k.lo,
+            hi: k.hi,
+        });
+    Some(DesignValidation {
+        design: c.design.clone(),
+        status: if checks.iter().all(|k| k.pass) {
+            Status::Pass
+        } else {
+            Status::Fail
+        },
+        skipped: None,
+        measured_fp: fp,
+        checks,
+    })
 }

@@ -124,6 +124,8 @@ def recommend(
     horizon: Optional[Number] = None,
     query_length: Optional[Number] = None,
     pairs: Optional[Number] = None,
+    initial_capacity: Optional[Number] = None,
+    max_items: Optional[Number] = None,
     memory: Optional[Number] = None,
     max_accesses: Optional[float] = None,
     max_npws: Optional[float] = None,
@@ -131,6 +133,7 @@ def recommend(
     duplicates: Optional[float] = None,
     importance: Optional[str] = None,
     penalties: Optional[Union[str, Tuple[float, float]]] = None,
+    deletions: bool = False,
 ) -> Plan:
     """Every design that meets a requirement, least memory first, and the pick.
 

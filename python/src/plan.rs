@@ -4,9 +4,9 @@
 
 use crate::args::{count, opt_real, real, Count};
 use crate::errors;
-use bfopt_models::stable::ImportanceDist;
 use bfopt_models::timing::{Penalties, PenaltyDist};
 use bfopt_models::ModelError;
+use bfopt_plan::flags::{self, RequirementFlags};
 use bfopt_plan::{Level, Requirement};
 use pyo3::exceptions::PyImportError;
 use pyo3::prelude::*;
@@ -57,7 +57,8 @@ fn penalties(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<PenaltyDist> {
     })
 }
 
-/// The requirement the keyword arguments describe (the CLI's `recommend` flags).
+/// The requirement the keyword arguments describe (the CLI's `recommend` flags), mapped
+/// by [`RequirementFlags::requirement`] as the CLI maps its flags.
 #[allow(clippy::too_many_arguments)]
 fn requirement(
     py: Python<'_>,
@@ -67,6 +68,8 @@ fn requirement(
     horizon: Option<&Bound<'_, PyAny>>,
     query_length: Option<&Bound<'_, PyAny>>,
     pairs: Option<&Bound<'_, PyAny>>,
+    initial_capacity: Option<&Bound<'_, PyAny>>,
+    max_items: Option<&Bound<'_, PyAny>>,
     memory: Option<&Bound<'_, PyAny>>,
     max_accesses: Option<&Bound<'_, PyAny>>,
     max_npws: Option<&Bound<'_, PyAny>>,
@@ -74,6 +77,7 @@ fn requirement(
     duplicates: Option<&Bound<'_, PyAny>>,
     importance: Option<&str>,
     penalties_arg: Option<&Bound<'_, PyAny>>,
+    deletions: bool,
 ) -> PyResult<Requirement> {
     let fp = real(py, "fp", fp)?;
     let capacity = count(py, "capacity", capacity)?;
@@ -81,34 +85,9 @@ fn requirement(
     let horizon = count(py, "horizon", horizon)?;
     let query_length = count(py, "query_length", query_length)?;
     let pairs = count(py, "pairs", pairs)?;
+    let initial_capacity = count(py, "initial_capacity", initial_capacity)?;
+    let max_items = count(py, "max_items", max_items)?;
     let memory = count(py, "memory", memory)?;
-    let counts = [
-        ("capacity", &capacity),
-        ("window", &window),
-        ("horizon", &horizon),
-        ("query_length", &query_length),
-        ("pairs", &pairs),
-        ("memory", &memory),
-    ];
-    let err = |e: ModelError| errors::model(py, fix_counts(&counts, e));
-    let mut req =
-        match (&capacity, &window, &horizon) {
-            (Some(n), None, None) => Requirement::capacity(fp, n.value),
-            (None, Some(w), None) => Requirement::window(fp, w.value),
-            (None, None, Some(t)) => Requirement::temporal(
-                fp,
-                t.value,
-                query_length.as_ref().map_or(0, |q| q.value),
-                pairs.as_ref().map_or(0, |p| p.value),
-            ),
-            _ => return Err(errors::invalid(
-                py,
-                "capacity/window/horizon",
-                "this combination",
-                "exactly one of capacity=N, window=W, horizon=T with query_length=Q and pairs=n",
-            )),
-        }
-        .map_err(err)?;
     if horizon.is_none() {
         for (name, c) in [("query_length", &query_length), ("pairs", &pairs)] {
             if let Some(c) = c {
@@ -117,39 +96,74 @@ fn requirement(
             }
         }
     }
-    // Values are checked before the options they need (as the CLI does), so that a bad
-    // value is named whatever else is missing.
-    if let Some(x) = opt_real(py, "max_npws", max_npws)? {
-        req = req.with_max_npws(x).map_err(err)?;
+    for (name, c, other) in [
+        ("initial_capacity", &initial_capacity, &max_items),
+        ("max_items", &max_items, &initial_capacity),
+    ] {
+        if let (Some(c), None) = (c, other) {
+            let text = c.given.clone().unwrap_or(c.value.to_string());
+            return Err(errors::invalid(
+                py,
+                name,
+                &text,
+                "only with both initial_capacity=N0 and max_items=NMAX",
+            ));
+        }
     }
-    if let Some(x) = opt_real(py, "allow_fn", allow_fn)? {
-        req = req.with_allow_fn(x).map_err(err)?;
-    }
-    if let Some(x) = opt_real(py, "duplicates", duplicates)? {
-        req = req.with_duplicates(x).map_err(err)?;
-    }
-    if let Some(spec) = importance {
-        let dist = ImportanceDist::parse(spec).map_err(err)?;
-        req = req.with_importance(dist).map_err(err)?;
-    }
-    if let Some(p) = penalties_arg.filter(|o| !o.is_none()) {
-        req = req.with_penalties(penalties(py, p)?).map_err(err)?;
-    }
-    if let Some(m) = &memory {
-        req = req.with_memory(m.value).map_err(err)?;
-    }
-    if let Some(x) = opt_real(py, "max_accesses", max_accesses)? {
-        req = req.with_max_accesses(x).map_err(err)?;
-    }
-    Ok(req)
+    let flags = RequirementFlags {
+        fp,
+        capacity: capacity.as_ref().map(|c| c.value),
+        window: window.as_ref().map(|c| c.value),
+        horizon: horizon.as_ref().map(|c| c.value),
+        query_length: query_length.as_ref().map(|c| c.value),
+        pairs: pairs.as_ref().map(|c| c.value),
+        initial_capacity: initial_capacity.as_ref().map(|c| c.value),
+        max_items: max_items.as_ref().map(|c| c.value),
+        memory: memory.as_ref().map(|c| c.value),
+        max_accesses: opt_real(py, "max_accesses", max_accesses)?,
+        max_npws: opt_real(py, "max_npws", max_npws)?,
+        allow_fn: opt_real(py, "allow_fn", allow_fn)?,
+        duplicates: opt_real(py, "duplicates", duplicates)?,
+        importance: importance.map(str::to_string),
+        penalties: penalties_arg
+            .filter(|o| !o.is_none())
+            .map(|p| penalties(py, p))
+            .transpose()?,
+        deletions,
+    };
+    let counts = [
+        ("capacity", &capacity),
+        ("window", &window),
+        ("horizon", &horizon),
+        ("query_length", &query_length),
+        ("pairs", &pairs),
+        ("initial_capacity", &initial_capacity),
+        ("max_items", &max_items),
+        ("memory", &memory),
+    ];
+    flags.requirement().map_err(|e| {
+        let e = match e {
+            ModelError::InvalidParam { name, value, .. } if name == flags::SHAPE => {
+                ModelError::InvalidParam {
+                    name,
+                    value,
+                    allowed: flags::SHAPE_ALLOWED_KEYWORDS.into(),
+                }
+            }
+            e => e,
+        };
+        errors::model(py, fix_counts(&counts, e))
+    })
 }
 
 /// Every Bloom-filter design that meets a requirement, least memory first, and the pick.
 ///
 /// The keyword arguments are the flags of `bfopt recommend` (dashes as underscores).
 /// Give `fp` and exactly one shape: `capacity=N` (a static set of N items),
-/// `window=W` (the last W insertions of a stream, no false negative among them) or
-/// `horizon=T, query_length=Q, pairs=n` (temporal membership).
+/// `window=W` (the last W insertions of a stream, no false negative among them),
+/// `horizon=T, query_length=Q, pairs=n` (temporal membership) or
+/// `initial_capacity=N0, max_items=NMAX` (a set of unknown final count, up to NMAX items:
+/// scalable Bloom filters that grow from N0, and a classic filter sized for NMAX).
 ///
 /// Budgets: `memory` (bits, int), `max_accesses` (per insertion or negative query,
 /// >= 1), `max_npws` (peak normalized probability-weighted slack of a window design,
@@ -157,7 +171,8 @@ fn requirement(
 /// `duplicates` (fraction of insertions that repeat a window item), `importance`
 /// (`"linear:LO:HI"`, `"exponential:LO:HI:RATE"` or `"hist:IMP=W,..."`; needs
 /// `allow_fn`), `penalties` (`(fp_price, fn_price)` or `"FP:FN"`: adds the inferential
-/// designs).
+/// designs). `deletions=True` (with `capacity`): items are deleted as well as inserted;
+/// only structures that support deletion are offered.
 ///
 /// Returns a `Plan`; `Plan.to_dict()` is the JSON of
 /// `bfopt recommend ... --format json`.
@@ -177,7 +192,7 @@ fn requirement(
 /// >>> plan.pick.candidate.fp <= 0.01
 /// True
 #[pyfunction]
-#[pyo3(signature = (*, fp, capacity=None, window=None, horizon=None, query_length=None, pairs=None, memory=None, max_accesses=None, max_npws=None, allow_fn=None, duplicates=None, importance=None, penalties=None))]
+#[pyo3(signature = (*, fp, capacity=None, window=None, horizon=None, query_length=None, pairs=None, initial_capacity=None, max_items=None, memory=None, max_accesses=None, max_npws=None, allow_fn=None, duplicates=None, importance=None, penalties=None, deletions=false))]
 #[allow(clippy::too_many_arguments)]
 pub fn recommend(
     py: Python<'_>,
@@ -187,6 +202,8 @@ pub fn recommend(
     horizon: Option<&Bound<'_, PyAny>>,
     query_length: Option<&Bound<'_, PyAny>>,
     pairs: Option<&Bound<'_, PyAny>>,
+    initial_capacity: Option<&Bound<'_, PyAny>>,
+    max_items: Option<&Bound<'_, PyAny>>,
     memory: Option<&Bound<'_, PyAny>>,
     max_accesses: Option<&Bound<'_, PyAny>>,
     max_npws: Option<&Bound<'_, PyAny>>,
@@ -194,6 +211,7 @@ pub fn recommend(
     duplicates: Option<&Bound<'_, PyAny>>,
     importance: Option<&str>,
     penalties: Option<&Bound<'_, PyAny>>,
+    deletions: bool,
 ) -> PyResult<Plan> {
     let req = requirement(
         py,
@@ -203,6 +221,8 @@ pub fn recommend(
         horizon,
         query_length,
         pairs,
+        initial_capacity,
+        max_items,
         memory,
         max_accesses,
         max_npws,
@@ -210,6 +230,7 @@ pub fn recommend(
         duplicates,
         importance,
         penalties,
+        deletions,
     )?;
     let planned = py.allow_threads(|| bfopt_plan::plan(&req));
     planned

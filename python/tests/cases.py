@@ -45,6 +45,16 @@ RECOMMEND = [
         ["--fp", "0.01", "--horizon", "86400", "--query-length", "128", "--pairs", "1e6"],
         dict(fp=0.01, horizon=86400, query_length=128, pairs=1_000_000),
     ),
+    (
+        "growing",
+        ["--fp", "0.01", "--initial-capacity", "1e4", "--max-items", "1e6"],
+        dict(fp=0.01, initial_capacity=10_000, max_items=1_000_000),
+    ),
+    (
+        "capacity_deletions",
+        ["--fp", "0.01", "--capacity", "1e6", "--deletions"],
+        dict(fp=0.01, capacity=1_000_000, deletions=True),
+    ),
 ]
 
 # A requirement no design meets (the CLI prints the infeasibility object and exits 3).

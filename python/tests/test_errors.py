@@ -22,6 +22,10 @@ from cases import INFEASIBLE
         (dict(fp=0.01, window=1000, duplicates=-0.1), "duplicates", "-0.1", "0 <= duplicates < 1"),
         (dict(fp=0.01, window=1000, memory=0), "memory", "0", "memory >= 1 bit"),
         (dict(fp=0.01, horizon=100, query_length=1, pairs=10), "query_length", "1", "2 <= query_length <= horizon = 100"),
+        (dict(fp=0.01, initial_capacity=1000, max_items=10), "max_items", "10", "max_items >= initial_capacity = 1000"),
+        (dict(fp=0.01, initial_capacity=0, max_items=10), "initial_capacity", "0", "1 <= initial_capacity <= 2^40"),
+        (dict(fp=0.01, initial_capacity=1000), "initial_capacity", "1000", "only with both initial_capacity=N0 and max_items=NMAX"),
+        (dict(fp=0.01, window=1000, deletions=True), "deletions", "true", "only with a static set (--capacity N)"),
     ],
 )
 def test_invalid_parameter_names_parameter_value_and_range(kwargs, parameter, value, allowed):
@@ -41,10 +45,15 @@ def test_options_that_need_a_window():
 
 
 def test_exactly_one_shape():
-    for kwargs in (dict(fp=0.01), dict(fp=0.01, capacity=10, window=10)):
+    for kwargs in (
+        dict(fp=0.01),
+        dict(fp=0.01, capacity=10, window=10),
+        dict(fp=0.01, capacity=10, initial_capacity=10, max_items=100),
+    ):
         with pytest.raises(bfopt.InvalidParameter) as info:
             bfopt.recommend(**kwargs)
         assert info.value.parameter == "capacity/window/horizon"
+        assert "initial_capacity=N0 with max_items=NMAX" in info.value.allowed
 
 
 def test_bad_types_are_invalid_parameters():

@@ -43,8 +43,9 @@ def test_stubs_ship_with_the_package():
 
 def test_help_names_every_keyword():
     params = inspect.signature(bfopt.recommend).parameters
-    flags = ["fp", "capacity", "window", "horizon", "query_length", "pairs", "memory",
-             "max_accesses", "max_npws", "allow_fn", "duplicates", "importance", "penalties"]
+    flags = ["fp", "capacity", "window", "horizon", "query_length", "pairs", "initial_capacity",
+             "max_items", "memory", "max_accesses", "max_npws", "allow_fn", "duplicates",
+             "importance", "penalties", "deletions"]
     assert list(params) == flags
     assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in params.values())
     doc = bfopt.recommend.__doc__

@@ -9,7 +9,7 @@ use crate::report::{Report, Row};
 use crate::units::{parse_bits, parse_count, parse_real};
 use bfopt_plan::text::{num, prob};
 use bfopt_plan::validation::Validation;
-use bfopt_plan::{plan, Candidate, Level, Plan, PlanError, Requirement};
+use bfopt_plan::{plan, Candidate, Level, Plan, PlanError, Requirement, RequirementFlags};
 use clap::{ArgGroup, Args};
 use serde::Serialize;
 
@@ -132,102 +132,46 @@ pub struct RecommendArgs {
     pub target: Option<SystemArg>,
 }
 
-/// Parses `--penalties FP:FN`: two finite non-negative prices, not both zero.
+/// Parses `--penalties FP:FN` ([`bfopt_plan::flags::parse_penalties`]).
 fn parse_penalty_pair(s: &str) -> Result<bfopt_models::timing::PenaltyDist, String> {
-    let allowed =
-        format!("--penalties = {s}: allowed FP:FN, two prices >= 0, not both 0 (e.g. 1:10)");
-    let (a, b) = s.split_once(':').ok_or_else(|| allowed.clone())?;
-    let a = parse_real(a).map_err(|_| allowed.clone())?;
-    let b = parse_real(b).map_err(|_| allowed.clone())?;
-    let p = bfopt_models::timing::Penalties::new(a, b).map_err(|_| allowed.clone())?;
-    if a == 0.0 && b == 0.0 {
-        return Err(allowed);
-    }
-    Ok(bfopt_models::timing::PenaltyDist::Fixed {
-        fp: p.fp(),
-        fn_: p.fn_(),
-    })
+    bfopt_plan::flags::parse_penalties(s, parse_real)
 }
 
-/// A model error on a requirement value, named by its flag (the planner names each
-/// value as its flag without dashes).
+/// A model error on a requirement value, named by its flag
+/// ([`bfopt_plan::flags::FLAG_NAMES`]).
 fn flag_error(e: bfopt_models::ModelError) -> CliError {
-    CliError::from_model(
-        e,
-        &[
-            ("memory", "--memory"),
-            ("max_npws", "--max-npws"),
-            ("max_accesses", "--max-accesses"),
-            ("allow_fn", "--allow-fn"),
-            ("query_length", "--query-length"),
-            ("initial_capacity", "--initial-capacity"),
-            ("max_items", "--max-items"),
-            ("deletions", "--deletions"),
-        ],
-    )
+    CliError::from_model(e, bfopt_plan::flags::FLAG_NAMES)
 }
 
 impl RecommendArgs {
-    /// The requirement the flags describe.
+    /// The requirement flags as typed values.
+    pub fn flags(&self) -> RequirementFlags {
+        RequirementFlags {
+            fp: self.fp,
+            capacity: self.capacity,
+            window: self.window,
+            horizon: self.horizon,
+            query_length: self.query_length,
+            pairs: self.pairs,
+            initial_capacity: self.initial_capacity,
+            max_items: self.max_items,
+            memory: self.memory,
+            max_accesses: self.max_accesses,
+            max_npws: self.max_npws,
+            allow_fn: self.allow_fn,
+            duplicates: self.duplicates,
+            importance: self.importance.clone(),
+            penalties: self.penalties,
+            deletions: self.deletions,
+        }
+    }
+
+    /// The requirement the flags describe ([`RequirementFlags::requirement`]).
     ///
     /// # Errors
     /// A bad value (named by its flag), or a flag the shape does not take.
     pub fn requirement(&self) -> Result<Requirement, CliError> {
-        let mut req = match (self.capacity, self.window, self.horizon) {
-            (None, None, None) if self.initial_capacity.is_some() => Requirement::growing(
-                self.fp,
-                self.initial_capacity.unwrap_or(0),
-                self.max_items.unwrap_or(0),
-            ),
-            (Some(n), None, None) => Requirement::capacity(self.fp, n),
-            (None, Some(w), None) => Requirement::window(self.fp, w),
-            (None, None, Some(horizon)) => Requirement::temporal(
-                self.fp,
-                horizon,
-                self.query_length.unwrap_or(0),
-                self.pairs.unwrap_or(0),
-            ),
-            _ => return Err(CliError::invalid(
-                "--capacity/--window/--horizon",
-                "this combination",
-                "exactly one of --capacity N, --window W, --horizon T --query-length Q --pairs n, --initial-capacity N0 --max-items NMAX",
-            )),
-        }
-        .map_err(flag_error)?;
-        // Values are checked before the flags they need, so that a bad value is named
-        // whatever else is missing.
-        if let Some(x) = self.max_npws {
-            req = req.with_max_npws(x).map_err(flag_error)?;
-        }
-        if let Some(r) = self.allow_fn {
-            req = req.with_allow_fn(r).map_err(flag_error)?;
-        }
-        if let Some(d) = self.duplicates {
-            req = req.with_duplicates(d).map_err(flag_error)?;
-        }
-        if let Some(spec) = &self.importance {
-            let dist = bfopt_models::stable::ImportanceDist::parse(spec).map_err(|_| {
-                CliError::invalid(
-                    "--importance",
-                    spec,
-                    "linear:LO:HI, exponential:LO:HI:RATE or hist:IMP=WEIGHT,... with 1 <= LO <= HI <= 10000, RATE >= 0",
-                )
-            })?;
-            req = req.with_importance(dist).map_err(flag_error)?;
-        }
-        if let Some(p) = self.penalties {
-            req = req.with_penalties(p).map_err(flag_error)?;
-        }
-        if self.deletions {
-            req = req.with_deletions().map_err(flag_error)?;
-        }
-        if let Some(m) = self.memory {
-            req = req.with_memory(m).map_err(flag_error)?;
-        }
-        if let Some(a) = self.max_accesses {
-            req = req.with_max_accesses(a).map_err(flag_error)?;
-        }
-        Ok(req)
+        self.flags().requirement().map_err(flag_error)
     }
 }
 

@@ -4,7 +4,8 @@ use crate::workload::mix;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
 use std::io::IsTerminal;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::RwLock;
 // `web_time` is `std::time` on native targets; in the browser (wasm32) it reads
 // `performance.now()`, where `std::time::Instant::now` panics.
 use web_time::{Duration, Instant};
@@ -22,12 +23,30 @@ pub fn set_progress(enabled: bool) {
     PROGRESS_ENABLED.store(enabled, Ordering::Relaxed);
 }
 
+/// A function told of every finished epoch: `(done, total, label)` of the
+/// [`run_epochs`] call it belongs to (the browser page moves its progress bar with it).
+pub type Observer = fn(u64, u64, &str);
+
+/// The observer of [`set_observer`], if any.
+static OBSERVER: RwLock<Option<Observer>> = RwLock::new(None);
+
+/// Sets (or with `None` removes) the process-wide observer of finished epochs. It is
+/// called from the thread that finished the epoch, and changes no result.
+pub fn set_observer(observer: Option<Observer>) {
+    if let Ok(mut o) = OBSERVER.write() {
+        *o = observer;
+    }
+}
+
 /// A progress bar on stderr that appears only on a terminal, only once the work has
 /// taken more than a second, and never after [`set_progress`]`(false)`.
 pub struct Progress {
     bar: ProgressBar,
     start: Instant,
     shown: AtomicBool,
+    total: u64,
+    done: AtomicU64,
+    label: String,
 }
 
 impl Progress {
@@ -42,11 +61,18 @@ impl Progress {
             bar,
             start: Instant::now(),
             shown: AtomicBool::new(false),
+            total,
+            done: AtomicU64::new(0),
+            label: label.to_string(),
         }
     }
 
-    /// Advances by one step.
+    /// Advances by one step, and tells the observer of [`set_observer`].
     pub fn inc(&self) {
+        let done = self.done.fetch_add(1, Ordering::Relaxed) + 1;
+        if let Some(observe) = OBSERVER.read().ok().and_then(|o| *o) {
+            observe(done, self.total, &self.label);
+        }
         if !self.shown.load(Ordering::Relaxed)
             && PROGRESS_ENABLED.load(Ordering::Relaxed)
             && self.start.elapsed() > Duration::from_secs(1)
@@ -101,5 +127,27 @@ mod tests {
         let c = pool.install(|| run_epochs(16, 5, "t", |i, s| (i, s)));
         assert_eq!(a, c);
         assert_ne!(epoch_seed(5, 0), epoch_seed(5, 1));
+    }
+
+    /// What the test observer saw of runs labelled `observed`.
+    static SEEN: std::sync::Mutex<Vec<(u64, u64)>> = std::sync::Mutex::new(Vec::new());
+
+    fn observe(done: u64, total: u64, label: &str) {
+        if label == "observed" {
+            SEEN.lock().unwrap().push((done, total));
+        }
+    }
+
+    #[test]
+    fn the_observer_sees_every_epoch_and_changes_no_result() {
+        let without = run_epochs(12, 7, "observed", |i, s| (i, s));
+        set_observer(Some(observe));
+        let with = run_epochs(12, 7, "observed", |i, s| (i, s));
+        set_observer(None);
+        assert_eq!(without, with);
+        let mut seen = SEEN.lock().unwrap().clone();
+        seen.sort_unstable();
+        let want: Vec<(u64, u64)> = (1..=12).map(|d| (d, 12)).collect();
+        assert_eq!(seen, want);
     }
 }

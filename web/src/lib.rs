@@ -54,8 +54,32 @@ pub fn cycle(query: &str, index: usize) -> String {
 }
 
 /// Simulates candidate `index` of the query's plan with base seed `seed`; see
-/// [`query::simulate`].
+/// [`query::simulate`]. In the browser every finished epoch calls
+/// `globalThis.bfoptProgress(done, total, label)` when the worker defines it.
 #[wasm_bindgen]
 pub fn simulate(query: &str, index: usize, seed: u64) -> String {
-    query::simulate(query, index, seed).to_string()
+    #[cfg(target_arch = "wasm32")]
+    bfopt_validation::sim::set_observer(Some(progress::report));
+    let out = query::simulate(query, index, seed).to_string();
+    #[cfg(target_arch = "wasm32")]
+    bfopt_validation::sim::set_observer(None);
+    out
+}
+
+/// The simulation's progress, handed to the page's worker.
+#[cfg(target_arch = "wasm32")]
+mod progress {
+    use wasm_bindgen::prelude::*;
+
+    #[wasm_bindgen]
+    extern "C" {
+        /// The worker's hook; an error (no such function) is ignored.
+        #[wasm_bindgen(js_namespace = globalThis, js_name = bfoptProgress, catch)]
+        fn hook(done: f64, total: f64, label: &str) -> Result<(), JsValue>;
+    }
+
+    /// Tells the worker that epoch `done` of `total` of the run `label` finished.
+    pub fn report(done: u64, total: u64, label: &str) {
+        let _ = hook(done as f64, total as f64, label);
+    }
 }

@@ -1,15 +1,16 @@
 //! The page's query (the CLI's `recommend` flags) to a [`Requirement`], and the plan or
 //! the errors as the JSON the page renders.
 //!
-//! The mapping follows `RecommendArgs::requirement` of the CLI (`src/families/recommend.rs`)
-//! flag by flag and in the same order, so the same flags give the same requirement, the
-//! same plan JSON and the same messages.
+//! The fields are parsed by the CLI's parsers, checked for what clap checks (a required
+//! flag missing), then mapped by [`RequirementFlags::requirement`], the mapping the CLI
+//! uses: the same flags give the same requirement, the same plan JSON and the same
+//! messages.
 
 use crate::exit::CliError;
 use crate::units::{parse_bits, parse_count, parse_real};
-use bfopt_models::stable::ImportanceDist;
-use bfopt_models::timing::{Penalties, PenaltyDist};
+use bfopt_models::timing::PenaltyDist;
 use bfopt_models::ModelError;
+use bfopt_plan::flags::{self, RequirementFlags};
 use bfopt_plan::text::{num, prob};
 use bfopt_plan::{plan, Level, PlanError, Requirement};
 use serde_json::{json, Map, Value};
@@ -38,18 +39,6 @@ pub const FLAGS: &[&str] = &[
 /// The flags that take no value (`--deletions`): a field value of `yes` (or `true`) sets
 /// them, `no` (or `false`) leaves them out.
 pub const SWITCHES: &[&str] = &["deletions"];
-
-/// Model parameter names to flags, as the CLI maps them.
-const MODEL_FLAGS: &[(&str, &str)] = &[
-    ("memory", "--memory"),
-    ("max_npws", "--max-npws"),
-    ("max_accesses", "--max-accesses"),
-    ("allow_fn", "--allow-fn"),
-    ("query_length", "--query-length"),
-    ("initial_capacity", "--initial-capacity"),
-    ("max_items", "--max-items"),
-    ("deletions", "--deletions"),
-];
 
 /// Field values by flag name (without dashes); empty values count as absent.
 pub type Fields = BTreeMap<String, String>;
@@ -104,21 +93,9 @@ fn opt<T>(
     }
 }
 
-/// Parses `--penalties FP:FN` as the CLI does.
+/// Parses `--penalties FP:FN` as the CLI does ([`flags::parse_penalties`]).
 fn penalties(s: &str) -> Result<PenaltyDist, String> {
-    let allowed =
-        format!("--penalties = {s}: allowed FP:FN, two prices >= 0, not both 0 (e.g. 1:10)");
-    let (a, b) = s.split_once(':').ok_or_else(|| allowed.clone())?;
-    let a = parse_real(a).map_err(|_| allowed.clone())?;
-    let b = parse_real(b).map_err(|_| allowed.clone())?;
-    let p = Penalties::new(a, b).map_err(|_| allowed.clone())?;
-    if a == 0.0 && b == 0.0 {
-        return Err(allowed);
-    }
-    Ok(PenaltyDist::Fixed {
-        fp: p.fp(),
-        fn_: p.fn_(),
-    })
+    flags::parse_penalties(s, parse_real)
 }
 
 /// Parses a switch's field: `yes`/`true` or `no`/`false`.
@@ -140,7 +117,7 @@ fn missing(flag: &str) -> Value {
 
 /// A model error on a requirement value, named by its flag.
 fn flag_error(e: ModelError) -> Value {
-    keyed(&CliError::from_model(e, MODEL_FLAGS))
+    keyed(&CliError::from_model(e, flags::FLAG_NAMES))
 }
 
 /// The requirement the fields describe.
@@ -176,59 +153,33 @@ pub fn requirement(f: &Fields) -> Result<Requirement, Value> {
         (None, Some(_)) => return Err(missing("initial-capacity")),
         _ => {}
     }
-    let req = match (capacity, window, horizon) {
-        (None, None, None) if initial_capacity.is_some() => {
-            Requirement::growing(fp, initial_capacity.unwrap_or(0), max_items.unwrap_or(0))
-        }
-        (Some(n), None, None) => Requirement::capacity(fp, n),
-        (None, Some(w), None) => Requirement::window(fp, w),
-        (None, None, Some(t)) => {
-            for (flag, v) in [("query-length", query_length), ("pairs", pairs)] {
-                if v.is_none() {
-                    return Err(missing(flag));
-                }
+    if horizon.is_some() {
+        for (flag, v) in [("query-length", query_length), ("pairs", pairs)] {
+            if v.is_none() {
+                return Err(missing(flag));
             }
-            Requirement::temporal(fp, t, query_length.unwrap_or(0), pairs.unwrap_or(0))
         }
-        _ => return Err(keyed(&CliError::invalid(
-            "--capacity/--window/--horizon",
-            "this combination",
-            "exactly one of --capacity N, --window W, --horizon T --query-length Q --pairs n, --initial-capacity N0 --max-items NMAX",
-        ))),
-    };
-    let mut req = req.map_err(flag_error)?;
-    if let Some(x) = max_npws {
-        req = req.with_max_npws(x).map_err(flag_error)?;
     }
-    if let Some(r) = allow_fn {
-        req = req.with_allow_fn(r).map_err(flag_error)?;
+    RequirementFlags {
+        fp,
+        capacity,
+        window,
+        horizon,
+        query_length,
+        pairs,
+        initial_capacity,
+        max_items,
+        memory,
+        max_accesses,
+        max_npws,
+        allow_fn,
+        duplicates,
+        importance: f.get("importance").cloned(),
+        penalties: pen,
+        deletions,
     }
-    if let Some(d) = duplicates {
-        req = req.with_duplicates(d).map_err(flag_error)?;
-    }
-    if let Some(spec) = f.get("importance") {
-        let dist = ImportanceDist::parse(spec).map_err(|_| {
-            keyed(&CliError::invalid(
-                "--importance",
-                spec,
-                "linear:LO:HI, exponential:LO:HI:RATE or hist:IMP=WEIGHT,... with 1 <= LO <= HI <= 10000, RATE >= 0",
-            ))
-        })?;
-        req = req.with_importance(dist).map_err(flag_error)?;
-    }
-    if let Some(p) = pen {
-        req = req.with_penalties(p).map_err(flag_error)?;
-    }
-    if deletions {
-        req = req.with_deletions().map_err(flag_error)?;
-    }
-    if let Some(m) = memory {
-        req = req.with_memory(m).map_err(flag_error)?;
-    }
-    if let Some(a) = max_accesses {
-        req = req.with_max_accesses(a).map_err(flag_error)?;
-    }
-    Ok(req)
+    .requirement()
+    .map_err(flag_error)
 }
 
 /// A value as one shell word (quoted when it holds anything but `[A-Za-z0-9._:=,+-]`).
@@ -311,8 +262,9 @@ pub fn text(p: &bfopt_plan::Plan) -> Value {
 }
 
 /// Simulates candidate `index` of the query's plan: its reference implementation at
-/// the quick level, base seed `seed` (the validation of `recommend --validate` for that
-/// one design; the confidence of its intervals is the family-wise one for one design).
+/// the quick level, with the seed (`seed + index`) and confidence that
+/// `bfopt recommend --validate --seed SEED` gives that row
+/// ([`bfopt_plan::validate_candidate`]), so the figures equal the CLI's.
 /// Returns `{"design", "status", "measured_fp": {value, lo, hi}, "checks", "predicted"}`
 /// or `{"errors"}`.
 pub fn simulate(query: &str, index: usize, seed: u64) -> Value {
@@ -324,14 +276,13 @@ pub fn simulate(query: &str, index: usize, seed: u64) -> Value {
         Ok(p) => p,
         Err(e) => return json!({ "errors": { "requirement": e.to_string() } }),
     };
-    let Some(c) = p.candidates.get(index) else {
+    let Some(v) = bfopt_plan::validate_candidate(&p.candidates, index, Level::Quick, seed) else {
         return json!({ "errors": { "index": format!(
             "index = {index}: allowed 0 <= index < {}", p.candidates.len()
         ) } });
     };
-    let v = bfopt_plan::validate_candidates(std::slice::from_ref(c), Level::Quick, seed);
-    let mut out = serde_json::to_value(&v.designs[0]).unwrap_or_default();
-    out["predicted"] = json!(c.fp);
+    let mut out = serde_json::to_value(&v).unwrap_or_default();
+    out["predicted"] = json!(p.candidates[index].fp);
     out
 }
 
@@ -432,6 +383,20 @@ mod tests {
             .as_str()
             .unwrap()
             .contains("yes or no"));
+    }
+
+    #[test]
+    fn a_simulation_is_the_row_of_the_whole_plans_validation() {
+        let query = q(&[("fp", "0.05"), ("window", "300")]);
+        let req = requirement(&fields(&query).unwrap()).unwrap();
+        let p = plan(&req).unwrap();
+        let all = p.validate(Level::Quick, 3);
+        let index = p.pick.index;
+        let one = simulate(&query, index, 3);
+        let want = serde_json::to_value(&all.designs[index]).unwrap();
+        assert_eq!(one["measured_fp"], want["measured_fp"], "{one}");
+        assert_eq!(one["checks"], want["checks"]);
+        assert!(simulate(&query, p.candidates.len(), 3)["errors"]["index"].is_string());
     }
 
     #[test]

@@ -16,6 +16,7 @@ function startWorker(name) {
   workers[name]?.terminate();
   workers[name] = new Worker("worker.js", { type: "module" });
   workers[name].onmessage = (e) => {
+    if (e.data.op === "progress") return progress(e.data);
     pending[name] -= 1;
     receive(e.data);
   };
@@ -234,7 +235,7 @@ function renderCycle(r) {
   chart(svg, [
     { name: r.design, line: true, strong: true, points: r.points },
     { name: "design fp", line: true, points: [[r.points[0][0], r.fp], [g, r.fp]] },
-  ], { ylog: true, xlabel: `insertions into the current generation (g = ${g})`, ylabel: "fp" });
+  ], { ylog: true, xlabel: r.xlabel ?? `insertions into the current generation (g = ${g})`, ylabel: "fp" });
 }
 
 function renderClassic(r) {
@@ -255,18 +256,29 @@ function renderClassic(r) {
   show("bpi", ok ? r.bits_per_item.toFixed(3) : undefined);
 }
 
-// Simulates the selected design in its own worker; the bar runs until the result comes.
+// Simulates the selected design in its own worker; the bar moves with each finished
+// epoch (a design runs one or more checks, each over its epochs).
 $("simulate").onclick = () => {
   const bar = $("sim-progress");
   bar.hidden = false;
   bar.removeAttribute("value");
+  bar.dataset.steps = "0";
   $("sim-result").textContent = "simulating...";
   send("simulate", planQuery, { index: selected, seed: 1 });
 };
 
+function progress({ id, done, total, label }) {
+  if (latest.simulate !== id) return;
+  const bar = $("sim-progress");
+  bar.max = total;
+  bar.value = done;
+  bar.dataset.steps = String(Number(bar.dataset.steps ?? 0) + 1);
+  $("sim-result").textContent = `simulating: ${label} epoch ${done} of ${total}`;
+}
+
 function renderSimulation(r) {
   const bar = $("sim-progress");
-  bar.value = 1;
+  bar.value = bar.max;
   const out = $("sim-result");
   if (r.errors) {
     out.textContent = Object.values(r.errors).join("; ");
@@ -275,6 +287,7 @@ function renderSimulation(r) {
   } else {
     const m = r.measured_fp;
     out.dataset.status = r.status;
+    out.dataset.measured = JSON.stringify(m);
     out.textContent = `${r.status}: measured fp ${m.value.toPrecision(4)} [${m.lo.toPrecision(4)}, ${m.hi.toPrecision(4)}], predicted ${r.predicted.toPrecision(4)}`;
   }
 }

@@ -297,7 +297,9 @@ mod tests {
         ]);
         assert_eq!(q, "fp=0.01&penalties=1%3A10");
         assert!(
-            ex.iter().flatten().all(|(k, v)| !k.contains('>') && !v.contains('>')),
+            ex.iter()
+                .flatten()
+                .all(|(k, v)| !k.contains('>') && !v.contains('>')),
             "{ex:?}"
         );
         assert_eq!(content_type("/pkg/bfopt_web_bg.wasm"), "application/wasm");

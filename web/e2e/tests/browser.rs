@@ -313,5 +313,50 @@ async fn classic_calculator_matches_the_cli_and_a_simulation_runs() {
         .until("document.getElementById('sim-result').textContent", 5)
         .await;
     assert!(result.as_str().unwrap().contains("measured fp"), "{result}");
+    // The bar moved once per finished epoch before the result came.
+    let bar = b
+        .until(
+            "(() => { const b = document.getElementById('sim-progress'); \
+              return { steps: Number(b.dataset.steps), value: b.value, max: b.max }; })()",
+            5,
+        )
+        .await;
+    let steps = bar["steps"].as_f64().unwrap();
+    assert!(steps >= 2.0, "progress reported per epoch: {bar}");
+    assert_eq!(bar["value"], bar["max"], "{bar}");
+    // The same figures as `bfopt recommend --validate --seed 1` for the pick's row
+    // (the interval to 1e-12 relative: wasm32's libm, see assert_matches_cli).
+    let (code, out, err) = cli(&[
+        "recommend",
+        "--fp",
+        "0.01",
+        "--capacity",
+        "1e4",
+        "--validate",
+        "--seed",
+        "1",
+        "--format",
+        "json",
+    ]
+    .map(String::from));
+    assert_eq!(code, 0, "{err}");
+    let json: Value = serde_json::from_str(&out).unwrap();
+    let pick = json["pick"]["index"].as_u64().unwrap() as usize;
+    let want = &json["validation"]["designs"][pick]["measured_fp"];
+    let measured = b
+        .until(
+            "document.getElementById('sim-result').dataset.measured || null",
+            5,
+        )
+        .await;
+    let got: Value = serde_json::from_str(measured.as_str().unwrap()).unwrap();
+    assert_eq!(got["value"], want["value"], "page {got}; CLI {want}");
+    for key in ["lo", "hi"] {
+        let (g, w) = (got[key].as_f64().unwrap(), want[key].as_f64().unwrap());
+        assert!(
+            (g - w).abs() <= 1e-12 * w.abs(),
+            "{key}: page {got}; CLI {want}"
+        );
+    }
     b.close().await;
 }
