@@ -304,6 +304,23 @@ pub struct ValidateArgs {
     /// Base seed.
     #[arg(long, default_value = "1", value_parser = parse_count, allow_hyphen_values = true)]
     pub seed: u64,
+    /// Run only shard K of N (numbered from 0): each simulation computes its share of
+    /// the epochs, whose values (counts and sums) are written to `--out`; `--merge`
+    /// combines the N files into the one-machine report.
+    #[arg(long, value_name = "K/N", requires = "out", allow_hyphen_values = true)]
+    pub shard: Option<String>,
+    /// The file `--shard` writes (CBOR).
+    #[arg(long, value_name = "FILE", requires = "shard")]
+    pub out: Option<std::path::PathBuf>,
+    /// Combine the shard files of one `--shard K/N` run (all N) into its report,
+    /// byte-identical to the run on one machine; family, level and seed are the shards'.
+    #[arg(
+        long,
+        value_name = "FILE",
+        num_args = 1..,
+        conflicts_with_all = ["family", "level", "seed", "shard"]
+    )]
+    pub merge: Vec<std::path::PathBuf>,
 }
 
 #[cfg(test)]

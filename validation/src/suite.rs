@@ -1,9 +1,10 @@
 //! The model-vs-simulation suite behind `bfopt validate`.
 
 use crate::agree::Check;
+use crate::shard::{Merged, Mode, Record, Shard, ShardFile};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 pub use crate::level::Level;
 
@@ -62,8 +63,55 @@ pub fn run_observed(
     family: Option<&str>,
     level: Level,
     seed: u64,
-    mut done: impl FnMut(&str, &[Check]),
+    done: impl FnMut(&str, &[Check]),
 ) -> Option<Vec<Check>> {
+    run_in(family, level, seed, None, done).map(|(checks, _)| checks)
+}
+
+/// Runs shard `shard` of the suite (see [`crate::shard`]): each simulation computes
+/// only the shard's epochs; the result is the file to hand to [`run_merged`]. `done`
+/// is called after each family with the number of simulations it recorded. `None` if
+/// the family is unknown.
+pub fn run_shard(
+    family: Option<&str>,
+    level: Level,
+    seed: u64,
+    shard: Shard,
+    mut done: impl FnMut(&str, usize),
+) -> Option<ShardFile> {
+    let mode = Mode::Record(shard);
+    let (_, records) = run_in(family, level, seed, Some(&mode), |name, _| {
+        done(name, 0);
+    })?;
+    Some(ShardFile {
+        format: crate::shard::FORMAT.to_string(),
+        version: env!("CARGO_PKG_VERSION").to_string(),
+        family: family.map(str::to_string),
+        level,
+        seed,
+        shard,
+        records,
+    })
+}
+
+/// Runs the suite of merged shards: every simulation takes its epochs' values from
+/// the shards, so the checks equal those of [`run`] with the shards' family, level and
+/// seed. `None` if the shards' family is unknown.
+pub fn run_merged(merged: Arc<Merged>, done: impl FnMut(&str, &[Check])) -> Option<Vec<Check>> {
+    let (family, level, seed) = (merged.family.clone(), merged.level, merged.seed);
+    let mode = Mode::Replay(merged);
+    run_in(family.as_deref(), level, seed, Some(&mode), done).map(|(checks, _)| checks)
+}
+
+/// The suite, its simulations run as `mode` says (all epochs when `None`); returns the
+/// checks and the simulations recorded.
+fn run_in(
+    family: Option<&str>,
+    level: Level,
+    seed: u64,
+    mode: Option<&Mode>,
+    mut done: impl FnMut(&str, &[Check]),
+) -> Option<(Vec<Check>, Vec<Record>)> {
     let selected: Vec<_> = FAMILIES
         .iter()
         .filter(|(name, _)| family.is_none_or(|f| f == *name))
@@ -75,17 +123,23 @@ pub fn run_observed(
     let confidence = 1.0 - FAMILY_ALPHA / (budget * selected.len()) as f64;
     lock(&FINISHED).clear();
     let mut all = Vec::new();
+    let mut records = Vec::new();
     for (name, checks) in selected {
         if STOP.load(Ordering::SeqCst) {
             break;
         }
-        let mut got = isolated(name, seed, || checks(level, seed, confidence));
+        let family_checks = || isolated(name, seed, || checks(level, seed, confidence));
+        let (mut got, recorded) = match mode {
+            None => (family_checks(), Vec::new()),
+            Some(mode) => crate::shard::within(name, mode, family_checks),
+        };
         flag_over_budget(name, &mut got, budget, seed);
         done(name, &got);
         lock(&FINISHED).extend(got.iter().cloned());
         all.extend(got);
+        records.extend(recorded);
     }
-    Some(all)
+    Some((all, records))
 }
 
 /// Appends a failed check when a family made more checks than the Bonferroni split

@@ -10,14 +10,14 @@
 use crate::agree::{Check, Tolerance};
 use crate::filters::apbf::ApbfFilter;
 use crate::level::Level;
-use crate::sim::run_epochs;
+use crate::sim::{run_epochs, run_epochs_fallible};
 use crate::stats::{Mean, Proportion};
 use crate::workload::{probe, Workload};
 use bfopt_models::apbf::{
     consecutive_match, query_accesses, window_accesses, ApbbfParams, ApbfParams, WindowDuplicates,
 };
 use bfopt_models::error::{check, ModelError};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
 /// The structure simulated (sized).
@@ -202,7 +202,7 @@ pub struct ApbfSimResult {
 }
 
 /// Per-epoch tallies.
-#[derive(Default)]
+#[derive(Default, Serialize, Deserialize)]
 struct Tally {
     worst: Vec<f64>,
     average: Vec<f64>,
@@ -229,7 +229,7 @@ pub fn simulate(cfg: &ApbfSimConfig) -> Result<ApbfSimResult, ModelError> {
     let warm = u64::from(k + l + 1) * g;
     let total = warm + cfg.generations * g;
     let points = cfg.phase_points();
-    let per_epoch = run_epochs(cfg.epochs, cfg.seed, "apbf", |_, seed| {
+    let per_epoch = run_epochs_fallible(cfg.epochs, cfg.seed, "apbf", |_, seed| {
         let mut filter = f.build(seed);
         let mut t = Tally {
             phase: vec![0.0; points.len()],
@@ -302,7 +302,7 @@ pub fn simulate(cfg: &ApbfSimConfig) -> Result<ApbfSimResult, ModelError> {
         t.average = vec![state_sum / measured_points];
         Ok::<_, ModelError>((t, arrivals))
     });
-    let per_epoch: Vec<(Tally, u64)> = per_epoch.into_iter().collect::<Result<_, _>>()?;
+    let per_epoch: Vec<(Tally, u64)> = per_epoch?;
     let conf = cfg.confidence;
     let mean_of = |v: Vec<f64>| Mean::new(&v, conf);
     let worst = mean_of(
