@@ -71,7 +71,7 @@ pub fn validate_interruptible(
     result
 }
 
-fn run(args: &ValidateArgs, done: impl FnMut(&str, &[Check])) -> Result<Report, CliError> {
+fn run(args: &ValidateArgs, done: impl FnMut(&str, &[Check]) + Send) -> Result<Report, CliError> {
     if !args.merge.is_empty() {
         return merge(&args.merge, done);
     }
@@ -119,7 +119,7 @@ fn write_shard(file: &ShardFile, out: &Path) -> Result<Report, CliError> {
 }
 
 /// `--merge FILES`: the report of the run the shard files split.
-fn merge(paths: &[PathBuf], done: impl FnMut(&str, &[Check])) -> Result<Report, CliError> {
+fn merge(paths: &[PathBuf], done: impl FnMut(&str, &[Check]) + Send) -> Result<Report, CliError> {
     let mut files = Vec::with_capacity(paths.len());
     for path in paths {
         let name = path.display().to_string();

@@ -120,6 +120,23 @@ where
     .collect()
 }
 
+/// A simulation that cannot be split into epochs (one long trace, one structure), run
+/// as a whole: a single-epoch [`run_epochs_fallible`], so that in a sharded suite run it
+/// is one shard's work, recorded with its result, and a merge replays it. `f` takes no
+/// epoch seed: it uses its own (`seed` names the simulation in the shard file).
+///
+/// # Errors
+/// `f`'s error.
+pub fn run_whole<T, E, F>(label: &str, seed: u64, f: F) -> Result<T, E>
+where
+    T: Send + Serialize + DeserializeOwned + Default,
+    E: Send,
+    F: Fn() -> Result<T, E> + Sync,
+{
+    let mut one = run_epochs_fallible(1, seed, label, |_, _| f())?;
+    Ok(one.remove(0))
+}
+
 /// The one epoch loop behind [`run_epochs`] and [`run_epochs_fallible`]: every epoch,
 /// a shard's share (recorded with `encode`, the rest `placeholder()`), or a merge's
 /// recorded values (`decode`; an epoch without one is computed).

@@ -47,7 +47,7 @@ pub fn checks(level: Level, seed: u64, confidence: f64) -> Vec<Check> {
                 online: OnlineInputs::default(),
             };
             let name = format!("{} {} m={bits} |q|=128", spec.name, method.name());
-            match run(&cfg) {
+            match crate::sim::run_whole("pbf run", case_seed, || run(&cfg)) {
                 Ok(r) => {
                     let m = &r.measured;
                     out.push(Check::new(
@@ -103,7 +103,7 @@ pub fn checks(level: Level, seed: u64, confidence: f64) -> Vec<Check> {
         };
         let v = Method::Opt(variant).name();
         let name = format!("{} merge {v} with {ratio}x sizes |q|=128", spec.name);
-        match merge_run(&cfg) {
+        match crate::sim::run_whole("pbf merge", cfg.seed, || merge_run(&cfg)) {
             Ok(r) => {
                 let m = &r.measured;
                 out.push(Check::new(
