@@ -161,6 +161,9 @@ impl fmt::Display for MergeError {
     }
 }
 
+/// Recorded simulations by `(family, simulation)`: the record and each epoch's value.
+type Simulations = HashMap<(String, u64), (Record, Vec<Option<Value>>)>;
+
 /// Shards combined for a merge run: every epoch value, by simulation.
 #[derive(Debug)]
 pub struct Merged {
@@ -170,7 +173,7 @@ pub struct Merged {
     pub level: Level,
     /// `--seed` of the shards.
     pub seed: u64,
-    simulations: HashMap<(String, u64), (Record, Vec<Option<Value>>)>,
+    simulations: Simulations,
     recomputed: AtomicU64,
 }
 
@@ -249,7 +252,7 @@ impl Merged {
             ));
         }
         let (family, level, seed) = (first.family.clone(), first.level, first.seed);
-        let mut simulations: HashMap<(String, u64), (Record, Vec<Option<Value>>)> = HashMap::new();
+        let mut simulations: Simulations = HashMap::new();
         for (_, f) in files {
             for mut r in f.records {
                 let values = std::mem::take(&mut r.values);
@@ -454,7 +457,8 @@ mod tests {
 
     #[test]
     fn shards_of_different_runs_are_refused_naming_the_file() {
-        let cases: Vec<(fn(&mut ShardFile), &str)> = vec![
+        type Change = fn(&mut ShardFile);
+        let cases: Vec<(Change, &str)> = vec![
             (|f| f.seed = 4, "seed 4, but f0 has seed 3"),
             (
                 |f| f.level = Level::Full,
