@@ -311,12 +311,21 @@ pub fn simulate(cfg: &ApbfSimConfig) -> Result<ApbfSimResult, ModelError> {
             .map(|(t, _)| t.worst.iter().sum::<f64>() / t.worst.len().max(1) as f64)
             .collect(),
     );
-    let average = mean_of(per_epoch.iter().map(|(t, _)| t.average[0]).collect());
+    // `first`: a shard's placeholder epochs (crate::shard) are empty.
+    let average = mean_of(
+        per_epoch
+            .iter()
+            .map(|(t, _)| t.average.first().copied().unwrap_or_default())
+            .collect(),
+    );
     let phase_fp = points
         .iter()
         .enumerate()
         .map(|(i, &j)| {
-            let s: f64 = per_epoch.iter().map(|(t, _)| t.phase[i]).sum();
+            let s: f64 = per_epoch
+                .iter()
+                .map(|(t, _)| t.phase.get(i).copied().unwrap_or_default())
+                .sum();
             (j, s / (cfg.epochs * cfg.generations) as f64)
         })
         .collect();
@@ -610,7 +619,10 @@ pub fn report_by_age(
     });
     Ok((0..ages as usize)
         .map(|j| {
-            let rates: Vec<f64> = per_epoch.iter().map(|e| e[j]).collect();
+            let rates: Vec<f64> = per_epoch
+                .iter()
+                .map(|e| e.get(j).copied().unwrap_or_default())
+                .collect();
             Mean::new(&rates, confidence)
         })
         .collect())

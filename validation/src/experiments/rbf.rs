@@ -475,7 +475,10 @@ pub fn forgetting(cfg: &RbfSimConfig, lags: &[u64]) -> Result<Vec<Mean>, ModelEr
     })?;
     Ok((0..lags.len())
         .map(|l| {
-            let v: Vec<f64> = per_epoch.iter().map(|e| e[l]).collect();
+            let v: Vec<f64> = per_epoch
+                .iter()
+                .map(|e| e.get(l).copied().unwrap_or_default())
+                .collect();
             Mean::new(&v, cfg.confidence)
         })
         .collect())
