@@ -14,7 +14,9 @@ use std::ffi::OsString;
 pub fn command() -> clap::Command {
     fn hyphen_values(cmd: clap::Command) -> clap::Command {
         cmd.mut_args(|a| {
-            if !a.is_positional() && a.get_action().takes_values() {
+            // Not a list (`--merge A B`): its values would swallow the flags after it.
+            let one_value = a.get_num_args().is_none_or(|n| n.max_values() <= 1);
+            if !a.is_positional() && a.get_action().takes_values() && one_value {
                 a.allow_hyphen_values(true)
             } else {
                 a
@@ -306,6 +308,23 @@ pub struct ValidateArgs {
     /// Base seed.
     #[arg(long, default_value = "1", value_parser = parse_count, allow_hyphen_values = true)]
     pub seed: u64,
+    /// Run only shard K of N (numbered from 0): each simulation computes its share of
+    /// the epochs, whose values (counts and sums) are written to `--out`; `--merge`
+    /// combines the N files into the one-machine report.
+    #[arg(long, value_name = "K/N", requires = "out", allow_hyphen_values = true)]
+    pub shard: Option<String>,
+    /// The file `--shard` writes (CBOR).
+    #[arg(long, value_name = "FILE", requires = "shard")]
+    pub out: Option<std::path::PathBuf>,
+    /// Combine the shard files of one `--shard K/N` run (all N) into its report,
+    /// byte-identical to the run on one machine; family, level and seed are the shards'.
+    #[arg(
+        long,
+        value_name = "FILE",
+        num_args = 1..,
+        conflicts_with_all = ["family", "level", "seed", "shard"]
+    )]
+    pub merge: Vec<std::path::PathBuf>,
 }
 
 #[cfg(test)]

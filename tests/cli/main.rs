@@ -26,6 +26,7 @@ mod readme;
 mod recommend_validate;
 mod reliability;
 mod scalable;
+mod shard;
 mod stable;
 mod target;
 mod timing;

@@ -11,7 +11,8 @@
 //! * [`agree`]: the PASS/FAIL verdict with its tolerance;
 //! * [`experiments`]: per-family simulations and checks;
 //! * [`level`]: quick or full simulation sizes;
-//! * [`suite`]: the checks of `bfopt validate`.
+//! * [`suite`]: the checks of `bfopt validate`;
+//! * [`shard`]: splitting the suite's epochs across machines and merging them.
 //!
 //! # Quick start
 //! Check a classic design against its reference filter: fill fresh filters with `n`
@@ -44,6 +45,7 @@ pub mod experiments;
 pub mod filters;
 pub mod hash;
 pub mod level;
+pub mod shard;
 pub mod sim;
 pub mod stats;
 pub mod suite;

@@ -1,8 +1,12 @@
 //! The simulation runner: independent epochs in parallel with deterministic seeds.
 
+use crate::shard::{self, Plan};
 use crate::workload::mix;
+use ciborium::Value;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
 use std::io::IsTerminal;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::RwLock;
@@ -92,20 +96,126 @@ impl Progress {
 
 /// Runs `epoch(i, seed_i)` for `i in 0..epochs` in parallel (rayon) and returns the
 /// results in epoch order. Results depend only on `base_seed`, never on thread count.
+///
+/// Inside a sharded suite run ([`crate::shard`]) a shard computes only its epochs,
+/// records their values and returns `T::default()` for the others; a merge returns the
+/// recorded values. Hence the bounds: an epoch's value is data (counts and sums) that
+/// round-trips through a shard file.
 pub fn run_epochs<T, F>(epochs: u64, base_seed: u64, label: &str, epoch: F) -> Vec<T>
+where
+    T: Send + Serialize + DeserializeOwned + Default,
+    F: Fn(u64, u64) -> T + Sync,
+{
+    run_split(
+        epochs,
+        base_seed,
+        label,
+        epoch,
+        &|t: &T| Value::serialized(t).ok(),
+        &|v: &Value| v.deserialized().ok(),
+        &T::default,
+    )
+}
+
+/// [`run_epochs`] for epochs that can fail: the values in epoch order, or the first
+/// epoch's error. A failed epoch is not recorded by a shard; a merge recomputes it.
+///
+/// # Errors
+/// The error of the first epoch that failed.
+pub fn run_epochs_fallible<T, E, F>(
+    epochs: u64,
+    base_seed: u64,
+    label: &str,
+    epoch: F,
+) -> Result<Vec<T>, E>
+where
+    T: Send + Serialize + DeserializeOwned + Default,
+    E: Send,
+    F: Fn(u64, u64) -> Result<T, E> + Sync,
+{
+    run_split(
+        epochs,
+        base_seed,
+        label,
+        epoch,
+        &|r: &Result<T, E>| r.as_ref().ok().and_then(|t| Value::serialized(t).ok()),
+        &|v: &Value| v.deserialized().ok().map(Ok),
+        &|| Ok(T::default()),
+    )
+    .into_iter()
+    .collect()
+}
+
+/// A simulation that cannot be split into epochs (one long trace, one structure), run
+/// as a whole: a single-epoch [`run_epochs_fallible`], so that in a sharded suite run it
+/// is one shard's work, recorded with its result, and a merge replays it. `f` takes no
+/// epoch seed: it uses its own (`seed` names the simulation in the shard file).
+///
+/// # Errors
+/// `f`'s error.
+pub fn run_whole<T, E, F>(label: &str, seed: u64, f: F) -> Result<T, E>
+where
+    T: Send + Serialize + DeserializeOwned + Default,
+    E: Send,
+    F: Fn() -> Result<T, E> + Sync,
+{
+    let mut one = run_epochs_fallible(1, seed, label, |_, _| f())?;
+    Ok(one.remove(0))
+}
+
+/// The one epoch loop behind [`run_epochs`] and [`run_epochs_fallible`]: every epoch,
+/// a shard's share (recorded with `encode`, the rest `placeholder()`), or a merge's
+/// recorded values (`decode`; an epoch without one is computed).
+fn run_split<T, F>(
+    epochs: u64,
+    base_seed: u64,
+    label: &str,
+    epoch: F,
+    encode: &(dyn Fn(&T) -> Option<Value> + Sync),
+    decode: &(dyn Fn(&Value) -> Option<T> + Sync),
+    placeholder: &(dyn Fn() -> T + Sync),
+) -> Vec<T>
 where
     T: Send,
     F: Fn(u64, u64) -> T + Sync,
 {
     let progress = Progress::new(epochs, label);
-    let out = (0..epochs)
-        .into_par_iter()
-        .map(|i| {
-            let r = epoch(i, epoch_seed(base_seed, i));
-            progress.inc();
-            r
-        })
-        .collect();
+    let run = |i: u64| {
+        let r = epoch(i, epoch_seed(base_seed, i));
+        progress.inc();
+        r
+    };
+    let out = match shard::plan(label, epochs, base_seed) {
+        Plan::All => (0..epochs).into_par_iter().map(run).collect(),
+        Plan::Record(shard, recorder) => {
+            let simulation = recorder.simulation();
+            let mine: Vec<Option<T>> = (0..epochs)
+                .into_par_iter()
+                .map(|i| shard.owns(simulation, i).then(|| run(i)))
+                .collect();
+            let values = (0u64..)
+                .zip(&mine)
+                .filter_map(|(i, t)| t.as_ref().and_then(encode).map(|v| (i, v)))
+                .collect();
+            recorder.record(values);
+            mine.into_iter()
+                .map(|t| t.unwrap_or_else(placeholder))
+                .collect()
+        }
+        Plan::Replay(recorded, merged) => (0..epochs)
+            .into_par_iter()
+            .map(|i| {
+                recorded
+                    .get(i as usize)
+                    .and_then(Option::as_ref)
+                    .and_then(decode)
+                    .unwrap_or_else(|| {
+                        shard::recomputed(&merged);
+                        run(i)
+                    })
+            })
+            .collect(),
+    };
     progress.finish();
     out
 }

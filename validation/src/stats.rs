@@ -1,10 +1,10 @@
 //! Confidence intervals: Wilson for proportions, Student t for means over epochs.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use statrs::distribution::{ContinuousCDF, Normal, StudentsT};
 
 /// A two-sided confidence interval.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct Interval {
     /// Lower end.
     pub lo: f64,
@@ -20,7 +20,7 @@ impl Interval {
 }
 
 /// A measured proportion with its Wilson interval.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct Proportion {
     /// Events counted (false positives).
     pub successes: u64,

@@ -1,9 +1,12 @@
 //! The model-vs-simulation suite behind `bfopt validate`.
 
 use crate::agree::Check;
+use crate::shard::{Merged, Mode, Record, Shard, ShardFile};
+use rayon::prelude::*;
+use std::collections::BTreeMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 pub use crate::level::Level;
 
@@ -62,8 +65,62 @@ pub fn run_observed(
     family: Option<&str>,
     level: Level,
     seed: u64,
-    mut done: impl FnMut(&str, &[Check]),
+    done: impl FnMut(&str, &[Check]) + Send,
 ) -> Option<Vec<Check>> {
+    run_in(family, level, seed, None, done).map(|(checks, _)| checks)
+}
+
+/// Runs shard `shard` of the suite (see [`crate::shard`]): each simulation computes
+/// only the shard's epochs; the result is the file to hand to [`run_merged`]. `done`
+/// is called after each family with the number of simulations it recorded. `None` if
+/// the family is unknown.
+pub fn run_shard(
+    family: Option<&str>,
+    level: Level,
+    seed: u64,
+    shard: Shard,
+    mut done: impl FnMut(&str, usize) + Send,
+) -> Option<ShardFile> {
+    let mode = Mode::Record(shard);
+    let (_, records) = run_in(family, level, seed, Some(&mode), |name, _| {
+        done(name, 0);
+    })?;
+    Some(ShardFile {
+        format: crate::shard::FORMAT.to_string(),
+        version: env!("CARGO_PKG_VERSION").to_string(),
+        family: family.map(str::to_string),
+        level,
+        seed,
+        shard,
+        records,
+    })
+}
+
+/// Runs the suite of merged shards: every simulation takes its epochs' values from
+/// the shards, so the checks equal those of [`run`] with the shards' family, level and
+/// seed. `None` if the shards' family is unknown.
+pub fn run_merged(
+    merged: Arc<Merged>,
+    done: impl FnMut(&str, &[Check]) + Send,
+) -> Option<Vec<Check>> {
+    let (family, level, seed) = (merged.family.clone(), merged.level, merged.seed);
+    let mode = Mode::Replay(merged);
+    run_in(family.as_deref(), level, seed, Some(&mode), done).map(|(checks, _)| checks)
+}
+
+/// The suite, its simulations run as `mode` says (all epochs when `None`); returns the
+/// checks (in family order) and the simulations recorded.
+///
+/// Families run in parallel (rayon), each on one thread with its epochs spread over
+/// the pool; a family's checks depend only on the seed, so the report is the same as
+/// in sequence. `done` is called as each family finishes (in the order they finish).
+fn run_in(
+    family: Option<&str>,
+    level: Level,
+    seed: u64,
+    mode: Option<&Mode>,
+    done: impl FnMut(&str, &[Check]) + Send,
+) -> Option<(Vec<Check>, Vec<Record>)> {
     let selected: Vec<_> = FAMILIES
         .iter()
         .filter(|(name, _)| family.is_none_or(|f| f == *name))
@@ -74,18 +131,31 @@ pub fn run_observed(
     let budget = checks_per_family(level);
     let confidence = 1.0 - FAMILY_ALPHA / (budget * selected.len()) as f64;
     lock(&FINISHED).clear();
-    let mut all = Vec::new();
-    for (name, checks) in selected {
-        if STOP.load(Ordering::SeqCst) {
-            break;
-        }
-        let mut got = isolated(name, seed, || checks(level, seed, confidence));
-        flag_over_budget(name, &mut got, budget, seed);
-        done(name, &got);
-        lock(&FINISHED).extend(got.iter().cloned());
+    let done = Mutex::new(done);
+    let results: Vec<Option<(Vec<Check>, Vec<Record>)>> = selected
+        .par_iter()
+        .enumerate()
+        .map(|(index, (name, checks))| {
+            if STOP.load(Ordering::SeqCst) {
+                return None;
+            }
+            let family_checks = || isolated(name, seed, || checks(level, seed, confidence));
+            let (mut got, recorded) = match mode {
+                None => (family_checks(), Vec::new()),
+                Some(mode) => crate::shard::within(name, mode, family_checks),
+            };
+            flag_over_budget(name, &mut got, budget, seed);
+            (done.lock().unwrap_or_else(PoisonError::into_inner))(name, &got);
+            lock(&FINISHED).insert(index, got.clone());
+            Some((got, recorded))
+        })
+        .collect();
+    let (mut all, mut records) = (Vec::new(), Vec::new());
+    for (got, recorded) in results.into_iter().flatten() {
         all.extend(got);
+        records.extend(recorded);
     }
-    Some(all)
+    Some((all, records))
 }
 
 /// Appends a failed check when a family made more checks than the Bonferroni split
@@ -117,19 +187,20 @@ pub fn isolated(family: &str, seed: u64, checks: impl FnOnce() -> Vec<Check>) ->
     })
 }
 
-/// Checks of the running (or last) suite whose family has finished, in order.
-static FINISHED: Mutex<Vec<Check>> = Mutex::new(Vec::new());
+/// Checks of the running (or last) suite whose family has finished, by family index.
+static FINISHED: Mutex<BTreeMap<usize, Vec<Check>>> = Mutex::new(BTreeMap::new());
 
 /// Set by [`request_stop`]: no further family starts.
 static STOP: AtomicBool = AtomicBool::new(false);
 
-fn lock(m: &Mutex<Vec<Check>>) -> std::sync::MutexGuard<'_, Vec<Check>> {
-    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-/// The checks finished so far by the running suite (for a report on interruption).
+/// The checks finished so far by the running suite, in family order (for a report on
+/// interruption).
 pub fn finished() -> Vec<Check> {
-    lock(&FINISHED).clone()
+    lock(&FINISHED).values().flatten().cloned().collect()
 }
 
 /// Asks the running suite to start no further family (Ctrl-C).

@@ -6,7 +6,7 @@
 //! Posterior Error of Eq. (35).
 
 use crate::numeric::CompensatedSum;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// A likelihood `P(R_x | i)` that is constant on consecutive age ranges: piece `t`
 /// covers `starts[t] <= i < starts[t+1]`, the last piece extends to infinity.
@@ -199,7 +199,7 @@ pub fn direct_window_posterior(px: f64, w: u64, likelihood: impl Fn(u64) -> f64)
 
 /// Posterior calibration, Section 6.1.4 [TBF]: queries grouped in 20 bins of width 0.05
 /// by the posterior they received; in each bin the fraction actually in the window.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Calibration {
     count: [u64; Self::BINS],
     in_window: [u64; Self::BINS],

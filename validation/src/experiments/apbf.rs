@@ -10,14 +10,14 @@
 use crate::agree::{Check, Tolerance};
 use crate::filters::apbf::ApbfFilter;
 use crate::level::Level;
-use crate::sim::run_epochs;
+use crate::sim::{run_epochs, run_epochs_fallible};
 use crate::stats::{Mean, Proportion};
 use crate::workload::{probe, Workload};
 use bfopt_models::apbf::{
     consecutive_match, query_accesses, window_accesses, ApbbfParams, ApbfParams, WindowDuplicates,
 };
 use bfopt_models::error::{check, ModelError};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
 /// The structure simulated (sized).
@@ -202,7 +202,7 @@ pub struct ApbfSimResult {
 }
 
 /// Per-epoch tallies.
-#[derive(Default)]
+#[derive(Default, Serialize, Deserialize)]
 struct Tally {
     worst: Vec<f64>,
     average: Vec<f64>,
@@ -229,7 +229,7 @@ pub fn simulate(cfg: &ApbfSimConfig) -> Result<ApbfSimResult, ModelError> {
     let warm = u64::from(k + l + 1) * g;
     let total = warm + cfg.generations * g;
     let points = cfg.phase_points();
-    let per_epoch = run_epochs(cfg.epochs, cfg.seed, "apbf", |_, seed| {
+    let per_epoch = run_epochs_fallible(cfg.epochs, cfg.seed, "apbf", |_, seed| {
         let mut filter = f.build(seed);
         let mut t = Tally {
             phase: vec![0.0; points.len()],
@@ -302,7 +302,7 @@ pub fn simulate(cfg: &ApbfSimConfig) -> Result<ApbfSimResult, ModelError> {
         t.average = vec![state_sum / measured_points];
         Ok::<_, ModelError>((t, arrivals))
     });
-    let per_epoch: Vec<(Tally, u64)> = per_epoch.into_iter().collect::<Result<_, _>>()?;
+    let per_epoch: Vec<(Tally, u64)> = per_epoch?;
     let conf = cfg.confidence;
     let mean_of = |v: Vec<f64>| Mean::new(&v, conf);
     let worst = mean_of(
@@ -311,12 +311,21 @@ pub fn simulate(cfg: &ApbfSimConfig) -> Result<ApbfSimResult, ModelError> {
             .map(|(t, _)| t.worst.iter().sum::<f64>() / t.worst.len().max(1) as f64)
             .collect(),
     );
-    let average = mean_of(per_epoch.iter().map(|(t, _)| t.average[0]).collect());
+    // `first`: a shard's placeholder epochs (crate::shard) are empty.
+    let average = mean_of(
+        per_epoch
+            .iter()
+            .map(|(t, _)| t.average.first().copied().unwrap_or_default())
+            .collect(),
+    );
     let phase_fp = points
         .iter()
         .enumerate()
         .map(|(i, &j)| {
-            let s: f64 = per_epoch.iter().map(|(t, _)| t.phase[i]).sum();
+            let s: f64 = per_epoch
+                .iter()
+                .map(|(t, _)| t.phase.get(i).copied().unwrap_or_default())
+                .sum();
             (j, s / (cfg.epochs * cfg.generations) as f64)
         })
         .collect();
@@ -610,7 +619,10 @@ pub fn report_by_age(
     });
     Ok((0..ages as usize)
         .map(|j| {
-            let rates: Vec<f64> = per_epoch.iter().map(|e| e[j]).collect();
+            let rates: Vec<f64> = per_epoch
+                .iter()
+                .map(|e| e.get(j).copied().unwrap_or_default())
+                .collect();
             Mean::new(&rates, confidence)
         })
         .collect())

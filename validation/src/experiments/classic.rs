@@ -3,7 +3,7 @@
 use crate::agree::{Check, Tolerance};
 use crate::filters::classic::ClassicFilter;
 use crate::level::Level;
-use crate::sim::run_epochs;
+use crate::sim::run_epochs_fallible;
 use crate::stats::{Mean, Proportion};
 use crate::workload::{probe, Workload};
 use bfopt_models::classic::{ClassicParams, Layout};
@@ -68,7 +68,7 @@ pub struct ClassicSimResult {
 pub fn simulate(cfg: &ClassicSimConfig) -> Result<ClassicSimResult, ModelError> {
     cfg.validate()?;
     let p = cfg.params;
-    let per_epoch = run_epochs(cfg.epochs, cfg.seed, "classic", |_, seed| {
+    let per_epoch = run_epochs_fallible(cfg.epochs, cfg.seed, "classic", |_, seed| {
         let mut filter = ClassicFilter::new(&p, seed);
         let arrivals = cfg
             .workload
@@ -78,7 +78,7 @@ pub fn simulate(cfg: &ClassicSimConfig) -> Result<ClassicSimResult, ModelError> 
             .count() as u64;
         Ok((fps, filter.state_fp(), filter.fill(), arrivals))
     });
-    let per_epoch: Vec<(u64, f64, f64, u64)> = per_epoch.into_iter().collect::<Result<_, _>>()?;
+    let per_epoch: Vec<(u64, f64, f64, u64)> = per_epoch?;
     let probes: Vec<(u64, u64)> = per_epoch.iter().map(|e| (e.0, cfg.probes)).collect();
     let state: Vec<f64> = per_epoch.iter().map(|e| e.1).collect();
     let fill: Vec<f64> = per_epoch.iter().map(|e| e.2).collect();

@@ -4,7 +4,7 @@
 use crate::agree::{Check, Tolerance};
 use crate::filters::fuse::FuseFilter;
 use crate::level::Level;
-use crate::sim::run_epochs;
+use crate::sim::run_epochs_fallible;
 use crate::stats::Proportion;
 use crate::workload::{member, probe};
 use bfopt_models::error::{check, ModelError};
@@ -47,7 +47,7 @@ pub fn simulate(cfg: &FuseSimConfig) -> Result<FuseSimResult, ModelError> {
     check::in_range("probes", cfg.probes, 1..=10_000_000_000)?;
     check::open_probability("confidence", cfg.confidence)?;
     let p = cfg.params;
-    let per_epoch = run_epochs(cfg.epochs, cfg.seed, "fuse", |_, seed| {
+    let per_epoch = run_epochs_fallible(cfg.epochs, cfg.seed, "fuse", |_, seed| {
         let keys: Vec<u64> = (0..p.n()).map(|i| member(seed, i)).collect();
         let filter = FuseFilter::for_params(&p, &keys)?;
         let fns = keys.iter().filter(|&&k| !filter.contains_u64(k)).count() as u64;
@@ -56,7 +56,7 @@ pub fn simulate(cfg: &FuseSimConfig) -> Result<FuseSimResult, ModelError> {
             .count() as u64;
         Ok((fps, filter.slots(), fns))
     });
-    let per_epoch: Vec<(u64, u64, u64)> = per_epoch.into_iter().collect::<Result<_, _>>()?;
+    let per_epoch: Vec<(u64, u64, u64)> = per_epoch?;
     let probes: Vec<(u64, u64)> = per_epoch.iter().map(|e| (e.0, cfg.probes)).collect();
     Ok(FuseSimResult {
         probe_fp: Proportion::over_epochs(&probes, cfg.confidence),

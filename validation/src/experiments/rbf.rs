@@ -13,14 +13,14 @@
 use crate::agree::{Check, Tolerance};
 use crate::filters::rbf::{Bound, RbfConfig, RbfFilter};
 use crate::level::Level;
-use crate::sim::run_epochs;
+use crate::sim::run_epochs_fallible;
 use crate::stats::Mean;
 use crate::workload::{member, mix, rng};
 use bfopt_models::error::{check, ModelError};
 use bfopt_models::rbf::repeats::two_phase_pool;
 use bfopt_models::rbf::{Hashing, Method, RbfNParams, RbfParams, Recycling};
 use rand::Rng;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 
 /// The arrival stream of an RBF simulation.
@@ -120,7 +120,7 @@ enum Status {
     FalsePositive,
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Serialize, Deserialize)]
 struct Tally {
     arrivals: u64,
     new: u64,
@@ -220,9 +220,8 @@ fn epoch(cfg: &RbfSimConfig, seed: u64) -> Result<Tally, ModelError> {
 /// An invalid configuration.
 pub fn simulate(cfg: &RbfSimConfig) -> Result<RbfSimResult, ModelError> {
     cfg.validate()?;
-    let tallies: Vec<Tally> = run_epochs(cfg.epochs, cfg.seed, "rbf", |_, seed| epoch(cfg, seed))
-        .into_iter()
-        .collect::<Result<_, _>>()?;
+    let tallies: Vec<Tally> =
+        run_epochs_fallible(cfg.epochs, cfg.seed, "rbf", |_, seed| epoch(cfg, seed))?;
     let ratio = |a: u64, b: u64| if b == 0 { 0.0 } else { a as f64 / b as f64 };
     let col = |f: &dyn Fn(&Tally) -> f64| tallies.iter().map(f).collect::<Vec<f64>>();
     let c = cfg.confidence;
@@ -441,7 +440,7 @@ pub fn forgetting(cfg: &RbfSimConfig, lags: &[u64]) -> Result<Vec<Mean>, ModelEr
     if lags.contains(&0) {
         return Err(ModelError::invalid("lag", 0, "lag >= 1"));
     }
-    let per_epoch = run_epochs(cfg.epochs, cfg.seed, "rbf forgetting", |_, seed| {
+    let per_epoch = run_epochs_fallible(cfg.epochs, cfg.seed, "rbf forgetting", |_, seed| {
         let mut f = RbfFilter::new(cfg.filter, seed)?;
         let n = cfg.arrivals as usize;
         let mut inserted = vec![false; n];
@@ -473,12 +472,13 @@ pub fn forgetting(cfg: &RbfSimConfig, lags: &[u64]) -> Result<Vec<Mean>, ModelEr
                 .map(|(&t, &m)| if t == 0 { 0.0 } else { m as f64 / t as f64 })
                 .collect::<Vec<f64>>(),
         )
-    })
-    .into_iter()
-    .collect::<Result<Vec<_>, _>>()?;
+    })?;
     Ok((0..lags.len())
         .map(|l| {
-            let v: Vec<f64> = per_epoch.iter().map(|e| e[l]).collect();
+            let v: Vec<f64> = per_epoch
+                .iter()
+                .map(|e| e.get(l).copied().unwrap_or_default())
+                .collect();
             Mean::new(&v, cfg.confidence)
         })
         .collect())

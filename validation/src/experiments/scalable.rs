@@ -4,7 +4,7 @@
 use crate::agree::{Check, Tolerance};
 use crate::filters::scalable::ScalableFilter;
 use crate::level::Level;
-use crate::sim::run_epochs;
+use crate::sim::run_epochs_fallible;
 use crate::stats::{Mean, Proportion};
 use crate::workload::{member, probe};
 use bfopt_models::classic::{FpLaw, Layout};
@@ -71,7 +71,7 @@ pub struct ScalableSimResult {
 pub fn simulate(cfg: &ScalableSimConfig) -> Result<ScalableSimResult, ModelError> {
     cfg.validate()?;
     cfg.params.links_for(cfg.n)?;
-    let per_epoch = run_epochs(cfg.epochs, cfg.seed, "scalable", |_, seed| {
+    let per_epoch = run_epochs_fallible(cfg.epochs, cfg.seed, "scalable", |_, seed| {
         let mut f = ScalableFilter::new(cfg.params, seed);
         for i in 0..cfg.n {
             f.insert_u64(member(seed, i))?;
@@ -81,7 +81,7 @@ pub fn simulate(cfg: &ScalableSimConfig) -> Result<ScalableSimResult, ModelError
             .count() as u64;
         Ok::<_, ModelError>((fps, f.state_fp(), f.links(), f.bits()))
     });
-    let per_epoch: Vec<(u64, f64, usize, u64)> = per_epoch.into_iter().collect::<Result<_, _>>()?;
+    let per_epoch: Vec<(u64, f64, usize, u64)> = per_epoch?;
     let probes: Vec<(u64, u64)> = per_epoch.iter().map(|e| (e.0, cfg.probes)).collect();
     let state: Vec<f64> = per_epoch.iter().map(|e| e.1).collect();
     Ok(ScalableSimResult {

@@ -144,7 +144,9 @@ pub fn simulate(cfg: &StableSimConfig) -> Result<StableSimResult, ModelError> {
     let mut wfn = Vec::new();
     for (_, _, qe, xe) in &per_epoch {
         let (mut num, mut den) = (0.0, 0.0);
-        for j in 0..width {
+        // Bounded by the epoch's own width: a shard's placeholder epochs
+        // (crate::shard) are empty.
+        for j in 0..width.min(qe.len()).min(xe.len()) {
             q[j] += qe[j];
             x[j] += xe[j];
             let imp = f64::from(lo + j as u32);
@@ -496,7 +498,13 @@ pub fn thesis_stream(cfg: &ThesisStreamConfig) -> Result<ThesisStreamResult, Mod
     };
     let n_cp = per_epoch.iter().map(|e| e.4.len()).min().unwrap_or(0);
     let zero_cells = (0..n_cp)
-        .map(|i| per_epoch.iter().map(|e| e.4[i]).sum::<f64>() / per_epoch.len() as f64)
+        .map(|i| {
+            per_epoch
+                .iter()
+                .map(|e| e.4.get(i).copied().unwrap_or_default())
+                .sum::<f64>()
+                / per_epoch.len() as f64
+        })
         .collect();
     Ok(ThesisStreamResult {
         weighted_fp: Mean::new(&wfp, cfg.confidence),

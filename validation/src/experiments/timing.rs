@@ -23,7 +23,7 @@ use bfopt_models::timing::design::{expected_penalty, ExpectedPenalty, PenaltyRes
 use bfopt_models::timing::penalty::PenaltyDist;
 use bfopt_models::timing::posterior::Calibration;
 use bfopt_models::timing::prior::{Distinct, StreamPrior};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// A stream experiment.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -94,6 +94,7 @@ pub struct TimingSimResult {
     pub refined_posterior_error: f64,
 }
 
+#[derive(Default, Serialize, Deserialize)]
 struct Epoch {
     fp: u64,
     out: u64,

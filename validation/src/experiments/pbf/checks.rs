@@ -47,7 +47,7 @@ pub fn checks(level: Level, seed: u64, confidence: f64) -> Vec<Check> {
                 online: OnlineInputs::default(),
             };
             let name = format!("{} {} m={bits} |q|=128", spec.name, method.name());
-            match run(&cfg) {
+            match crate::sim::run_whole("pbf run", case_seed, || run(&cfg)) {
                 Ok(r) => {
                     let no_fn = *method == Method::Sbf || matches!(method, Method::Opt(_));
                     let fnr = no_fn.then_some((r.false_negatives, r.member_queries));
@@ -86,7 +86,7 @@ pub fn checks(level: Level, seed: u64, confidence: f64) -> Vec<Check> {
         };
         let v = Method::Opt(variant).name();
         let name = format!("{} merge {v} with {ratio}x sizes |q|=128", spec.name);
-        match merge_run(&cfg) {
+        match crate::sim::run_whole("pbf merge", cfg.seed, || merge_run(&cfg)) {
             Ok(r) => out.extend(fp_and_fn(
                 &name,
                 r.predicted_fp,

@@ -218,8 +218,8 @@ pub fn simulate_even(cfg: &EvenRunConfig) -> Result<EvenRunResult, ModelError> {
     };
     // Per epoch: (worst yes, worst predicted sum, random yes, random predicted, fn).
     type Tally = (u64, f64, u64, f64, u64, u64);
-    let per_epoch: Vec<Result<Tally, ModelError>> =
-        crate::sim::run_epochs(cfg.epochs, cfg.seed, "pbf", |_, seed| {
+    let per_epoch: Result<Vec<Tally>, ModelError> =
+        crate::sim::run_epochs_fallible(cfg.epochs, cfg.seed, "pbf", |_, seed| {
             let mut r = rng(mix(seed ^ 0x7E1));
             let mut trace: Vec<(u64, u64)> = (0..cfg.pairs)
                 .map(|i| (member(seed, i), r.random_range(1..=horizon)))
@@ -309,7 +309,7 @@ pub fn simulate_even(cfg: &EvenRunConfig) -> Result<EvenRunResult, ModelError> {
                 )),
             }
         });
-    let per_epoch = per_epoch.into_iter().collect::<Result<Vec<_>, _>>()?;
+    let per_epoch = per_epoch?;
     let e = cfg.epochs as f64;
     let trials = cfg.queries * cfg.epochs;
     let c = cfg.confidence;

@@ -50,7 +50,7 @@ pub struct MergeRunConfig {
 }
 
 /// What a merge run predicted and measured.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, serde::Deserialize)]
 pub struct MergeRunResult {
     /// Partition A's PBF alone, measured on the test queries.
     pub before: Proportion,

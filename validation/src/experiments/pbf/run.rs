@@ -44,7 +44,7 @@ pub struct PbfRunConfig {
 }
 
 /// What a run predicted and measured.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, serde::Deserialize)]
 pub struct PbfRunResult {
     /// Mean route-exact FP of the test queries from the built filters' sizes and actual
     /// distinct items (what the measurement is checked against).
