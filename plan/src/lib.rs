@@ -40,6 +40,7 @@ pub mod families;
 pub mod planner;
 pub mod requirement;
 pub mod text;
+pub mod trace;
 pub mod validation;
 
 pub use allocate::allocate;

@@ -44,6 +44,7 @@ pub mod experiments;
 pub mod filters;
 pub mod hash;
 pub mod level;
+pub mod replay;
 pub mod sim;
 pub mod stats;
 pub mod suite;
