@@ -394,10 +394,7 @@ fn replay_design(
                 tolerance: Tolerance::EXACT,
             })
         }
-        _ => Err(format!(
-            "{}: the trace replay has no reference filter for this family yet",
-            c.design
-        )),
+        _ => Err("the trace replay has no reference filter for this family yet".into()),
     }
 }
 

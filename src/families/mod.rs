@@ -19,6 +19,7 @@ pub mod sim;
 pub mod stable;
 pub mod target;
 pub mod timing;
+pub mod trace_plan;
 
 use crate::exit::CliError;
 
