@@ -61,7 +61,11 @@ fn refuse(args: &RecommendArgs) -> Result<(), CliError> {
     }
     if let Some(s) = args.window_seconds {
         if !(s > 0.0 && s.is_finite()) {
-            return Err(CliError::invalid("--window-seconds", s, "0 < seconds < inf"));
+            return Err(CliError::invalid(
+                "--window-seconds",
+                s,
+                "0 < seconds < inf",
+            ));
         }
     }
     Ok(())
@@ -112,7 +116,10 @@ pub fn recommend_trace(args: &RecommendArgs, trace: &TraceArgs) -> Result<Report
                 return Err(CliError::invalid(
                     "--window-seconds",
                     s,
-                    format!("at least one insertion at the trace's {} records/s", num(rate)),
+                    format!(
+                        "at least one insertion at the trace's {} records/s",
+                        num(rate)
+                    ),
                 ));
             }
             Some(w as u64)
@@ -158,9 +165,10 @@ pub fn recommend_trace(args: &RecommendArgs, trace: &TraceArgs) -> Result<Report
     report.table = Some(text);
     report.notes = legend.lines().map(str::to_string).collect();
     if let Some(e) = summary.first_skipped {
-        report
-            .notes
-            .push(format!("{} bad lines skipped; the first: {e}", summary.skipped));
+        report.notes.push(format!(
+            "{} bad lines skipped; the first: {e}",
+            summary.skipped
+        ));
     }
     if let Some(v) = &validation {
         report.checks = Some(v.checks().cloned().collect());
@@ -238,7 +246,11 @@ fn table(
         info.path,
         info.records,
         num(info.distinct),
-        if info.distinct_exact { "" } else { " (estimate)" },
+        if info.distinct_exact {
+            ""
+        } else {
+            " (estimate)"
+        },
     );
     match (info.window, info.window_seconds, info.arrival_rate) {
         (Some(w), Some(s), Some(rate)) => out.push_str(&format!(
@@ -338,7 +350,14 @@ fn replay_table(tp: &TracePlan, v: &TraceValidation) -> String {
         100.0 * v.confidence
     );
     let header = [
-        "design", "check", "fresh fp", "measured", "interval", "returning", "measured", "interval",
+        "design",
+        "check",
+        "fresh fp",
+        "measured",
+        "interval",
+        "returning",
+        "measured",
+        "interval",
         "fn",
     ];
     let interval = |lo: f64, hi: f64| format!("[{}, {}]", prob(lo), prob(hi));
