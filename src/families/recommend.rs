@@ -134,8 +134,17 @@ pub struct RecommendArgs {
     /// --window-seconds S the window designs are sized on its measured D(L); alone, a
     /// static set of its distinct items. With --validate the trace is replayed through
     /// each design.
-    #[command(flatten)]
-    pub trace: Option<TraceArgs>,
+    #[arg(long)]
+    pub trace: Option<std::path::PathBuf>,
+    /// With --trace: 1-based column of the item in a wider CSV log.
+    #[arg(long, value_parser = parse_count, requires = "trace")]
+    pub key_column: Option<u64>,
+    /// With --trace: 1-based column of the timestamp (seconds) in a wider CSV log.
+    #[arg(long, value_parser = parse_count, requires = "trace")]
+    pub time_column: Option<u64>,
+    /// With --trace: count and skip bad lines instead of stopping at the first.
+    #[arg(long, requires = "trace")]
+    pub skip_bad_lines: bool,
     /// With --trace: a window of this many seconds, converted to insertions through the
     /// trace's arrival rate (needs timestamps), > 0.
     #[arg(long, value_parser = parse_real, allow_hyphen_values = true, requires = "trace", conflicts_with = "window")]
@@ -327,7 +336,13 @@ fn target_table(t: &Target) -> String {
 /// printed on stdout and the run still exits 3).
 pub fn recommend(args: &RecommendArgs, format: Format) -> Result<Report, CliError> {
     if let Some(trace) = &args.trace {
-        return crate::families::trace_plan::recommend_trace(args, trace);
+        let trace = TraceArgs {
+            trace: trace.clone(),
+            key_column: args.key_column,
+            time_column: args.time_column,
+            skip_bad_lines: args.skip_bad_lines,
+        };
+        return crate::families::trace_plan::recommend_trace(args, &trace);
     }
     let req = args.requirement()?;
     let target = args.target.map(|s| target_rows(s, &req)).transpose()?;

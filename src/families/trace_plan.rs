@@ -77,7 +77,6 @@ fn refuse(args: &RecommendArgs) -> Result<(), CliError> {
 /// A flag `--trace` does not take, a bad trace or a trace without what the flags need
 /// (exit 2); no design fits (exit 3).
 pub fn recommend_trace(args: &RecommendArgs, trace: &TraceArgs) -> Result<Report, CliError> {
-    refuse(args)?;
     let path = trace.trace.display().to_string();
     let mut profiler = TraceProfiler::new(ProfileOptions {
         window: args.window,
@@ -90,6 +89,9 @@ pub fn recommend_trace(args: &RecommendArgs, trace: &TraceArgs) -> Result<Report
             keys.push(r.key);
         }
     })?;
+    // The trace is read first, so that a file that cannot be read is named whatever
+    // else is wrong.
+    refuse(args)?;
     let profile = profiler.finish();
     if profile.length == 0 {
         return Err(CliError::invalid(
