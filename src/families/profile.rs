@@ -197,8 +197,8 @@ fn table(path: &str, p: &TraceProfile, wide: bool) -> String {
         ));
     }
     lines.push(format!(
-        "top {:<4} items    {} of the records",
-        p.top,
+        "{:<18}{} of the records",
+        format!("top {} items", p.top),
         opt(p.top_share, &|x| prob(x))
     ));
     lines.push(format!(
