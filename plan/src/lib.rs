@@ -41,6 +41,7 @@ pub mod flags;
 pub mod planner;
 pub mod requirement;
 pub mod text;
+pub mod trace;
 pub mod validation;
 
 pub use allocate::allocate;

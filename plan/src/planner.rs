@@ -249,7 +249,7 @@ fn requirement_words(req: &Requirement) -> String {
 }
 
 /// The budget a candidate exceeds, with the reason.
-fn over_budget(c: &Candidate, req: &Requirement) -> Option<(Budget, String)> {
+pub(crate) fn over_budget(c: &Candidate, req: &Requirement) -> Option<(Budget, String)> {
     let b = req.budgets();
     if let Some(limit) = b.memory_bits.filter(|&m| c.bits > m) {
         return Some((
@@ -359,7 +359,7 @@ fn cheapest_at_start(ranked: &[Candidate]) -> Option<(u64, &Candidate)> {
 }
 
 /// The first candidate, and why.
-fn pick(req: &Requirement, ranked: &[Candidate]) -> Pick {
+pub(crate) fn pick(req: &Requirement, ranked: &[Candidate]) -> Pick {
     let best = &ranked[0];
     let limit = format!(
         "{} bits per item, {}x the lower bound log2(1/fp) = {}",

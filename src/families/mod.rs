@@ -20,6 +20,7 @@ pub mod stable;
 pub mod target;
 pub mod timing;
 pub mod tiny;
+pub mod trace_plan;
 
 use crate::exit::CliError;
 

@@ -9,9 +9,11 @@
 //! "params": {"l"}, "metrics": {"d", "d_over_l"}}`.
 
 use crate::exit::CliError;
+use crate::render::aligned;
 use crate::report::{Report, Row};
 use crate::reproduce::plot::{Plot, Series};
 use crate::units::parse_count;
+use bfopt_plan::text::{num, prob};
 use bfopt_validation::workload::profile::{ProfileOptions, TraceProfile, TraceProfiler};
 use bfopt_validation::workload::{for_each_record, open_trace, TraceOptions, TraceSummary};
 use clap::Args;
@@ -107,6 +109,10 @@ pub struct ProfileArgs {
     /// Directory for `distinct.svg` (D(L)) and, with timestamps, `hourly.svg`.
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Table: every point of the D(L) grid (16 per decade) and the hourly counts, not
+    /// 4 points per decade in 100 columns.
+    #[arg(long)]
+    pub wide: bool,
 }
 
 /// Runs `bfopt profile`.
@@ -144,6 +150,11 @@ pub fn profile(args: &ProfileArgs) -> Result<Report, CliError> {
         )
     }));
     let mut report = Report::list(rows);
+    report.table = Some(table(
+        &args.trace.trace.display().to_string(),
+        &p,
+        args.wide,
+    ));
     if let Some(e) = summary.first_skipped {
         report.notes.push(format!(
             "{} bad lines skipped; the first: {e}",
@@ -157,6 +168,88 @@ pub fn profile(args: &ProfileArgs) -> Result<Report, CliError> {
         ));
     }
     Ok(report)
+}
+
+/// The profile as text, at most 100 columns wide unless `wide`: the summary, one line a
+/// figure, then `D(L)` at every 4th point of its grid (every point with `wide`, and the
+/// last always), then the hourly counts (wrapped unless `wide`).
+fn table(path: &str, p: &TraceProfile, wide: bool) -> String {
+    let opt = |x: Option<f64>, f: &dyn Fn(f64) -> String| x.map_or("-".to_string(), f);
+    let mut lines = vec![
+        format!("trace {path}: {} records", p.length),
+        format!(
+            "distinct items    {}{}",
+            num(p.distinct),
+            if p.distinct_exact {
+                " (exact)".to_string()
+            } else {
+                format!(
+                    " (HyperLogLog estimate, relative error {:.2}%)",
+                    100.0 * p.distinct_relative_error
+                )
+            }
+        ),
+    ];
+    if let (Some(w), Some(d)) = (p.window, p.duplicate_rate_in_window) {
+        lines.push(format!(
+            "duplicate rate    {} of the records repeat an item of the previous {w}",
+            prob(d)
+        ));
+    }
+    lines.push(format!(
+        "{:<18}{} of the records",
+        format!("top {} items", p.top),
+        opt(p.top_share, &|x| prob(x))
+    ));
+    lines.push(format!(
+        "zipf fit          s = {} (R^2 {}, count against rank over the top 1000 ranks)",
+        opt(p.zipf_exponent, &|x| format!("{x:.3}")),
+        opt(p.zipf_r2, &|x| format!("{x:.4}"))
+    ));
+    if p.timestamps > 0 {
+        lines.push(format!(
+            "arrival rate      {} records per time unit ({} records with a timestamp)",
+            opt(p.arrival_rate, &|x| num(x)),
+            p.timestamps
+        ));
+    }
+    if p.importances > 0 {
+        lines.push(format!(
+            "importance        {} to {}, mean {}",
+            opt(p.importance_min, &|x| num(x)),
+            opt(p.importance_max, &|x| num(x)),
+            opt(p.importance_mean, &|x| num(x))
+        ));
+    }
+    let mut out = lines.join("\n");
+    out.push('\n');
+    if let Some(curve) = &p.distinct_curve {
+        out.push_str("\nD(L), distinct items in L consecutive insertions (exact):\n");
+        let step = if wide { 1 } else { 4 };
+        let last = curve.len().saturating_sub(1);
+        let body: Vec<Vec<String>> = curve
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| i % step == 0 || i == last)
+            .map(|(_, &(l, d))| vec![l.to_string(), num(d), format!("{:.4}", d / l as f64)])
+            .collect();
+        for line in aligned(&["L", "D(L)", "D(L)/L"], &body).lines() {
+            out.push_str(&format!("  {line}\n"));
+        }
+    }
+    if let Some(hours) = p.hourly {
+        out.push_str("\nrecords per hour of the day (timestamps taken as seconds):\n");
+        let cells: Vec<String> = hours
+            .iter()
+            .enumerate()
+            .map(|(h, c)| format!("{h:02}h {c}"))
+            .collect();
+        let per_line = if wide { 24 } else { 6 };
+        for chunk in cells.chunks(per_line) {
+            out.push_str(&format!("  {}\n", chunk.join("  ")));
+        }
+    }
+    out
 }
 
 /// `distinct.svg` (D(L) against L, both in log10) and `hourly.svg`.

@@ -3,6 +3,7 @@
 //! maps flags and renders.
 
 use crate::exit::{CliError, Exit};
+use crate::families::profile::TraceArgs;
 use crate::families::target::{configurations, SystemArg};
 use crate::render::{aligned, Format};
 use crate::report::{Report, Row};
@@ -48,22 +49,22 @@ Columns of the table:
 Notes [n] under the table belong to row n; --wide prints every column and note inline.";
 
 /// Requirement flags.
-#[derive(Debug, Args)]
-#[command(group(ArgGroup::new("shape").required(true).args(["capacity", "window", "horizon", "initial_capacity"])))]
+#[derive(Debug, Clone, Args)]
+#[command(group(ArgGroup::new("shape").required(true).multiple(true).args(["capacity", "window", "horizon", "initial_capacity", "trace"])))]
 #[command(after_long_help = COLUMNS_HELP)]
 pub struct RecommendArgs {
     /// Largest acceptable false-positive rate, 0 < fp < 1.
     #[arg(long, value_parser = parse_real, allow_hyphen_values = true)]
     pub fp: f64,
     /// A static set of this many distinct items.
-    #[arg(long, value_parser = parse_count, allow_hyphen_values = true)]
+    #[arg(long, value_parser = parse_count, allow_hyphen_values = true, conflicts_with_all = ["window", "horizon", "initial_capacity"])]
     pub capacity: Option<u64>,
     /// A sliding window: no false negative for the last this many insertions.
-    #[arg(long, value_parser = parse_count, allow_hyphen_values = true)]
+    #[arg(long, value_parser = parse_count, allow_hyphen_values = true, conflicts_with_all = ["horizon", "initial_capacity"])]
     pub window: Option<u64>,
     /// Temporal membership: "was x seen in [s, e]?" over timestamps 1..=T (with
     /// --query-length and --pairs).
-    #[arg(long, value_parser = parse_count, allow_hyphen_values = true, requires_all = ["query_length", "pairs"])]
+    #[arg(long, value_parser = parse_count, allow_hyphen_values = true, requires_all = ["query_length", "pairs"], conflicts_with = "initial_capacity")]
     pub horizon: Option<u64>,
     /// Length e − s + 1 of the temporal queries.
     #[arg(long, value_parser = parse_count, allow_hyphen_values = true, requires = "horizon")]
@@ -130,6 +131,25 @@ pub struct RecommendArgs {
     /// answer of `bfopt target SYSTEM`), under the table and in the JSON as `target`.
     #[arg(long, value_enum, value_name = "SYSTEM")]
     pub target: Option<SystemArg>,
+    /// Plan on a trace of your own traffic (see `bfopt profile`): with --window W or
+    /// --window-seconds S the window designs are sized on its measured D(L); alone, a
+    /// static set of its distinct items. With --validate the trace is replayed through
+    /// each design.
+    #[arg(long)]
+    pub trace: Option<std::path::PathBuf>,
+    /// With --trace: 1-based column of the item in a wider CSV log.
+    #[arg(long, value_parser = parse_count, requires = "trace")]
+    pub key_column: Option<u64>,
+    /// With --trace: 1-based column of the timestamp (seconds) in a wider CSV log.
+    #[arg(long, value_parser = parse_count, requires = "trace")]
+    pub time_column: Option<u64>,
+    /// With --trace: count and skip bad lines instead of stopping at the first.
+    #[arg(long, requires = "trace")]
+    pub skip_bad_lines: bool,
+    /// With --trace: a window of this many seconds, converted to insertions through the
+    /// trace's arrival rate (needs timestamps), > 0.
+    #[arg(long, value_parser = parse_real, allow_hyphen_values = true, requires = "trace", conflicts_with = "window")]
+    pub window_seconds: Option<f64>,
 }
 
 /// Parses `--penalties FP:FN` ([`bfopt_plan::flags::parse_penalties`]).
@@ -260,6 +280,15 @@ fn target_table(t: &Target) -> String {
 /// Invalid flags (exit 2); no design fits (exit 3: in JSON, the infeasibility object is
 /// printed on stdout and the run still exits 3).
 pub fn recommend(args: &RecommendArgs, format: Format) -> Result<Report, CliError> {
+    if let Some(trace) = &args.trace {
+        let trace = TraceArgs {
+            trace: trace.clone(),
+            key_column: args.key_column,
+            time_column: args.time_column,
+            skip_bad_lines: args.skip_bad_lines,
+        };
+        return crate::families::trace_plan::recommend_trace(args, &trace);
+    }
     let req = args.requirement()?;
     let target = args.target.map(|s| target_rows(s, &req)).transpose()?;
     let plan = match plan(&req) {
@@ -310,7 +339,7 @@ pub fn recommend(args: &RecommendArgs, format: Format) -> Result<Report, CliErro
 }
 
 /// CSV rows: one per candidate, parameters flattened, the pick marked.
-fn rows(plan: &Plan, validation: Option<&Validation>) -> Vec<Row> {
+pub(crate) fn rows(plan: &Plan, validation: Option<&Validation>) -> Vec<Row> {
     plan.candidates
         .iter()
         .enumerate()
@@ -348,11 +377,11 @@ fn rows(plan: &Plan, validation: Option<&Validation>) -> Vec<Row> {
 }
 
 /// Width of the prose under the table.
-const PROSE_WIDTH: usize = 100;
+pub(crate) const PROSE_WIDTH: usize = 100;
 
 /// `text` wrapped to [`PROSE_WIDTH`] columns after `indent`, continuation lines
 /// indented two more spaces.
-fn wrap(text: &str, indent: &str) -> String {
+pub(crate) fn wrap(text: &str, indent: &str) -> String {
     let rest = format!("{indent}  ");
     let options = textwrap::Options::new(PROSE_WIDTH)
         .initial_indent(indent)
@@ -395,7 +424,7 @@ fn grouped(
 }
 
 /// Accesses as `insert/query`.
-fn accesses(c: &Candidate) -> String {
+pub(crate) fn accesses(c: &Candidate) -> String {
     format!("{}/{}", num(c.accesses_insert), num(c.accesses_query))
 }
 

@@ -23,6 +23,7 @@ mod plan;
 mod profile;
 mod rbf;
 mod readme;
+mod recommend_trace;
 mod recommend_validate;
 mod reliability;
 mod scalable;

@@ -35,6 +35,11 @@ fn readme_recommend_lines() -> Vec<String> {
         .lines()
         .filter_map(|l| {
             let l = l.split("  #").next().unwrap().trim();
+            // `--trace` examples read the file the README generates first; their table
+            // width is checked by tests/cli/recommend_trace.rs on a generated trace.
+            if l.contains("--trace ") {
+                return None;
+            }
             l.strip_prefix("bfopt recommend ")
                 .or_else(|| l.strip_prefix("cargo run --release -- recommend "))
                 .map(|rest| format!("recommend {rest}"))

@@ -12,6 +12,10 @@ use std::time::{Duration, Instant};
 
 /// Commands not run, by a distinctive part of their line, and why.
 const HEAVY: &[(&str, &str)] = &[
+    (
+        "--trace zipf.txt",
+        "reads the trace the python3 line above it generates (only bfopt lines run here); tests/cli/recommend_trace.rs and tests/cli/profile.rs run both verbs on generated traces",
+    ),
     ("--level full", "the full validation suite takes minutes"),
     ("--scale 32", "the thesis's full size takes minutes"),
     (

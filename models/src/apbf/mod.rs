@@ -88,6 +88,7 @@ mod blocked;
 mod design;
 pub mod duplicates;
 pub mod fills;
+mod on_workload;
 mod recursion;
 
 pub use audit::{ApbfAudit, ApbfOccupancy};
@@ -97,6 +98,7 @@ pub use design::{
     DesignMetrics, Structure,
 };
 pub use duplicates::WindowDuplicates;
+pub use on_workload::{design_on, report_probability_on};
 pub use recursion::{
     consecutive_match, query_accesses, report_probability, window_accesses,
     window_accesses_by_item, QueryAccesses,

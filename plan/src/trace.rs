@@ -1,0 +1,677 @@
+//! Planning on a user's own traffic: window designs sized on a trace's measured `D(·)`
+//! (expected distinct items in `L` consecutive insertions), and the trace replayed
+//! through each recommended reference filter.
+//!
+//! [`plan_on_trace`] plans the requirement as usual (every row on a distinct stream),
+//! then re-sizes the rows whose models take a workload curve
+//! ([`bfopt_models::workload`]): the APBF (slice fills `1 − (1 − 1/m)^D(n)`,
+//! [`bfopt_models::apbf::design_on`]) and the rotating rings (each filter holds `D(g)`
+//! distinct items, [`bfopt_models::baseline::rotating::design_rotating_on`]). Every row
+//! says how it was sized ([`Sizing`]) and keeps the distinct-stream design's bits per
+//! item beside its own: what the profile saves. A static set (`--capacity`) is sized on
+//! the trace's distinct total by the caller.
+//!
+//! [`TracePlan::replay`] then replays the trace ([`bfopt_validation::replay`]) through
+//! each row's reference filter and checks, with 99% intervals:
+//! * the FP on fresh never-seen keys at the worst phase (just before a shift or
+//!   rotation) against the model's worst-case FP on the trace's `D(·)`: two-sided for the
+//!   rows sized on the profile, one-sided (at most) for the rows that assume distinct
+//!   insertions (their figure is a bound on any stream);
+//! * the FP on returning items (last occurrence older than the window) against the
+//!   model's bound: an item `j` generations old is reported with the probability of
+//!   Figure 4 [APBF] (APBF), surely while its filter is in the ring (rotating ring),
+//!   never past the window (fingerprint queue), and at the background FP otherwise; the
+//!   bound holds at the worst phase, so the check is one-sided;
+//! * false negatives on window items: none.
+
+use crate::candidate::{Candidate, Params};
+use crate::families::classic::LAYOUTS;
+use crate::families::{apbf, baseline, probes};
+use crate::planner::{over_budget, pick, plan, Plan, PlanError};
+use crate::requirement::Requirement;
+use crate::validation::Status;
+use bfopt_models::apbf::ApbfRequirement;
+use bfopt_models::apbf::{design_on, report_probability_on, ApbbfParams, ApbfParams};
+use bfopt_models::baseline::rotating::design_rotating_on;
+use bfopt_models::baseline::RotatingRequirement;
+use bfopt_models::classic::{self, ClassicRequirement, Layout};
+use bfopt_models::workload::Distinct;
+use bfopt_models::ModelError;
+use bfopt_validation::agree::{Check, Tolerance};
+use bfopt_validation::filters::apbf::ApbfFilter;
+use bfopt_validation::filters::baseline::{FingerprintQueue, RotatingFilter};
+use bfopt_validation::replay::{ReplayResult, ReplaySchedule, Replayed, TraceReplay};
+use serde::Serialize;
+use std::sync::Arc;
+
+/// How a row was sized.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Sizing {
+    /// On the trace's measured `D(·)`.
+    Profile,
+    /// A static set of the trace's distinct items.
+    DistinctTotal,
+    /// On a stream of distinct insertions (its model does not take a workload curve);
+    /// on a repeating stream its FP is at most the figure.
+    AssumesDistinct,
+}
+
+impl Sizing {
+    /// Short label for a table column.
+    pub fn label(self) -> &'static str {
+        match self {
+            Sizing::Profile => "trace",
+            Sizing::DistinctTotal => "distinct total",
+            Sizing::AssumesDistinct => "distinct",
+        }
+    }
+}
+
+/// What the trace changed in one row.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TraceRow {
+    /// How the row was sized.
+    pub sizing: Sizing,
+    /// Bits per item of the same design sized for distinct insertions (equal to the
+    /// row's own unless [`Sizing::Profile`]).
+    pub distinct_bits_per_item: f64,
+}
+
+/// Builds one epoch's reference filter from its seed.
+type Make = Arc<dyn Fn(u64) -> Box<dyn Replayed> + Send + Sync>;
+/// The model's probability that an item last inserted as insertion `p` is reported
+/// after `t` insertions.
+type Report = Arc<dyn Fn(u64, u64) -> f64 + Send + Sync>;
+
+/// How to replay one row.
+#[derive(Clone)]
+struct ReplayDesign {
+    make: Make,
+    report: Report,
+    generation: u64,
+    warmup: u64,
+    /// The model's FP on fresh keys at the probe phase, and whether it is an exact
+    /// prediction on the trace (two-sided check) or a bound (one-sided).
+    fresh: (f64, bool),
+    /// Relative model error allowed beyond the interval (two-sided check only).
+    tolerance: Tolerance,
+}
+
+/// A plan sized on a trace.
+#[derive(Clone, Serialize)]
+pub struct TracePlan {
+    /// The ranked plan (rows re-sized on the trace where their model takes `D(·)`).
+    #[serde(flatten)]
+    pub plan: Plan,
+    /// Per candidate, in the plan's order: how it was sized and what the distinct-stream
+    /// design needs.
+    pub trace_rows: Vec<TraceRow>,
+    #[serde(skip)]
+    replays: Vec<Result<ReplayDesign, String>>,
+    #[serde(skip)]
+    workload: Distinct,
+}
+
+impl std::fmt::Debug for TracePlan {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TracePlan")
+            .field("plan", &self.plan)
+            .field("trace_rows", &self.trace_rows)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The plan for `req` on a stream described by `workload` (a trace's measured curve,
+/// [`Distinct::sampled`]).
+///
+/// A window requirement re-sizes the APBF and the rotating rings on `workload` (each
+/// kept only if it still meets the budgets; else the distinct-stream design stays, with
+/// a note); other rows keep their distinct-stream figures ([`Sizing::AssumesDistinct`]).
+/// Any other shape is planned as is: the caller sizes a static set on the trace's
+/// distinct total ([`Sizing::DistinctTotal`]).
+///
+/// # Example
+/// ```
+/// use bfopt_models::workload::Distinct;
+/// use bfopt_plan::trace::{plan_on_trace, Sizing};
+/// use bfopt_plan::Requirement;
+/// let zipf = Distinct::zipf_tabulated(100_000);
+/// let p = plan_on_trace(&Requirement::window(0.01, 100_000)?, &zipf)?;
+/// let (i, apbf) = p.plan.candidates.iter().enumerate().find(|c| c.1.design == "apbf").unwrap();
+/// assert_eq!(p.trace_rows[i].sizing, Sizing::Profile);
+/// assert!(apbf.bits_per_item < p.trace_rows[i].distinct_bits_per_item);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// # Errors
+/// As [`plan`].
+pub fn plan_on_trace(req: &Requirement, workload: &Distinct) -> Result<TracePlan, PlanError> {
+    let base = plan(req)?;
+    let Some(w) = req.window_insertions() else {
+        let sizing = match req.shape() {
+            crate::Shape::Capacity { .. } => Sizing::DistinctTotal,
+            _ => Sizing::AssumesDistinct,
+        };
+        return Ok(finish(base, workload, sizing));
+    };
+    let mut notes = Vec::new();
+    let mut refit = |c: &Candidate| -> Option<(Candidate, Option<Layout>)> {
+        if req.duplicates().is_some() {
+            return None;
+        }
+        let fitted = if c.design == "apbf" {
+            fitted_apbf(req, w, workload).map(|c| (c, None))
+        } else {
+            let layout = ring_layout(c)?;
+            fitted_ring(req, w, layout, workload).map(|c| (c, Some(layout)))
+        };
+        match fitted {
+            Ok((mut f, layout)) => {
+                f.count_against(req);
+                match over_budget(&f, req) {
+                    None => Some((f, layout)),
+                    Some((_, why)) => {
+                        notes.push(format!(
+                            "{}: the design sized on the trace {why}; the distinct-stream design is kept",
+                            c.design
+                        ));
+                        None
+                    }
+                }
+            }
+            Err(e) => {
+                notes.push(format!(
+                    "{}: not sized on the trace ({e}); the distinct-stream design is kept",
+                    c.design
+                ));
+                None
+            }
+        }
+    };
+    let mut rows: Vec<(Candidate, TraceRow)> = Vec::new();
+    for c in &base.candidates {
+        let distinct_bits_per_item = c.bits_per_item;
+        let row = match refit(c) {
+            Some((f, _)) => (
+                f,
+                TraceRow {
+                    sizing: Sizing::Profile,
+                    distinct_bits_per_item,
+                },
+            ),
+            None => (
+                c.clone(),
+                TraceRow {
+                    sizing: Sizing::AssumesDistinct,
+                    distinct_bits_per_item,
+                },
+            ),
+        };
+        rows.push(row);
+    }
+    rows.sort_by(|a, b| a.0.bits.cmp(&b.0.bits).then(a.0.design.cmp(&b.0.design)));
+    let (candidates, trace_rows): (Vec<_>, Vec<_>) = rows.into_iter().unzip();
+    let mut p = Plan {
+        pick: pick(req, &candidates),
+        candidates,
+        ..base
+    };
+    p.notes.extend(notes);
+    p.notes.push(
+        "sized on the trace: the apbf and rotating rows on its measured D(L) (the 'sized on' column); rows marked distinct assume distinct insertions (on a repeating stream their FP is at most the figure)".into(),
+    );
+    let replays = p
+        .candidates
+        .iter()
+        .zip(&trace_rows)
+        .map(|(c, r)| replay_design(c, r.sizing, w, workload))
+        .collect();
+    Ok(TracePlan {
+        plan: p,
+        trace_rows,
+        replays,
+        workload: workload.clone(),
+    })
+}
+
+/// A plan whose rows all have one sizing (shapes other than a window).
+fn finish(plan: Plan, workload: &Distinct, sizing: Sizing) -> TracePlan {
+    let trace_rows = plan
+        .candidates
+        .iter()
+        .map(|c| TraceRow {
+            sizing,
+            distinct_bits_per_item: c.bits_per_item,
+        })
+        .collect();
+    let replays = plan
+        .candidates
+        .iter()
+        .map(|_| Err("the replay checks window designs (--window or --window-seconds)".into()))
+        .collect();
+    TracePlan {
+        plan,
+        trace_rows,
+        replays,
+        workload: workload.clone(),
+    }
+}
+
+/// The layout of a rotating-ring row (`rotating/<layout>`).
+fn ring_layout(c: &Candidate) -> Option<Layout> {
+    let name = c.design.strip_prefix("rotating/")?;
+    LAYOUTS.iter().copied().find(|l| l.name() == name)
+}
+
+/// The APBF sized on `workload`.
+fn fitted_apbf(req: &Requirement, w: u64, workload: &Distinct) -> Result<Candidate, ModelError> {
+    let d = design_on(&ApbfRequirement::new(req.fp(), w)?, workload)?;
+    let classic_bits = classic::design(&ClassicRequirement::new(req.fp(), w, Layout::Standard)?)
+        .map(|d| d.params.m())
+        .ok();
+    let mut c = apbf::row(req, w, d, classic_bits);
+    c.notes.push(
+        "sized on the trace's D(L): slice fills 1-(1-1/m)^D(n), worst case over the generation"
+            .into(),
+    );
+    Ok(unsimulated(c))
+}
+
+/// The rotating ring of `layout` filters sized on `workload`.
+fn fitted_ring(
+    req: &Requirement,
+    w: u64,
+    layout: Layout,
+    workload: &Distinct,
+) -> Result<Candidate, ModelError> {
+    let d = design_rotating_on(&RotatingRequirement::new(req.fp(), w, layout)?, workload)?;
+    let mut c = baseline::rotating_row(req.fp(), w, layout, d);
+    c.notes.push(format!(
+        "sized on the trace's D(L): each filter holds D(g) = {:.0} distinct items of its g = {} insertions",
+        workload.d(d.generation as f64),
+        d.generation
+    ));
+    Ok(unsimulated(c))
+}
+
+/// A row sized on a trace: its distinct-stream simulation does not apply (the replay
+/// checks it on the trace instead).
+fn unsimulated(mut c: Candidate) -> Candidate {
+    c.validator = None;
+    c.not_simulated = Some("sized on the trace: checked by replaying the trace".into());
+    c
+}
+
+/// How to replay candidate `c` over a window of `w`, or why it is not replayed.
+fn replay_design(
+    c: &Candidate,
+    sizing: Sizing,
+    w: u64,
+    workload: &Distinct,
+) -> Result<ReplayDesign, String> {
+    let bad = |e: ModelError| e.to_string();
+    let on_trace = sizing == Sizing::Profile;
+    match c.params {
+        Params::Apbf {
+            k,
+            l,
+            g,
+            block_bits: None,
+            ..
+        } => {
+            let p = ApbfParams::new(k, l)
+                .and_then(|p| p.with_window(w))
+                .map_err(bad)?;
+            // Reported with the probability of Figure 4 [APBF] on the trace's fills,
+            // indexed by the item's age in generations (capped at k + l: gone).
+            let by_age: Vec<f64> = (0..=k + l)
+                .map(|j| report_probability_on(&p, j, workload))
+                .collect::<Result<_, _>>()
+                .map_err(bad)?;
+            let fresh = p.fp_on(workload).map_err(bad)?;
+            Ok(ReplayDesign {
+                make: Arc::new(move |seed| Box::new(ApbfFilter::new(&p, seed))),
+                report: generations(g, by_age),
+                generation: g,
+                warmup: u64::from(k + l) * g,
+                fresh: (fresh, true),
+                tolerance: Tolerance::EXACT,
+            })
+        }
+        Params::Apbf {
+            k,
+            l,
+            g,
+            block_bits: Some(bb),
+            block_hashes,
+            ..
+        } => {
+            let p = ApbbfParams::new(k, l, bb, block_hashes.unwrap_or(1))
+                .and_then(|p| p.with_window(w))
+                .map_err(bad)?;
+            // Not modelled on a workload: surely reported while any of its slices is
+            // left (a loose bound), the distinct background FP after.
+            let mut by_age = vec![1.0; (k + l) as usize];
+            by_age.push(c.fp);
+            Ok(ReplayDesign {
+                make: Arc::new(move |seed| Box::new(ApbfFilter::blocked(&p, seed))),
+                report: generations(g, by_age),
+                generation: g,
+                warmup: u64::from(k + l) * g,
+                fresh: (c.fp, false),
+                tolerance: Tolerance::EXACT,
+            })
+        }
+        Params::Rotating { r, g, m, k, .. } => {
+            let layout = ring_layout(c).ok_or("unknown ring layout")?;
+            let mut by_age = vec![1.0; r as usize];
+            by_age.push(c.fp);
+            Ok(ReplayDesign {
+                make: Arc::new(move |seed| Box::new(RotatingFilter::new(r, m, k, layout, g, seed))),
+                report: generations(g, by_age),
+                generation: g,
+                warmup: u64::from(r) * g,
+                fresh: (c.fp, on_trace),
+                tolerance: Tolerance::approx(
+                    0.01,
+                    "union of r filters treated as independent; shared indices add O(k²/m)",
+                ),
+            })
+        }
+        Params::FingerprintQueue {
+            fingerprint_bits, ..
+        } => {
+            let fp = c.fp;
+            Ok(ReplayDesign {
+                make: Arc::new(move |seed| {
+                    Box::new(FingerprintQueue::new(w as usize, fingerprint_bits, seed))
+                }),
+                report: Arc::new(move |_, _| fp),
+                generation: (w / 8).max(1),
+                warmup: w,
+                fresh: (fp, false),
+                tolerance: Tolerance::EXACT,
+            })
+        }
+        _ => Err("the trace replay has no reference filter for this family yet".into()),
+    }
+}
+
+/// A report probability by age in generations of `g` insertions: insertion `p`
+/// (1-based) belongs to generation `(p − 1)/g`; `by_age[j]` for an item `j`
+/// generations older than the current one, the last entry beyond.
+fn generations(g: u64, by_age: Vec<f64>) -> Report {
+    Arc::new(move |t, p| {
+        let j = (t.saturating_sub(1) / g).saturating_sub(p.saturating_sub(1) / g);
+        by_age[usize::try_from(j)
+            .unwrap_or(usize::MAX)
+            .min(by_age.len() - 1)]
+    })
+}
+
+/// One row's replay.
+#[derive(Debug, Clone, Serialize)]
+pub struct TraceDesignReplay {
+    /// The design, as in the plan.
+    pub design: String,
+    /// The verdict.
+    pub status: Status,
+    /// Why it was not replayed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub skipped: Option<String>,
+    /// What the replay measured.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub measured: Option<ReplayResult>,
+    /// The model's FP on fresh keys at the worst phase on the trace.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fresh_predicted: Option<f64>,
+    /// The checks.
+    pub checks: Vec<Check>,
+}
+
+/// The replay of every row.
+#[derive(Debug, Clone, Serialize)]
+pub struct TraceValidation {
+    /// Per candidate, in the plan's order.
+    pub designs: Vec<TraceDesignReplay>,
+    /// Independent filters (hash seeds) per design.
+    pub epochs: u64,
+    /// Two-sided confidence of every interval.
+    pub confidence: f64,
+}
+
+impl TraceValidation {
+    /// Whether no check failed.
+    pub fn passed(&self) -> bool {
+        self.checks().all(|c| c.pass)
+    }
+
+    /// Every check.
+    pub fn checks(&self) -> impl Iterator<Item = &Check> {
+        self.designs.iter().flat_map(|d| &d.checks)
+    }
+}
+
+/// Confidence of the replay's intervals.
+pub const REPLAY_CONFIDENCE: f64 = 0.99;
+
+impl TracePlan {
+    /// Replays `keys` (the trace's items, in order) through every row's reference filter
+    /// over `epochs` hash seeds from `seed`, and checks the measurements against the
+    /// models (see the module documentation).
+    pub fn replay(&self, keys: &[u64], epochs: u64, seed: u64) -> TraceValidation {
+        let window = self.plan.requirement.window_insertions().unwrap_or(0);
+        let fp = self.plan.requirement.fp();
+        let designs = self
+            .plan
+            .candidates
+            .iter()
+            .zip(&self.replays)
+            .map(|(c, r)| {
+                let skipped = |why: String| TraceDesignReplay {
+                    design: c.design.clone(),
+                    status: Status::Skipped,
+                    skipped: Some(why),
+                    measured: None,
+                    fresh_predicted: None,
+                    checks: Vec::new(),
+                };
+                let r = match r {
+                    Ok(r) => r,
+                    Err(why) => return skipped(why.clone()),
+                };
+                let len = keys.len() as u64;
+                if len <= r.warmup + r.generation {
+                    return skipped(format!(
+                        "the trace ({len} records) is shorter than the filter's warm-up and one generation ({} insertions)",
+                        r.warmup + r.generation
+                    ));
+                }
+                let points = (len - r.warmup) / r.generation;
+                let schedule = ReplaySchedule {
+                    window,
+                    generation: r.generation,
+                    warmup: r.warmup,
+                    probes: (probes(fp) * 4).div_ceil(points).max(1),
+                    epochs,
+                    seed,
+                    confidence: REPLAY_CONFIDENCE,
+                };
+                let report = r.report.clone();
+                let mut replay =
+                    TraceReplay::new(schedule, |s| (r.make)(s), move |t, p| report(t, p));
+                keys.iter().for_each(|&k| replay.push(k));
+                let m = replay.finish();
+                let checks = checks(&c.design, r, &m, seed);
+                TraceDesignReplay {
+                    design: c.design.clone(),
+                    status: if checks.iter().all(|k| k.pass) {
+                        Status::Pass
+                    } else {
+                        Status::Fail
+                    },
+                    skipped: None,
+                    fresh_predicted: Some(r.fresh.0),
+                    measured: Some(m),
+                    checks,
+                }
+            })
+            .collect();
+        TraceValidation {
+            designs,
+            epochs,
+            confidence: REPLAY_CONFIDENCE,
+        }
+    }
+
+    /// The workload the plan was sized on.
+    pub fn workload(&self) -> &Distinct {
+        &self.workload
+    }
+}
+
+/// The checks of one replay.
+fn checks(design: &str, r: &ReplayDesign, m: &ReplayResult, seed: u64) -> Vec<Check> {
+    let f = &m.fresh_fp;
+    let fresh_interval = (f.interval.lo, f.interval.hi);
+    let fresh_name = format!("{design}: trace replay, fp on fresh keys at the worst phase");
+    let fresh = if r.fresh.1 {
+        Check::new(
+            "trace",
+            fresh_name,
+            r.fresh.0,
+            f.rate,
+            fresh_interval,
+            f.confidence,
+            r.tolerance,
+            f.trials,
+            seed,
+        )
+    } else {
+        Check::at_most(
+            "trace",
+            format!("{fresh_name} (bound: sized for distinct insertions)"),
+            r.fresh.0,
+            f.rate,
+            fresh_interval,
+            f.confidence,
+            f.trials,
+            seed,
+        )
+    };
+    let ret = &m.returning_fp;
+    let mut out = vec![fresh];
+    if ret.trials > 0 {
+        out.push(Check::at_most(
+            "trace",
+            format!(
+                "{design}: trace replay, positives on returning items (model bound {:.4})",
+                m.returning_predicted
+            ),
+            m.returning_predicted,
+            ret.rate,
+            (ret.interval.lo, ret.interval.hi),
+            ret.confidence,
+            ret.trials,
+            seed,
+        ));
+    }
+    out.push(Check::deterministic(
+        "trace",
+        format!("{design}: trace replay, false negatives on window items"),
+        0.0,
+        m.false_negatives as f64,
+        m.window_queries,
+        seed,
+    ));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bfopt_validation::workload::profile::{profile_keys, ProfileOptions};
+    use rand::SeedableRng;
+    use rand_distr::{Distribution, Zipf};
+
+    /// `n` records of a Zipf(`s`) law over `universe` ranks, seeded.
+    fn zipf_trace(n: usize, universe: u64, s: f64, seed: u64) -> Vec<u64> {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        let z = Zipf::new(universe as f64, s).unwrap();
+        (0..n)
+            .map(|_| bfopt_validation::workload::mix(z.sample(&mut rng) as u64))
+            .collect()
+    }
+
+    /// Issue 20: the APBF and ring designs for a Zipf(1.1) trace at W = 1e5, 1% FP,
+    /// are sized on its D(L), need fewer bits per item than the distinct-stream designs,
+    /// and replaying the trace measures an FP on fresh keys whose 99% interval holds the
+    /// prediction and which is at most the target; returning items stay within the
+    /// model's bound and no window item is missed.
+    #[test]
+    fn issue_20_zipf_trace_designs_replay_within_prediction() {
+        let (w, fp) = (100_000u64, 0.01);
+        let keys = zipf_trace(600_000, 1_000_000, 1.1, 20);
+        let profile = profile_keys(&keys, ProfileOptions::default());
+        let workload = profile.workload().unwrap();
+        let req = Requirement::window(fp, w).unwrap();
+        let tp = plan_on_trace(&req, &workload).unwrap();
+        let v = tp.replay(&keys, 6, 1);
+        let mut seen = 0;
+        for ((c, row), d) in tp
+            .plan
+            .candidates
+            .iter()
+            .zip(&tp.trace_rows)
+            .zip(&v.designs)
+        {
+            eprintln!(
+                "{}: {:.2} b/i (distinct {:.2}), fp {:.5}, {:?}, {:?}",
+                c.design, c.bits_per_item, row.distinct_bits_per_item, c.fp, row.sizing, d.measured
+            );
+            for k in &d.checks {
+                eprintln!(
+                    "  {} {}: predicted {:.5}, measured {:.5} [{:.5}, {:.5}]",
+                    k.verdict(),
+                    k.name,
+                    k.predicted,
+                    k.measured,
+                    k.lo,
+                    k.hi
+                );
+            }
+            if !["apbf", "rotating/standard", "rotating/blocked"].contains(&c.design.as_str()) {
+                continue;
+            }
+            seen += 1;
+            assert_eq!(row.sizing, Sizing::Profile, "{}", c.design);
+            assert!(
+                c.bits_per_item < row.distinct_bits_per_item,
+                "{}: {} vs distinct {}",
+                c.design,
+                c.bits_per_item,
+                row.distinct_bits_per_item
+            );
+            assert_eq!(d.status, Status::Pass, "{}: {:?}", c.design, d.checks);
+            let m = d.measured.as_ref().unwrap();
+            assert!(m.fresh_fp.rate <= fp, "{}: {:?}", c.design, m.fresh_fp);
+            assert!(m.fresh_fp.interval.contains(d.fresh_predicted.unwrap()));
+            assert_eq!(m.false_negatives, 0);
+            assert!(m.window_queries > 0 && m.returning_fp.trials > 0);
+        }
+        assert_eq!(seen, 3);
+    }
+
+    #[test]
+    fn capacity_rows_are_sized_on_the_distinct_total() {
+        let req = Requirement::capacity(0.01, 5000).unwrap();
+        let tp = plan_on_trace(&req, &Distinct::Identity).unwrap();
+        assert!(tp
+            .trace_rows
+            .iter()
+            .all(|r| r.sizing == Sizing::DistinctTotal));
+        let v = tp.replay(&[1, 2, 3], 2, 1);
+        assert!(v.designs.iter().all(|d| d.status == Status::Skipped));
+    }
+}

@@ -1,0 +1,226 @@
+//! Issue 20: `bfopt recommend --trace FILE` on generated traces: the window designs sized
+//! on the trace's D(L) with the distinct-stream figures beside them, `--window-seconds`
+//! through the arrival rate, a static set from the distinct total, the replay with
+//! `--validate`, and bad input (exit 2 naming the flag).
+
+use super::bfopt;
+
+/// `n` records of a skewed law (item `⌊u^4·200000⌋` for a seeded LCG sequence of `u`),
+/// with a timestamp every 0.1 s when `timed`.
+fn trace(n: u64, timed: bool) -> String {
+    let mut x = 2020u64;
+    let mut text = String::new();
+    for i in 0..n {
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let u = (x >> 11) as f64 / (1u64 << 53) as f64;
+        let k = (u.powi(4) * 200_000.0) as u64;
+        if timed {
+            text.push_str(&format!("k{k},{}\n", i as f64 / 10.0));
+        } else {
+            text.push_str(&format!("k{k}\n"));
+        }
+    }
+    text
+}
+
+/// A temporary file holding `text`.
+fn file(name: &str, text: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("bfopt-recommend-trace-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn json(args: &[&str], code: i32) -> serde_json::Value {
+    let run = bfopt()
+        .args(args)
+        .args(["--format", "json"])
+        .assert()
+        .code(code);
+    serde_json::from_slice(&run.get_output().stdout).unwrap()
+}
+
+#[test]
+fn issue_20_window_designs_are_sized_on_the_trace_and_replay() {
+    let path = file("plain.txt", &trace(60_000, false));
+    let v = json(
+        &[
+            "recommend",
+            "--trace",
+            path.to_str().unwrap(),
+            "--fp",
+            "0.01",
+            "--window",
+            "1e4",
+            "--validate",
+        ],
+        0,
+    );
+    assert_eq!(v["trace"]["records"], 60_000);
+    assert_eq!(v["trace"]["window"], 10_000);
+    let candidates = v["candidates"].as_array().unwrap();
+    let mut fitted = 0;
+    for c in candidates {
+        let own = c["bits_per_item"].as_f64().unwrap();
+        let distinct = c["distinct_bits_per_item"].as_f64().unwrap();
+        match c["sized_on"].as_str().unwrap() {
+            "profile" => {
+                fitted += 1;
+                assert!(own < distinct, "{c}");
+            }
+            "assumes_distinct" => assert_eq!(own, distinct, "{c}"),
+            other => panic!("sized_on {other}"),
+        }
+    }
+    assert_eq!(fitted, 3, "apbf and both rings");
+    let designs = v["trace_validation"]["designs"].as_array().unwrap();
+    assert_eq!(designs.len(), candidates.len());
+    for (c, d) in candidates.iter().zip(designs) {
+        if c["sized_on"] == "profile" {
+            assert_eq!(d["status"], "pass", "{d}");
+            let m = &d["measured"];
+            assert_eq!(m["false_negatives"], 0);
+            assert!(m["fresh_fp"]["rate"].as_f64().unwrap() <= 0.01 * 1.1, "{m}");
+            assert!(m["returning_fp"]["trials"].as_u64().unwrap() > 0);
+        }
+    }
+    // The table shows both figures and the replay.
+    let run = bfopt()
+        .args(["recommend", "--trace", path.to_str().unwrap()])
+        .args(["--fp", "0.01", "--window", "1e4", "--validate"])
+        .assert()
+        .success();
+    let out = String::from_utf8_lossy(&run.get_output().stdout).to_string();
+    for text in [
+        "distinct",
+        "sized on",
+        "trace",
+        "replay of the trace",
+        "returning",
+    ] {
+        assert!(out.contains(text), "{text} missing:\n{out}");
+    }
+    let widest = out
+        .lines()
+        .take_while(|l| !l.starts_with("pick:"))
+        .map(|l| l.chars().count())
+        .max()
+        .unwrap();
+    assert!(widest <= 120, "table {widest} columns wide:\n{out}");
+}
+
+#[test]
+fn issue_20_window_seconds_through_the_arrival_rate() {
+    let path = file("timed.csv", &trace(30_000, true));
+    let v = json(
+        &[
+            "recommend",
+            "--trace",
+            path.to_str().unwrap(),
+            "--fp",
+            "0.01",
+            "--window-seconds",
+            "500",
+        ],
+        0,
+    );
+    // 10 records per second: 500 s is 5000 insertions.
+    assert!((v["trace"]["arrival_rate"].as_f64().unwrap() - 10.0).abs() < 1e-9);
+    assert_eq!(v["trace"]["window"], 5000);
+    assert_eq!(v["requirement"]["insertions"], 5000);
+}
+
+#[test]
+fn issue_20_without_a_window_the_trace_is_a_static_set_of_its_distinct_items() {
+    let text = trace(20_000, false);
+    let distinct = text.lines().collect::<std::collections::HashSet<_>>().len();
+    let path = file("set.txt", &text);
+    let v = json(
+        &[
+            "recommend",
+            "--trace",
+            path.to_str().unwrap(),
+            "--fp",
+            "0.01",
+        ],
+        0,
+    );
+    assert_eq!(v["requirement"]["shape"], "capacity");
+    assert_eq!(v["requirement"]["items"], distinct);
+    assert!(v["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|c| c["sized_on"] == "distinct_total"));
+}
+
+#[test]
+fn issue_20_bad_trace_input_exits_2_naming_the_flag() {
+    let plain = file("bad-plain.txt", &trace(2000, false));
+    let p = plain.to_str().unwrap();
+    let cases: &[(&[&str], &[&str])] = &[
+        (
+            &["--window-seconds", "60"],
+            &["--window-seconds = 60", "timestamps"],
+        ),
+        (
+            &["--window-seconds", "-1"],
+            &["--window-seconds = -1", "0 < seconds"],
+        ),
+        (
+            &["--window", "100", "--window-seconds", "5"],
+            &["--window-seconds", "--window"],
+        ),
+        (
+            &["--horizon", "100", "--query-length", "4", "--pairs", "10"],
+            &["--horizon = 100"],
+        ),
+        (
+            &["--capacity", "100"],
+            &["--capacity = 100", "distinct total"],
+        ),
+        (
+            &["--window", "100", "--duplicates", "0.5"],
+            &["--duplicates = 0.5"],
+        ),
+        (
+            &["--initial-capacity", "10", "--max-items", "100"],
+            &["--initial-capacity = 10"],
+        ),
+    ];
+    for (extra, texts) in cases {
+        let run = bfopt()
+            .args(["recommend", "--fp", "0.01", "--trace", p])
+            .args(*extra)
+            .assert()
+            .code(2);
+        let err = String::from_utf8_lossy(&run.get_output().stderr).to_string();
+        for t in *texts {
+            assert!(err.contains(t), "{extra:?}: {t:?} not in {err}");
+        }
+    }
+    // --window-seconds needs --trace.
+    let run = bfopt()
+        .args(["recommend", "--fp", "0.01", "--window-seconds", "5"])
+        .assert()
+        .code(2);
+    let err = String::from_utf8_lossy(&run.get_output().stderr).to_string();
+    assert!(err.contains("--trace"), "{err}");
+    // A missing file names itself.
+    bfopt()
+        .args([
+            "recommend",
+            "--fp",
+            "0.01",
+            "--window",
+            "100",
+            "--trace",
+            "/nonexistent/t.txt",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("/nonexistent/t.txt"));
+}
