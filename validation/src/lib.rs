@@ -45,11 +45,8 @@ pub mod experiments;
 pub mod filters;
 pub mod hash;
 pub mod level;
-<<<<<<< HEAD
 pub mod shard;
-=======
 pub mod replay;
->>>>>>> fam/tr20
 pub mod sim;
 pub mod stats;
 pub mod suite;
