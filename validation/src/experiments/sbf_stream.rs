@@ -10,7 +10,7 @@
 use crate::agree::{Check, Tolerance};
 use crate::filters::stable::StableFilter;
 use crate::level::Level;
-use crate::sim::run_epochs;
+use crate::sim::run_epochs_fallible;
 use crate::stats::{Mean, Proportion};
 use crate::workload::{member, probe, rng, Workload};
 use bfopt_models::apbf::WindowDuplicates;
@@ -167,7 +167,7 @@ pub fn simulate(cfg: &SbfStreamConfig) -> Result<SbfStreamResult, ModelError> {
     let params = IbfParams::sbf(p);
     let ring = cfg.ages.iter().max().map_or(1, |a| a + 1) as usize;
     let total = cfg.warmup + cfg.steps;
-    let per_epoch = run_epochs(cfg.epochs, cfg.seed, "sbf-stream", |_, seed| {
+    let per_epoch = run_epochs_fallible(cfg.epochs, cfg.seed, "sbf-stream", |_, seed| {
         let mut f = StableFilter::new(&params, seed);
         let mut keys = vec![0u64; ring];
         let mut last: HashMap<u64, u64> = HashMap::new();
@@ -198,18 +198,13 @@ pub fn simulate(cfg: &SbfStreamConfig) -> Result<SbfStreamResult, ModelError> {
                 zn += 1;
             }
         });
-        (fed, fps, fn_counts, zsum / zn.max(1) as f64)
-    });
-    for e in &per_epoch {
-        if let Err(err) = &e.0 {
-            return Err(err.clone());
-        }
-    }
-    let fp: Vec<(u64, u64)> = per_epoch.iter().map(|e| (e.1, cfg.steps)).collect();
-    let zeros: Vec<f64> = per_epoch.iter().map(|e| e.3).collect();
+        fed.map(|()| (fps, fn_counts, zsum / zn.max(1) as f64))
+    })?;
+    let fp: Vec<(u64, u64)> = per_epoch.iter().map(|e| (e.0, cfg.steps)).collect();
+    let zeros: Vec<f64> = per_epoch.iter().map(|e| e.2).collect();
     let fn_by_age = (0..cfg.ages.len())
         .map(|j| {
-            let counts: Vec<(u64, u64)> = per_epoch.iter().map(|e| e.2[j]).collect();
+            let counts: Vec<(u64, u64)> = per_epoch.iter().map(|e| e.1[j]).collect();
             Proportion::over_epochs(&counts, cfg.confidence)
         })
         .collect();
