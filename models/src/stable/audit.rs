@@ -38,7 +38,7 @@ use super::chain::CellChain;
 use super::ibf::{solve, zero_fraction_transient, IbfSolution, TRANSIENT_WORK};
 use super::spread::zero_variance;
 pub use super::spread::ZeroVariance;
-use super::{IbfParams, ImportanceDist, Policy, SbfParams};
+use super::{IbfParams, SbfParams};
 use crate::classic::z_quantile;
 use crate::error::{check, ModelError};
 use crate::numeric::probability;
@@ -136,14 +136,7 @@ impl SbfOccupancy {
     /// The one-cell chain of the SBF (every insertion sets `Max`).
     fn chain(&self) -> Result<CellChain, ModelError> {
         let p = &self.params;
-        let ibf = IbfParams::new(
-            Policy::Sbf,
-            p.m(),
-            p.k(),
-            p.max(),
-            p.p(),
-            ImportanceDist::linear(1, 1)?,
-        )?;
+        let ibf = p.as_policy()?;
         Ok(ibf.chain(|_, _| p.p() as f64 / p.m() as f64))
     }
 

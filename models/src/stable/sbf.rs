@@ -67,6 +67,22 @@ impl SbfParams {
         self.m * u64::from(self.cell_bits())
     }
 
+    /// The same filter as the IBF policy [`super::Policy::Sbf`] (every insertion sets
+    /// `Max`; its importance law, a single importance, is unused).
+    ///
+    /// # Errors
+    /// None for parameters [`Self::new`] accepted (the conversion checks them again).
+    pub fn as_policy(&self) -> Result<super::IbfParams, ModelError> {
+        super::IbfParams::new(
+            super::Policy::Sbf,
+            self.m,
+            self.k,
+            self.max,
+            self.p,
+            super::ImportanceDist::linear(1, 1)?,
+        )
+    }
+
     /// Probability that a given cell is one of an insertion's `K` distinct cells, `K/m`.
     fn set_prob(&self) -> f64 {
         f64::from(self.k) / self.m as f64

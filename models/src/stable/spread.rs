@@ -321,15 +321,7 @@ mod tests {
     use crate::stable::{IbfParams, ImportanceDist, Policy, SbfParams};
 
     fn sbf_chain(m: u64, k: u32, max: u32, p: u64) -> (CellChain, Vec<f64>) {
-        let params = IbfParams::new(
-            Policy::Sbf,
-            m,
-            k,
-            max,
-            p,
-            ImportanceDist::linear(1, 1).unwrap(),
-        )
-        .unwrap();
+        let params = SbfParams::new(m, k, max, p).unwrap().as_policy().unwrap();
         let chain = params.chain(|_, _| p as f64 / m as f64);
         let pi = chain.stationary().unwrap();
         (chain, pi)

@@ -3,9 +3,7 @@
 use super::{ibf, needs_allow_fn, wrong_shape, Family, Proposal};
 use crate::candidate::Candidate;
 use crate::requirement::Requirement;
-use bfopt_models::stable::{
-    design_decrements, IbfParams, ImportanceDist, Policy, SbfParams, SbfRequirement,
-};
+use bfopt_models::stable::{design_decrements, SbfParams, SbfRequirement};
 use bfopt_models::ModelError;
 
 /// The registry entry.
@@ -53,18 +51,11 @@ fn sbf(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
 
 /// The candidate row of SBF `p` (stable-point FP [`SbfParams::fp`]) over a window of `w`
 /// insertions, with the forgetting allowance `rate` it is admitted under, and its
-/// simulation: the importance-aware row of the policy [`Policy::Sbf`] ([`ibf::row`]).
+/// simulation: the importance-aware row of the policy [`bfopt_models::stable::Policy::Sbf`] ([`ibf::row`]).
 ///
 /// # Errors
 /// Parameters the reference filter rejects.
 pub(crate) fn row(w: u64, rate: f64, p: SbfParams) -> Result<Candidate, ModelError> {
-    let as_policy = IbfParams::new(
-        Policy::Sbf,
-        p.m(),
-        p.k(),
-        p.max(),
-        p.p(),
-        ImportanceDist::linear(1, 1)?,
-    )?;
+    let as_policy = p.as_policy()?;
     Ok(ibf::row(&as_policy, p.fp(), w, rate))
 }
