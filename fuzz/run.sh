@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs every cargo-fuzz target for SECONDS each, one after another (one job, one
-# worker), and prints the executions of each. A target stops early at RUNS executions
+# Runs every cargo-fuzz target for SECONDS each, one after another in one process each
+# (libFuzzer's default; `-jobs=1` would fork a child writing to fuzz-0.log), and prints
+# the executions of each. A target stops early at RUNS executions
 # (default 1000000). Needs a nightly toolchain and cargo-fuzz
 # (`cargo install cargo-fuzz --locked`).
 #
@@ -42,7 +43,7 @@ for t in "${targets[@]}"; do
   start=$(date +%s.%N)
   set +e
   cargo +nightly fuzz run -s none -a "$t" "${dirs[@]}" -- \
-    -max_total_time="$seconds" -runs="$runs" -jobs=1 -workers=1 \
+    -max_total_time="$seconds" -runs="$runs" \
     -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
     -artifact_prefix="artifacts/$t/" >"$log" 2>&1
   rc=$?

@@ -192,3 +192,13 @@ fn design_and_presets_match_separate_sizing() {
         }
     }
 }
+
+#[test]
+fn fp_limit_is_a_probability() {
+    // Found by the `models` fuzz target (issue 17): P0/(1 − r) = 4.7 was printed as the
+    // limit of a probability.
+    let p = ScalableParams::new(715_941, 0.569_881, 0.878_669, 2.0, Layout::Standard).unwrap();
+    assert_eq!(p.fp_limit(), 1.0);
+    let q = ScalableParams::new(1000, 0.005, 0.5, 2.0, Layout::Standard).unwrap();
+    assert!((q.fp_limit() - 0.01).abs() < 1e-15);
+}
