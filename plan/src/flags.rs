@@ -184,6 +184,7 @@ pub fn parse_penalties(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
     fn window() -> RequirementFlags {
         RequirementFlags {
@@ -318,5 +319,38 @@ mod tests {
             ..window()
         };
         assert!(del.requirement().is_ok());
+    }
+
+    proptest! {
+        #[test]
+        fn any_flags_give_a_requirement_or_a_named_error(
+            fp in any::<f64>(),
+            counts in proptest::collection::vec(proptest::option::of(any::<u64>()), 8),
+            reals in proptest::collection::vec(proptest::option::of(any::<f64>()), 4),
+            importance in proptest::option::of("[a-z0-9:=,.]{0,16}"),
+            deletions in any::<bool>(),
+        ) {
+            let flags = RequirementFlags {
+                fp,
+                capacity: counts[0],
+                window: counts[1],
+                horizon: counts[2],
+                query_length: counts[3],
+                pairs: counts[4],
+                initial_capacity: counts[5],
+                max_items: counts[6],
+                memory: counts[7],
+                max_accesses: reals[0],
+                max_npws: reals[1],
+                allow_fn: reals[2],
+                duplicates: reals[3],
+                importance,
+                penalties: None,
+                deletions,
+            };
+            if let Err(ModelError::InvalidParam { name, .. }) = flags.requirement() {
+                prop_assert!(FLAG_NAMES.iter().any(|(n, _)| *n == name), "{}", name);
+            }
+        }
     }
 }
