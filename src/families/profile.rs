@@ -199,7 +199,7 @@ fn table(path: &str, p: &TraceProfile, wide: bool) -> String {
     lines.push(format!(
         "{:<18}{} of the records",
         format!("top {} items", p.top),
-        opt(p.top_share, &|x| prob(x))
+        opt(p.top_share, &prob)
     ));
     lines.push(format!(
         "zipf fit          s = {} (R^2 {}, count against rank over the top 1000 ranks)",
@@ -209,16 +209,16 @@ fn table(path: &str, p: &TraceProfile, wide: bool) -> String {
     if p.timestamps > 0 {
         lines.push(format!(
             "arrival rate      {} records per time unit ({} records with a timestamp)",
-            opt(p.arrival_rate, &|x| num(x)),
+            opt(p.arrival_rate, &num),
             p.timestamps
         ));
     }
     if p.importances > 0 {
         lines.push(format!(
             "importance        {} to {}, mean {}",
-            opt(p.importance_min, &|x| num(x)),
-            opt(p.importance_max, &|x| num(x)),
-            opt(p.importance_mean, &|x| num(x))
+            opt(p.importance_min, &num),
+            opt(p.importance_max, &num),
+            opt(p.importance_mean, &num)
         ));
     }
     let mut out = lines.join("\n");

@@ -114,7 +114,7 @@ pub fn recommend_trace(args: &RecommendArgs, trace: &TraceArgs) -> Result<Report
                 )
             })?;
             let w = (s * rate).round();
-            if !(w >= 1.0) {
+            if w.is_nan() || w < 1.0 {
                 return Err(CliError::invalid(
                     "--window-seconds",
                     s,
