@@ -204,7 +204,8 @@ pub fn cli(args: &[String]) -> (i32, String, String) {
 }
 
 /// The `bfopt recommend` examples of the README (the lines starting with
-/// `bfopt recommend`, without comments and without `--validate` or `--format`), each
+/// `bfopt recommend`, without comments and without `--validate` or `--format`; not those
+/// that read a `--trace` file, which the page cannot), each
 /// as its flag/value pairs.
 pub fn readme_examples() -> Vec<Vec<(String, String)>> {
     let readme = std::fs::read_to_string(web_dir().join("../README.md")).expect("README.md");
@@ -221,6 +222,10 @@ pub fn readme_examples() -> Vec<Vec<(String, String)>> {
             // The command ends at a shell operator (`> plan.json`, `| jq`, `&& ...`).
             .take_while(|w| ![">", ">>", "|", "&&", ";"].contains(w))
             .collect();
+        // The page reads no files: a command that plans from a trace is the CLI's alone.
+        if words.contains(&"--trace") {
+            continue;
+        }
         let mut pairs = Vec::new();
         let mut i = 0;
         while i < words.len() {
