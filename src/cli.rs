@@ -14,9 +14,9 @@ use std::ffi::OsString;
 pub fn command() -> clap::Command {
     fn hyphen_values(cmd: clap::Command) -> clap::Command {
         cmd.mut_args(|a| {
-            // Not a list (`--merge A B`): its values would swallow the flags after it.
-            let one_value = a.get_num_args().is_none_or(|n| n.max_values() <= 1);
-            if !a.is_positional() && a.get_action().takes_values() && one_value {
+            // Not `validate --merge A B ...`: its list would swallow the flags after it.
+            let file_list = a.get_id() == "merge";
+            if !a.is_positional() && a.get_action().takes_values() && !file_list {
                 a.allow_hyphen_values(true)
             } else {
                 a
