@@ -45,11 +45,57 @@ where
             cmd
         });
     }
+    let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
     BUILT.with(|built| {
         let mut cmd = built.borrow_mut();
-        let matches = cmd.try_get_matches_from_mut(args)?;
+        let matches = cmd
+            .try_get_matches_from_mut(args.iter().cloned())
+            .map_err(|e| file_list_error(e, &args).format(&mut cmd))?;
         Cli::from_arg_matches(&matches).map_err(|e| e.format(&mut cmd))
     })
+}
+
+/// `validate --merge A B -1`: the file list takes no value starting with `-` (it would
+/// swallow the flags after it), so clap reports "unexpected argument '-1'", naming no flag.
+/// When the unexpected word follows `--merge` and its files, the error names `--merge`,
+/// the value and what is allowed (exit 2 as before).
+fn file_list_error(e: clap::Error, args: &[OsString]) -> clap::Error {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    if e.kind() != ErrorKind::UnknownArgument {
+        return e;
+    }
+    let Some(ContextValue::String(word)) = e.get(ContextKind::InvalidArg) else {
+        return e;
+    };
+    let words: Vec<String> = args
+        .iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    // clap names `-i` for `-inf` (a cluster of short flags): the word that begins so.
+    let Some(at) = words
+        .iter()
+        .position(|w| w == word)
+        .or_else(|| words.iter().position(|w| w.starts_with(word.as_str())))
+    else {
+        return e;
+    };
+    let word = &words[at];
+    if word.starts_with("--") {
+        return e;
+    }
+    // The nearest option before the word, with only file names between them.
+    let owner = words[..at].iter().rev().find(|w| w.starts_with('-'));
+    if owner.map(String::as_str) != Some("--merge") {
+        return e;
+    }
+    clap::Error::raw(
+        ErrorKind::InvalidValue,
+        format!(
+            "invalid value '{word}' for '--merge <FILE>...': allowed: the files that `bfopt \
+             validate --shard K/N --out FILE` wrote (a file whose name starts with - is \
+             given as ./{word})"
+        ),
+    )
 }
 
 /// Model, size and validate Bloom-filter variants.

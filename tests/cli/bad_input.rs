@@ -50,6 +50,7 @@ pub(crate) const BASES: &[&str] = &[
     "audit apbf --hashes 2 --extra-slices 2 --slice-bits 1000 --ones 250,600,400,390",
     "audit sbf --cells 1000 --hashes 3 --max 3 --decrements 10 --zeros 400",
     "audit btbf --hashes 3 --ages 290,300,310,295 --idle 2901",
+    "audit ibf --policy ibf1 --cells 512 --hashes 4 --max 5 --decrements 5 --zeros 140",
     "model fuse --items 1000 --fingerprint-bits 8",
     "model cuckoo --fingerprint-bits 8 --bucket-size 4 --buckets 300 --items 1000",
     "model counting --counters 1e4 --hashes 7 --items 1000 --counter-bits 4",

@@ -75,6 +75,19 @@ fn bad_shard_and_merge_input_exits_2_naming_the_flag_or_file() {
             &["--shard", "0 <= K < N"],
         );
     }
+    // A file-list value starting with `-` (the list takes none, so that it cannot
+    // swallow the flags after it): the message names --merge, the value, what is allowed.
+    for bad in ["-1", "-inf"] {
+        assert_exit(
+            &format!("validate --merge {out} {bad}"),
+            2,
+            &[
+                &format!("'{bad}' for '--merge"),
+                "allowed",
+                &format!("./{bad}"),
+            ],
+        );
+    }
     // --shard without --out, --out without --shard, --merge with --seed.
     assert_exit("validate --shard 0/2", 2, &["--out"]);
     assert_exit(&format!("validate --out {out}"), 2, &["--shard"]);
