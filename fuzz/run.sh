@@ -11,7 +11,9 @@
 # that matter are Rust's own, kept on with `-a`, debug assertions and overflow checks)
 # and in release mode. Inputs start from fuzz/seeds/<target>/ and the crashes already
 # found in fuzz/regressions/<target>/; new corpus entries go to a scratch directory and
-# crashes to fuzz/artifacts/<target>/. Exit 1 when a target crashed.
+# crashes to fuzz/artifacts/<target>/. Exit 1 when a target crashed. FUZZ_SEED=N fixes
+# libFuzzer's seed: with a RUNS count reached before SECONDS, the inputs are the same on
+# every machine (CI's smoke).
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -44,7 +46,7 @@ for t in "${targets[@]}"; do
   set +e
   cargo +nightly fuzz run -s none -a "$t" "${dirs[@]}" -- \
     -max_total_time="$seconds" -runs="$runs" \
-    -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+    ${FUZZ_SEED:+-seed="$FUZZ_SEED"} -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
     -artifact_prefix="artifacts/$t/" >"$log" 2>&1
   rc=$?
   set -e
