@@ -311,7 +311,7 @@ impl GbfParams {
         };
         let (mut pos_in, mut pos_out, mut inside) = (0.0, 0.0, 0.0);
         for (weight, px) in prior.classes(64) {
-            let Ok(table) = GbfDistinctTable::new(self, px, w, distinct) else {
+            let Ok(table) = GbfDistinctTable::positive(self, px, w, distinct) else {
                 continue;
             };
             let (num, den) = table.sums(&all);
@@ -378,10 +378,20 @@ pub fn posterior_distinct(
 /// 2.2e-9 absolute on the posterior (uniform and Zipf streams, hot and cold items,
 /// `k0 = k1` up to 30) with 1,000-13,000 pieces, where the direct sum takes up to 10^6
 /// ages (at `δ = 1e-3`: 1e-7 with half the pieces).
+///
+/// # Cost
+/// While `t` is near 1 the `t/(1−t)` term makes pieces grow only by a factor
+/// `1 + δ/K` each, about `(K/δ)·ln(m/K)` pieces: 1.7·10^7 at `m = 5·10^10`, `K = 85`
+/// (a fuzz input of `model gbf --distinct-decay` took minutes). That term comes from the
+/// factors `1 − f0`, which only observations with a mismatch have; [`Self::positive`]
+/// builds the table for the all-positive observation alone (`Pos`, what
+/// [`GbfParams::metrics_distinct`] needs) without it: pieces then follow `t` itself.
 #[derive(Debug, Clone)]
 pub struct GbfDistinctTable {
     /// Pieces below `w`.
     inside: usize,
+    /// Built by [`Self::positive`]: valid for observations without a mismatch only.
+    positive_only: bool,
     /// Per piece: prior mass `Σ (1−p)^i`, `f0(1,i)`, `1 − f0(1,i)`, `1 − f0(0,i)`, `f0(0,i)`.
     rows: Vec<[f64; 5]>,
 }
@@ -399,6 +409,31 @@ impl GbfDistinctTable {
         px: f64,
         w: u64,
         distinct: &crate::timing::prior::Distinct,
+    ) -> Result<Self, ModelError> {
+        Self::build(params, px, w, distinct, false)
+    }
+
+    /// The table for observations without a mismatch only (`c0 = r0`, `c1 = r1`, e.g.
+    /// every cell agreeing: `Pos`): the factors `1 − f0` are absent, so the sensitivity
+    /// `S(t)` drops its `t/(1−t)` term and pieces are far fewer where `m/K` is large.
+    ///
+    /// # Errors
+    /// As [`Self::new`].
+    pub fn positive(
+        params: &GbfParams,
+        px: f64,
+        w: u64,
+        distinct: &crate::timing::prior::Distinct,
+    ) -> Result<Self, ModelError> {
+        Self::build(params, px, w, distinct, true)
+    }
+
+    fn build(
+        params: &GbfParams,
+        px: f64,
+        w: u64,
+        distinct: &crate::timing::prior::Distinct,
+        positive_only: bool,
     ) -> Result<Self, ModelError> {
         crate::timing::prior::check_px(px)?;
         check::in_range("window", w, 1..=u64::MAX)?;
@@ -434,8 +469,12 @@ impl GbfDistinctTable {
             // Sensitivity of ln L to ln t: each of the K = k0 + k1 factors moves by at most
             // t/(1 − t) + t/min(π0, 1 − π0) per unit of ln t, largest at the piece's start.
             let t_a = (ln_q * d(a as f64)).exp();
-            let sens = f64::from(params.k0 + params.k1)
-                * (t_a / -(ln_q * d(a as f64)).exp_m1() + t_a / p0.min(1.0 - p0));
+            let mismatch = if positive_only {
+                0.0
+            } else {
+                t_a / -(ln_q * d(a as f64)).exp_m1()
+            };
+            let sens = f64::from(params.k0 + params.k1) * (mismatch + t_a / p0.min(1.0 - p0));
             let slope = (d(a as f64 + 1.0) - d(a as f64)).max(0.0);
             let room = Self::DELTA / (-ln_q * slope * sens);
             let step = if room.is_finite() && room < 1e18 {
@@ -453,11 +492,23 @@ impl GbfDistinctTable {
             }
             a = b;
         }
-        Ok(Self { inside, rows })
+        Ok(Self {
+            inside,
+            positive_only,
+            rows,
+        })
     }
 
     /// `(Σ_{i<w} (1−p)^i L_o(i), Σ_i (1−p)^i L_o(i))` for one observation.
+    ///
+    /// # Panics
+    /// On a table from [`Self::positive`] with an observation that has a mismatch
+    /// (`c0 < r0` or `c1 < r1`): its pieces were not cut for it.
     pub fn sums(&self, o: &GbfObservation) -> (f64, f64) {
+        assert!(
+            !self.positive_only || (o.c0 == o.r0 && o.c1 == o.r1),
+            "GbfDistinctTable::positive used for {o:?}, an observation with a mismatch"
+        );
         let e = [
             o.c0 as i32,
             (o.r0 - o.c0) as i32,
@@ -693,6 +744,59 @@ mod tests {
         let z = posterior_distinct(&p, &o, 0.0025, 300, &d).unwrap();
         // Pieces merge ages once D saturates (a >= about 1360 here): 5e-10 measured.
         assert!((table.posterior(&o).unwrap() - z).abs() < 1e-9);
+    }
+
+    /// The all-positive table against the generic one and the direct sum, and its
+    /// length at the fuzz input of `model gbf --distinct-decay` (`m = 5.3·10^10`,
+    /// `K = 85`, `w = 5.5·10^12`) that took minutes with the generic table.
+    #[test]
+    fn positive_table_matches_the_direct_sum_and_stays_short() {
+        use crate::timing::prior::Distinct;
+        let zipf = Distinct::zipf_tabulated(1 << 12);
+        for (m, k0, k1, px, w) in [
+            (8192u64, 4u32, 4u32, 1e-3, 1024u64),
+            (1 << 16, 20, 30, 1e-4, 4096),
+            (1 << 20, 3, 5, 2e-4, 100),
+        ] {
+            let p = GbfParams::new(m, k0, k1).unwrap();
+            let o = GbfObservation {
+                c0: k0,
+                r0: k0,
+                c1: k1,
+                r1: k1,
+            };
+            let generic = GbfDistinctTable::new(&p, px, w, &zipf).unwrap();
+            let positive = GbfDistinctTable::positive(&p, px, w, &zipf).unwrap();
+            let direct = posterior_distinct(&p, &o, px, w, &zipf).unwrap();
+            let got = positive.posterior(&o).unwrap();
+            assert!(
+                (got - direct).abs() < 1e-9,
+                "m={m}: {got} vs direct {direct}"
+            );
+            let ((n1, d1), (n2, d2)) = (positive.sums(&o), generic.sums(&o));
+            assert_relative_eq!(n1, n2, max_relative = 1e-7);
+            assert_relative_eq!(d1, d2, max_relative = 1e-7);
+            assert!(positive.len() <= generic.len());
+        }
+        let p = GbfParams::new(53_492_924_001, 43, 42).unwrap();
+        let zipf = Distinct::zipf_tabulated(605_063);
+        let table = GbfDistinctTable::positive(&p, 1e-6, 5_493_430_485_112, &zipf).unwrap();
+        assert!(table.len() < 20_000, "{} pieces", table.len());
+    }
+
+    #[test]
+    #[should_panic(expected = "an observation with a mismatch")]
+    fn positive_table_refuses_a_mismatch() {
+        let p = GbfParams::new(2000, 3, 3).unwrap();
+        let d = crate::timing::prior::Distinct::Uniform { universe: 400 };
+        let table = GbfDistinctTable::positive(&p, 0.0025, 300, &d).unwrap();
+        let o = GbfObservation {
+            c0: 2,
+            r0: 3,
+            c1: 3,
+            r1: 3,
+        };
+        let _ = table.sums(&o);
     }
 
     /// Issue 6: the piecewise table against the direct sum over every age, up to
