@@ -190,7 +190,7 @@ fn parse_line(
             ),
         });
     }
-    if std::str::from_utf8(item).is_err() {
+    if !item.is_ascii() && std::str::from_utf8(item).is_err() {
         return Err(TraceError {
             line,
             message: format!("not valid UTF-8 text (allowed: {TRACE_FORM})"),

@@ -22,10 +22,8 @@ struct Split<'a> {
 impl<'a> Split<'a> {
     #[inline]
     fn new(line: &'a [u8]) -> Self {
-        let commas = match memchr(b',', line) {
-            None => 0,
-            Some(i) => 1 + memchr_iter(b',', &line[i + 1..]).count(),
-        };
+        // A short line: a counting loop (vectorised) beats a `memchr` call.
+        let commas = line.iter().filter(|&&b| b == b',').count();
         Self { line, commas }
     }
 }
