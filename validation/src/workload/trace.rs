@@ -2,7 +2,8 @@
 //! one-column case), or a wider CSV log with the item and timestamp columns named
 //! ([`TraceOptions::columns`]); plain, gzip or zstd (recognised by magic bytes), a file
 //! or standard input (`-`). Read in one streaming pass ([`for_each_record`]): memory does
-//! not grow with the trace.
+//! not grow with the trace. Lines are split in large blocks (`lines`); a line with a
+//! quote is read as RFC 4180 CSV.
 //!
 //! An optional first line whose item field is `item` is a header and is skipped.
 //! Items are strings, hashed to 64-bit keys with xxh3 (two different items share a key

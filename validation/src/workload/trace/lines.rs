@@ -202,8 +202,11 @@ pub(super) fn stream(
 ) -> Result<(), TraceError> {
     let mut buf = vec![0u8; block.max(1)];
     let mut quotes = Quotes::new();
-    // `buf[..end]` holds read bytes not yet parsed, starting at physical line `line`.
-    let (mut end, mut line) = (0usize, 1u64);
+    // `buf[..end]` holds read bytes not yet parsed, starting at physical line `line`;
+    // `waiting`: a quoted record at its start needs more bytes, tried again only when
+    // the block is full (then doubled) or the input ends, so a long record is parsed
+    // O(log length) times, not once per read.
+    let (mut end, mut line, mut waiting) = (0usize, 1u64, false);
     loop {
         if end == buf.len() {
             buf.resize(buf.len() * 2, 0);
@@ -214,11 +217,16 @@ pub(super) fn stream(
         })?;
         end += n;
         let eof = n == 0;
+        if waiting && !eof && end < buf.len() {
+            continue;
+        }
         let whole = if eof {
             end
         } else {
-            match memrchr(b'\n', &buf[..end]) {
-                Some(i) => i + 1,
+            // Unless waiting, the bytes kept from before hold no `\n`: search the new ones.
+            let from = if waiting { 0 } else { end - n };
+            match memrchr(b'\n', &buf[from..end]) {
+                Some(i) => from + i + 1,
                 None => continue,
             }
         };
@@ -226,6 +234,7 @@ pub(super) fn stream(
         if eof {
             return Ok(());
         }
+        waiting = parsed < whole;
         buf.copy_within(parsed..end, 0);
         end -= parsed;
     }
