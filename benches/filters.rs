@@ -36,11 +36,14 @@ use bfopt_validation::filters::rbf::{Bound, RbfConfig, RbfFilter};
 use bfopt_validation::filters::stable::StableFilter;
 use bfopt_validation::filters::timing::BtbfFilter;
 use bfopt_validation::workload::{member, probe};
-use criterion::measurement::{Measurement, ValueFormatter};
 use criterion::Throughput;
 use criterion::{criterion_group, criterion_main, BenchmarkGroup, BenchmarkId, Criterion};
 use std::hint::black_box;
 use std::time::Duration;
+
+#[path = "common/cpu_time.rs"]
+mod cpu_time;
+use cpu_time::CpuTime;
 
 const K: u32 = 7;
 const BATCH: usize = 100_000;
@@ -106,60 +109,6 @@ impl Bench for StableFilter {
     }
     fn query(&mut self, key: u64) -> bool {
         self.contains_u64(key)
-    }
-}
-
-/// The CPU time of the benchmark thread.
-struct CpuTime;
-
-fn thread_cpu_ns() -> u64 {
-    let t = rustix::time::clock_gettime(rustix::time::ClockId::ThreadCPUTime);
-    t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64
-}
-
-impl Measurement for CpuTime {
-    type Intermediate = u64;
-    type Value = Duration;
-    fn start(&self) -> u64 {
-        thread_cpu_ns()
-    }
-    fn end(&self, start: u64) -> Duration {
-        Duration::from_nanos(thread_cpu_ns() - start)
-    }
-    fn add(&self, a: &Duration, b: &Duration) -> Duration {
-        *a + *b
-    }
-    fn zero(&self) -> Duration {
-        Duration::ZERO
-    }
-    fn to_f64(&self, v: &Duration) -> f64 {
-        v.as_nanos() as f64
-    }
-    fn formatter(&self) -> &dyn ValueFormatter {
-        &CpuTime
-    }
-}
-
-/// Nanoseconds as ms, throughput in Melem/s (the only throughput used here).
-impl ValueFormatter for CpuTime {
-    fn scale_values(&self, _typical: f64, values: &mut [f64]) -> &'static str {
-        values.iter_mut().for_each(|v| *v *= 1e-6);
-        "ms (CPU)"
-    }
-    fn scale_throughputs(&self, _typical: f64, t: &Throughput, values: &mut [f64]) -> &'static str {
-        let per_iteration = match *t {
-            Throughput::Elements(n)
-            | Throughput::Bytes(n)
-            | Throughput::BytesDecimal(n)
-            | Throughput::Bits(n) => n,
-        };
-        values
-            .iter_mut()
-            .for_each(|v| *v = per_iteration as f64 * 1e3 / *v);
-        "Melem/s (CPU)"
-    }
-    fn scale_for_machines(&self, _values: &mut [f64]) -> &'static str {
-        "ns"
     }
 }
 

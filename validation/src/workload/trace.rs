@@ -2,7 +2,8 @@
 //! one-column case), or a wider CSV log with the item and timestamp columns named
 //! ([`TraceOptions::columns`]); plain, gzip or zstd (recognised by magic bytes), a file
 //! or standard input (`-`). Read in one streaming pass ([`for_each_record`]): memory does
-//! not grow with the trace.
+//! not grow with the trace. Lines are split in large blocks (`lines`); a line with a
+//! quote is read as RFC 4180 CSV.
 //!
 //! An optional first line whose item field is `item` is a header and is skipped.
 //! Items are strings, hashed to 64-bit keys with xxh3 (two different items share a key
@@ -12,6 +13,8 @@ use std::fmt;
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 use xxhash_rust::xxh3::xxh3_64;
+
+mod lines;
 
 /// Longest accepted item, in bytes.
 pub const MAX_ITEM_BYTES: usize = 1 << 16;
@@ -125,25 +128,42 @@ pub struct TraceSummary {
     pub first_skipped: Option<TraceError>,
 }
 
+/// A line's fields, already trimmed of ASCII whitespace.
+trait Fields {
+    /// How many fields the line has.
+    fn count(&self) -> usize;
+    /// Field `i`, empty past the last.
+    fn field(&self, i: usize) -> &[u8];
+}
+
+#[cfg(test)]
+impl Fields for csv::ByteRecord {
+    fn count(&self) -> usize {
+        self.len()
+    }
+    fn field(&self, i: usize) -> &[u8] {
+        self.get(i).unwrap_or(b"")
+    }
+}
+
 /// One parsed line: a record, a header to skip, or an error.
 fn parse_line(
-    record: &csv::ByteRecord,
+    record: &impl Fields,
     line: u64,
     first: bool,
     opts: &TraceOptions,
 ) -> Result<Option<TraceRecord>, TraceError> {
-    let field = |i: usize| record.get(i).unwrap_or(b"");
-    let item = field(opts.key_column);
+    let item = record.field(opts.key_column);
     if first && item == b"item" {
         return Ok(None);
     }
     if let Some(max) = opts.max_fields {
-        if record.len() > max {
+        if record.count() > max {
             return Err(TraceError {
                 line,
                 message: format!(
                     "{} fields (allowed: item[,timestamp][,importance])",
-                    record.len()
+                    record.count()
                 ),
             });
         }
@@ -151,13 +171,13 @@ fn parse_line(
     if item.is_empty() {
         return Err(TraceError {
             line,
-            message: if opts.key_column < record.len() {
+            message: if opts.key_column < record.count() {
                 format!("empty item (allowed: {TRACE_FORM})")
             } else {
                 format!(
                     "no column {} for the item ({} fields; allowed: --key-column below the field count)",
                     opts.key_column + 1,
-                    record.len()
+                    record.count()
                 )
             },
         });
@@ -171,14 +191,14 @@ fn parse_line(
             ),
         });
     }
-    if std::str::from_utf8(item).is_err() {
+    if !item.is_ascii() && std::str::from_utf8(item).is_err() {
         return Err(TraceError {
             line,
             message: format!("not valid UTF-8 text (allowed: {TRACE_FORM})"),
         });
     }
     let optional = |col: Option<usize>, what: &str| {
-        col.map(field)
+        col.map(|c| record.field(c))
             .filter(|s| !s.is_empty())
             .map(|s| number(s, what, line))
             .transpose()
@@ -190,7 +210,106 @@ fn parse_line(
     }))
 }
 
-/// Streams a trace: calls `each` on every record, in order, holding one line at a time.
+/// One pass over a trace: the counts so far, and whether the next line is the first
+/// (which may be a header).
+struct Pass<'o> {
+    opts: &'o TraceOptions,
+    summary: TraceSummary,
+    first: bool,
+}
+
+impl<'o> Pass<'o> {
+    fn new(opts: &'o TraceOptions) -> Self {
+        Self {
+            opts,
+            summary: TraceSummary::default(),
+            first: true,
+        }
+    }
+
+    /// Parses one non-blank line (physical line `line`) and hands its record to `each`.
+    #[inline]
+    fn line(
+        &mut self,
+        fields: &impl Fields,
+        line: u64,
+        each: &mut impl FnMut(TraceRecord),
+    ) -> Result<(), TraceError> {
+        let parsed = parse_line(fields, line, self.first, self.opts);
+        self.first = false;
+        match parsed {
+            Ok(Some(r)) => {
+                self.summary.records += 1;
+                each(r);
+            }
+            Ok(None) => {}
+            Err(e) if self.opts.skip_bad_lines => {
+                self.summary.skipped += 1;
+                self.summary.first_skipped.get_or_insert(e);
+            }
+            Err(e) => return Err(e),
+        }
+        Ok(())
+    }
+
+    /// The summary, or an error when not a single record was read.
+    fn finish(self) -> Result<TraceSummary, TraceError> {
+        let summary = self.summary;
+        if summary.records == 0 {
+            let why = match &summary.first_skipped {
+                Some(e) => format!(" ({} bad lines skipped, the first at {e})", summary.skipped),
+                None => String::new(),
+            };
+            return Err(TraceError {
+                line: 0,
+                message: format!("the trace has no items{why} (allowed: {TRACE_FORM})"),
+            });
+        }
+        Ok(summary)
+    }
+}
+
+/// The `csv` crate's reading of a whole trace, the reference the line reader is tested
+/// against (its line numbers count from the end of the previous record, blank lines
+/// not included, so only records and messages are compared).
+#[cfg(test)]
+fn csv_records(
+    input: impl Read,
+    pass: &mut Pass<'_>,
+    each: &mut impl FnMut(TraceRecord),
+) -> Result<(), TraceError> {
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .trim(csv::Trim::All)
+        .from_reader(input);
+    let mut record = csv::ByteRecord::new();
+    loop {
+        let line = reader.position().line();
+        match reader.read_byte_record(&mut record) {
+            Ok(false) => return Ok(()),
+            Ok(true) => {}
+            Err(e) => {
+                let line = e.position().map_or(line, |p| p.line());
+                return Err(TraceError {
+                    line,
+                    message: format!("{e} (allowed: {TRACE_FORM})"),
+                });
+            }
+        }
+        let line = record.position().map_or(line, |p| p.line());
+        pass.line(&record, line, each)?;
+    }
+}
+
+/// Streams a trace: calls `each` on every record, in order, holding one block of lines
+/// at a time (1 MiB, more only for a longer line).
+///
+/// Lines are split on `\n` (a `\r` before it is dropped) and fields on `,`, trimmed of
+/// ASCII whitespace; blank lines are skipped. A line holding a quote `"` or a lone `\r`
+/// is read as RFC 4180 CSV (quoted fields may hold commas and line breaks, `""` is a
+/// quote, a lone `\r` ends a record). Errors name the physical line (`\n` counted) where
+/// the record starts.
 ///
 /// # Errors
 /// Without [`TraceOptions::skip_bad_lines`], the first bad line: an empty item, an item
@@ -202,53 +321,9 @@ pub fn for_each_record(
     opts: &TraceOptions,
     mut each: impl FnMut(TraceRecord),
 ) -> Result<TraceSummary, TraceError> {
-    let mut reader = csv::ReaderBuilder::new()
-        .has_headers(false)
-        .flexible(true)
-        .trim(csv::Trim::All)
-        .from_reader(input);
-    let mut summary = TraceSummary::default();
-    let mut record = csv::ByteRecord::new();
-    let mut first = true;
-    loop {
-        let line = reader.position().line();
-        match reader.read_byte_record(&mut record) {
-            Ok(false) => break,
-            Ok(true) => {}
-            Err(e) => {
-                let line = e.position().map_or(line, |p| p.line());
-                return Err(TraceError {
-                    line,
-                    message: format!("{e} (allowed: {TRACE_FORM})"),
-                });
-            }
-        }
-        let line = record.position().map_or(line, |p| p.line());
-        match parse_line(&record, line, first && summary.records == 0, opts) {
-            Ok(Some(r)) => {
-                summary.records += 1;
-                each(r);
-            }
-            Ok(None) => {}
-            Err(e) if opts.skip_bad_lines => {
-                summary.skipped += 1;
-                summary.first_skipped.get_or_insert(e);
-            }
-            Err(e) => return Err(e),
-        }
-        first = false;
-    }
-    if summary.records == 0 {
-        let why = match &summary.first_skipped {
-            Some(e) => format!(" ({} bad lines skipped, the first at {e})", summary.skipped),
-            None => String::new(),
-        };
-        return Err(TraceError {
-            line: 0,
-            message: format!("the trace has no items{why} (allowed: {TRACE_FORM})"),
-        });
-    }
-    Ok(summary)
+    let mut pass = Pass::new(opts);
+    lines::stream(input, lines::BLOCK, &mut pass, &mut each)?;
+    pass.finish()
 }
 
 /// Reads a whole trace in today's form ([`TraceOptions::default`]).
@@ -396,6 +471,144 @@ mod tests {
             |_| {},
         );
         assert!(all_bad.unwrap_err().message.contains("1 bad lines skipped"));
+    }
+
+    /// A reader handing out at most `step` bytes per call, as a pipe may.
+    struct Trickle<'a>(&'a [u8], usize);
+
+    impl Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let n = self.0.len().min(self.1).min(buf.len());
+            buf[..n].copy_from_slice(&self.0[..n]);
+            self.0 = &self.0[n..];
+            Ok(n)
+        }
+    }
+
+    type Outcome = (Vec<TraceRecord>, Result<TraceSummary, TraceError>);
+
+    /// `s` without its line numbers (`line N: ` and the number of a [`TraceError`]).
+    fn without_lines(e: &TraceError) -> TraceError {
+        let mut message = String::new();
+        let mut rest = e.message.as_str();
+        while let Some(i) = rest.find("line ") {
+            message.push_str(&rest[..i]);
+            rest = rest[i + 5..].trim_start_matches(|c: char| c.is_ascii_digit());
+            rest = rest.strip_prefix(": ").unwrap_or(rest);
+        }
+        message.push_str(rest);
+        TraceError { line: 0, message }
+    }
+
+    /// An outcome with every line number removed.
+    fn lineless((got, r): Outcome) -> Outcome {
+        let r = r
+            .map(|mut s| {
+                s.first_skipped = s.first_skipped.as_ref().map(without_lines);
+                s
+            })
+            .map_err(|e| without_lines(&e));
+        (got, r)
+    }
+
+    /// The whole input through the `csv` crate (the reference, but for line numbers).
+    fn csv_only(input: &[u8], opts: &TraceOptions) -> Outcome {
+        let mut got = Vec::new();
+        let mut pass = Pass::new(opts);
+        let r = csv_records(input, &mut pass, &mut |r| got.push(r)).and_then(|()| pass.finish());
+        lineless((got, r))
+    }
+
+    /// The input through the line reader, `block` bytes at a time, `step` bytes a read.
+    fn by_lines(input: &[u8], opts: &TraceOptions, block: usize, step: usize) -> Outcome {
+        let mut got = Vec::new();
+        let mut pass = Pass::new(opts);
+        let r = lines::stream(Trickle(input, step), block, &mut pass, &mut |r| got.push(r))
+            .and_then(|()| pass.finish());
+        (got, r)
+    }
+
+    fn all_options() -> [TraceOptions; 4] {
+        [
+            TraceOptions::default(),
+            TraceOptions::default().skipping_bad_lines(true),
+            TraceOptions::columns(1, Some(0)),
+            TraceOptions::columns(1, Some(2)).skipping_bad_lines(true),
+        ]
+    }
+
+    #[test]
+    fn line_reader_agrees_with_the_csv_reader_on_line_ends_and_blanks() {
+        let cases: [&[u8]; 9] = [
+            b"a\r\nb,1\r\n\r\nc,2,3\r\n",
+            b"a\nb,1\nlast,4",
+            b"a\nb,1\nlast,4\r",
+            b"\n\n\na\n\n\nb,x\n",
+            b"item\n\n  spaced  , 2 \n\t\n,1\n",
+            b"a\n\"quoted, with comma\",1\n\"two\nlines\",2\nz,y\n",
+            b"a,1\rb,2\rc,x\n",
+            b"item,timestamp\r\n\r\na,1\r\n",
+            b"x,1\n\"unterminated\n",
+        ];
+        for input in cases {
+            for opts in all_options() {
+                let whole = by_lines(input, &opts, lines::BLOCK, usize::MAX);
+                assert_eq!(lineless(whole.clone()), csv_only(input, &opts), "{opts:?}");
+                for (block, step) in [(BLOCK_FOR_TESTS, usize::MAX), (1, 1), (3, 2), (5, 7)] {
+                    assert_eq!(
+                        by_lines(input, &opts, block, step),
+                        whole,
+                        "{:?} {opts:?} block {block} step {step}",
+                        String::from_utf8_lossy(input)
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn errors_name_the_physical_line_after_blank_and_crlf_lines() {
+        let e = read_trace("a\r\n\r\n\nb,x\r\n".as_bytes()).unwrap_err();
+        assert_eq!(e.line, 4, "{e}");
+        let e = read_trace("a\n\n\"q\",1\n\nb,x\n".as_bytes()).unwrap_err();
+        assert_eq!(e.line, 5, "after a quoted line: {e}");
+        let e = read_trace("\"two\nlines\",x\n".as_bytes()).unwrap_err();
+        assert_eq!(e.line, 1, "a record's first line: {e}");
+        let skip = TraceOptions::default().skipping_bad_lines(true);
+        let s = for_each_record("\"two\n\nlines\",x\nc,y\n".as_bytes(), &skip, |_| {});
+        let e = s.unwrap_err();
+        assert!(
+            e.message
+                .contains("2 bad lines skipped, the first at line 1:"),
+            "{e}"
+        );
+        let e = read_trace("a\rb,x\n".as_bytes()).unwrap_err();
+        assert_eq!(e.line, 1, "a lone \\r ends a record, not a line: {e}");
+        let e = read_trace("\"a\"\r\n\"b\",x\r\n".as_bytes()).unwrap_err();
+        assert_eq!(e.line, 2, "{e}");
+    }
+
+    const BLOCK_FOR_TESTS: usize = 64;
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+        #[test]
+        fn line_reader_agrees_with_the_csv_reader(
+            bytes in proptest::collection::vec(
+                proptest::sample::select(vec![
+                    b'a', b'b', b'1', b'.', b',', b' ', b'\t', b'\n', b'\n', b'\r', b'"', 0xff,
+                ]),
+                0..80,
+            ),
+            block in 1usize..40,
+            step in 1usize..50,
+            which in 0usize..4,
+        ) {
+            let opts = all_options()[which];
+            let whole = by_lines(&bytes, &opts, lines::BLOCK, usize::MAX);
+            proptest::prop_assert_eq!(lineless(whole.clone()), csv_only(&bytes, &opts));
+            proptest::prop_assert_eq!(by_lines(&bytes, &opts, block, step), whole);
+        }
     }
 
     #[test]
