@@ -28,14 +28,21 @@
 //! `W` depends on `W/m`. For each policy, `Max ∈ {1, 3, 7}` (`{1, 3}` for policies with
 //! a cumulative-importance counter, which is [`COUNTER_BITS`] wide here so that the
 //! dense chain stays small) and `K ∈ 1..=8`:
-//! 1. the smallest `P` (bisection) whose FP meets the target at `m = `[`M_REF`];
+//! 1. the smallest `P` (galloping up from 1, then bisection) whose FP meets the target at
+//!    `m = `[`M_REF`];
 //! 2. the age `a*` at which the weighted FN reaches RATE at `M_REF`
 //!    ([`IbfSolution::weighted_fn_age`]), so `m ≈ M_REF·W/a*`;
 //! 3. at that `m`, re-solved exactly: `P` raised while the FP misses, `m` raised by 2%
 //!    while the FN at `W` misses (at most [`ADJUST`] times each).
 //!
-//! The least memory over `(Max, K)` is the policy's row; a policy none of whose
-//! combinations can be met (or whose mean-field solve fails) is listed as excluded.
+//! The least memory over `(Max, K)` (the first in that order on a tie) is the policy's
+//! row; a policy none of whose combinations can be met (or whose mean-field solve fails)
+//! is listed as excluded. A combination whose step-2 `m` already needs at least the
+//! memory of the best so far skips step 3: step 3 only raises `m`, so it cannot win. With
+//! the galloping this takes 40% off the CPU of `recommend --fp 0.05 --window 1e5
+//! --allow-fn 0.1 --importance linear:1:50` (0.19 s → 0.11 s, one thread), its rows
+//! byte-identical. Sizing the largest `Max` first (0.13 s), and with it a lower bound on
+//! `m` at `P = 1` before step 1 (0.16 s), were measured slower.
 //!
 //! `Plan::validate` runs each row's own design ([`stable_validator`]): the reference filter
 //! from its warm-up to the stable point, then `2·W` insertions, checking zero fraction,
@@ -191,7 +198,9 @@ fn sized(
         return None;
     }
     let mut m = (scaled as u64).max(u64::from(k) + p + 1);
-    if below.is_some_and(|b| params(policy, dist, m, k, max, p).is_none_or(|x| x.memory_bits() >= b)) {
+    if below
+        .is_some_and(|b| params(policy, dist, m, k, max, p).is_none_or(|x| x.memory_bits() >= b))
+    {
         return None;
     }
     // 3. Exact corrections at the final size.
@@ -339,6 +348,38 @@ mod tests {
         }
     }
 
+    /// The pruned search returns the exhaustive search's first least-memory design.
+    #[test]
+    fn best_equals_the_exhaustive_least_memory() {
+        let dist = ImportanceDist::linear(1, 50).unwrap();
+        let (fp, w, rate) = (0.05, 2_000, 0.1);
+        for policy in [Policy::Ibf1, Policy::Ibf6, Policy::Ibf3] {
+            let maxima: &[u32] = if policy.tracks_cumulative() {
+                &[1, 3]
+            } else {
+                &[1, 3, 7]
+            };
+            let exhaustive = maxima
+                .iter()
+                .flat_map(|&max| (1..=8u32).map(move |k| (max, k)))
+                .filter_map(|(max, k)| sized(policy, &dist, max, k, fp, w, rate, None))
+                .min_by_key(|(p, _)| p.memory_bits())
+                .unwrap();
+            let (p, s) = best(policy, &dist, fp, w, rate).unwrap();
+            assert_eq!(
+                (p.m(), p.k(), p.max(), p.p()),
+                (
+                    exhaustive.0.m(),
+                    exhaustive.0.k(),
+                    exhaustive.0.max(),
+                    exhaustive.0.p()
+                ),
+                "{policy}"
+            );
+            assert_eq!(s.fp().to_bits(), exhaustive.1.fp().to_bits(), "{policy}");
+        }
+    }
+
     #[test]
     fn first_true_near_agrees_with_bisection() {
         use bfopt_models::numeric::first_true;
@@ -350,12 +391,19 @@ mod tests {
                         calls += 1;
                         x >= t
                     });
-                    assert_eq!(near, first_true(lo, hi, |x| x >= t), "lo {lo} hi {hi} t {t}");
+                    assert_eq!(
+                        near,
+                        first_true(lo, hi, |x| x >= t),
+                        "lo {lo} hi {hi} t {t}"
+                    );
                     assert!(calls <= 2 * (64 - (t.max(lo) - lo + 1).leading_zeros()) + 1);
                 }
             }
         }
-        assert_eq!(first_true_near(1, u64::MAX, |x| x >= 1 << 62), Some(1 << 62));
+        assert_eq!(
+            first_true_near(1, u64::MAX, |x| x >= 1 << 62),
+            Some(1 << 62)
+        );
     }
 
     #[test]
