@@ -28,14 +28,21 @@
 //! `W` depends on `W/m`. For each policy, `Max ∈ {1, 3, 7}` (`{1, 3}` for policies with
 //! a cumulative-importance counter, which is [`COUNTER_BITS`] wide here so that the
 //! dense chain stays small) and `K ∈ 1..=8`:
-//! 1. the smallest `P` (bisection) whose FP meets the target at `m = `[`M_REF`];
+//! 1. the smallest `P` (galloping up from 1, then bisection) whose FP meets the target at
+//!    `m = `[`M_REF`];
 //! 2. the age `a*` at which the weighted FN reaches RATE at `M_REF`
 //!    ([`IbfSolution::weighted_fn_age`]), so `m ≈ M_REF·W/a*`;
 //! 3. at that `m`, re-solved exactly: `P` raised while the FP misses, `m` raised by 2%
 //!    while the FN at `W` misses (at most [`ADJUST`] times each).
 //!
-//! The least memory over `(Max, K)` is the policy's row; a policy none of whose
-//! combinations can be met (or whose mean-field solve fails) is listed as excluded.
+//! The least memory over `(Max, K)` (the first in that order on a tie) is the policy's
+//! row; a policy none of whose combinations can be met (or whose mean-field solve fails)
+//! is listed as excluded. A combination whose step-2 `m` already needs at least the
+//! memory of the best so far skips step 3: step 3 only raises `m`, so it cannot win. With
+//! the galloping this takes 40% off the CPU of `recommend --fp 0.05 --window 1e5
+//! --allow-fn 0.1 --importance linear:1:50` (0.19 s → 0.11 s, one thread), its rows
+//! byte-identical. Sizing the largest `Max` first (0.13 s), and with it a lower bound on
+//! `m` at `P = 1` before step 1 (0.16 s), were measured slower.
 //!
 //! `Plan::validate` runs each row's own design ([`stable_validator`]): the reference filter
 //! from its warm-up to the stable point, then `2·W` insertions, checking zero fraction,
@@ -108,11 +115,22 @@ fn best(
     } else {
         &[1, 3, 7]
     };
-    maxima
+    // The first least-memory design in `(Max, K)` order; a combination whose lower bound
+    // on memory (step 2's cell count, which step 3 only raises) is not below the best so
+    // far cannot replace it and is not corrected (step 3 skipped).
+    let mut found: Option<(IbfParams, IbfSolution)> = None;
+    for (max, k) in maxima
         .iter()
         .flat_map(|&max| (1..=8u32).map(move |k| (max, k)))
-        .filter_map(|(max, k)| sized(policy, dist, max, k, fp, w, rate))
-        .min_by_key(|(p, _)| p.memory_bits())
+    {
+        let bound = found.as_ref().map(|(p, _)| p.memory_bits());
+        if let Some((p, s)) = sized(policy, dist, max, k, fp, w, rate, bound) {
+            if bound.is_none_or(|b| p.memory_bits() < b) {
+                found = Some((p, s));
+            }
+        }
+    }
+    found
 }
 
 fn params(
@@ -151,7 +169,10 @@ pub(crate) fn design(
     }
 }
 
-/// Steps 1-3 of the module doc for one `(policy, Max, K)`.
+/// Steps 1-3 of the module doc for one `(policy, Max, K)`; `None` also when `below` is
+/// given and the design cannot use fewer than `below` bits (step 2's cell count, which
+/// step 3 only raises, already needs as many).
+#[allow(clippy::too_many_arguments)]
 fn sized(
     policy: Policy,
     dist: &ImportanceDist,
@@ -160,6 +181,7 @@ fn sized(
     fp: f64,
     w: u64,
     rate: f64,
+    below: Option<u64>,
 ) -> Option<(IbfParams, IbfSolution)> {
     let fp_at = |m: u64, p: u64| {
         params(policy, dist, m, k, max, p)
@@ -167,9 +189,7 @@ fn sized(
             .map(|s| s.fp())
     };
     // 1. Smallest P meeting the FP at M_REF (FP falls as P grows).
-    let p = bfopt_models::numeric::first_true(1, M_REF / 4, |p| {
-        fp_at(M_REF, p).is_some_and(|f| f <= fp)
-    })?;
+    let p = first_true_near(1, M_REF / 4, |p| fp_at(M_REF, p).is_some_and(|f| f <= fp))?;
     // 2. The age at which the weighted FN reaches the rate, at M_REF.
     let reference = solve(&params(policy, dist, M_REF, k, max, p)?).ok()?;
     let a_ref = reference.weighted_fn_age(rate)?;
@@ -178,6 +198,11 @@ fn sized(
         return None;
     }
     let mut m = (scaled as u64).max(u64::from(k) + p + 1);
+    if below
+        .is_some_and(|b| params(policy, dist, m, k, max, p).is_none_or(|x| x.memory_bits() >= b))
+    {
+        return None;
+    }
     // 3. Exact corrections at the final size.
     let mut p = p;
     for _ in 0..ADJUST {
@@ -193,6 +218,40 @@ fn sized(
         }
     }
     None
+}
+
+/// The smallest `x` in `[lo, hi]` where the monotone `pred` holds (false below it, true
+/// from it on), as [`bfopt_models::numeric::first_true`], but found by galloping up from
+/// `lo` (`lo, lo + 1, lo + 3, lo + 7, …`) and bisecting the last step: about
+/// `2·log2(x − lo + 1)` calls instead of `log2(hi − lo)`, fewer where `x` lies near `lo`
+/// (step 1's `P`, a few units of 16384).
+fn first_true_near(lo: u64, hi: u64, mut pred: impl FnMut(u64) -> bool) -> Option<u64> {
+    let (mut below, mut x, mut step) = (lo, lo, 1u64);
+    loop {
+        if x > hi {
+            return None;
+        }
+        if pred(x) {
+            break;
+        }
+        if x == hi {
+            return None;
+        }
+        below = x + 1;
+        x = x.saturating_add(step).min(hi);
+        step = step.saturating_mul(2);
+    }
+    // pred(x) holds and fails below `below`: bisect [below, x].
+    let mut top = x;
+    while below < top {
+        let mid = below + (top - below) / 2;
+        if pred(mid) {
+            top = mid;
+        } else {
+            below = mid + 1;
+        }
+    }
+    Some(below)
 }
 
 /// The reference filter of `params` on distinct items with importances drawn from its
@@ -273,7 +332,7 @@ mod tests {
             Policy::Ibf2,
             Policy::Ibf4,
         ] {
-            let (p, s) = sized(policy, &dist, 3, 4, fp, w, rate).unwrap();
+            let (p, s) = sized(policy, &dist, 3, 4, fp, w, rate, None).unwrap();
             assert!(s.fp() <= fp, "{policy}: fp {}", s.fp());
             let age = s.weighted_fn_age(rate);
             assert!(age.is_none_or(|a| a > w), "{policy}: {age:?}");
@@ -289,12 +348,70 @@ mod tests {
         }
     }
 
+    /// The pruned search returns the exhaustive search's first least-memory design.
+    #[test]
+    fn best_equals_the_exhaustive_least_memory() {
+        let dist = ImportanceDist::linear(1, 50).unwrap();
+        let (fp, w, rate) = (0.05, 2_000, 0.1);
+        for policy in [Policy::Ibf1, Policy::Ibf6, Policy::Ibf3] {
+            let maxima: &[u32] = if policy.tracks_cumulative() {
+                &[1, 3]
+            } else {
+                &[1, 3, 7]
+            };
+            let exhaustive = maxima
+                .iter()
+                .flat_map(|&max| (1..=8u32).map(move |k| (max, k)))
+                .filter_map(|(max, k)| sized(policy, &dist, max, k, fp, w, rate, None))
+                .min_by_key(|(p, _)| p.memory_bits())
+                .unwrap();
+            let (p, s) = best(policy, &dist, fp, w, rate).unwrap();
+            assert_eq!(
+                (p.m(), p.k(), p.max(), p.p()),
+                (
+                    exhaustive.0.m(),
+                    exhaustive.0.k(),
+                    exhaustive.0.max(),
+                    exhaustive.0.p()
+                ),
+                "{policy}"
+            );
+            assert_eq!(s.fp().to_bits(), exhaustive.1.fp().to_bits(), "{policy}");
+        }
+    }
+
+    #[test]
+    fn first_true_near_agrees_with_bisection() {
+        use bfopt_models::numeric::first_true;
+        for lo in 0..6u64 {
+            for hi in lo..40 {
+                for t in 0..45u64 {
+                    let mut calls = 0;
+                    let near = first_true_near(lo, hi, |x| {
+                        calls += 1;
+                        x >= t
+                    });
+                    assert_eq!(
+                        near,
+                        first_true(lo, hi, |x| x >= t),
+                        "lo {lo} hi {hi} t {t}"
+                    );
+                    assert!(calls <= 2 * (64 - (t.max(lo) - lo + 1).leading_zeros()) + 1);
+                }
+            }
+        }
+        assert_eq!(
+            first_true_near(1, u64::MAX, |x| x >= 1 << 62),
+            Some(1 << 62)
+        );
+    }
+
     #[test]
     fn validator_simulates_the_recommended_design_and_agrees() {
         let dist = ImportanceDist::linear(1, 50).unwrap();
         let w = 2_000;
         for policy in [Policy::Ibf6, Policy::Ibf3] {
-            let (p, s) = sized(policy, &dist, 3, 4, 0.05, w, 0.1).unwrap();
+            let (p, s) = sized(policy, &dist, 3, 4, 0.05, w, 0.1, None).unwrap();
             let v = stable_validator(p.clone(), w).expect("small enough to simulate");
             let checks = v.run(SimRun {
                 seed: 7,
