@@ -64,6 +64,87 @@ pub fn log_add_exp(a: f64, b: f64) -> f64 {
     hi + (lo - hi).exp().ln_1p()
 }
 
+/// A running `ln(Σ e^(a_i))` over a stream of logs (log-sum-exp without storing the
+/// terms): the largest log so far is kept apart and the others summed relative to it.
+///
+/// # Numerics
+/// Every stored term `e^(a_i − max) ≤ 1`, summed with [`CompensatedSum`]: the result's
+/// relative error does not grow with the number of terms, and no term underflows
+/// unless it is below `e^(−745)` of the largest, where it cannot change the sum.
+#[derive(Debug, Clone, Copy)]
+pub struct LnSum {
+    max: f64,
+    sum: CompensatedSum,
+}
+
+impl Default for LnSum {
+    fn default() -> Self {
+        Self {
+            max: f64::NEG_INFINITY,
+            sum: CompensatedSum::new(),
+        }
+    }
+}
+
+impl LnSum {
+    /// An empty sum (`ln 0 = −∞`).
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds `e^ln_term`; `−∞` adds nothing.
+    pub fn add(&mut self, ln_term: f64) {
+        if ln_term == f64::NEG_INFINITY {
+            return;
+        }
+        if ln_term > self.max {
+            let scale = (self.max - ln_term).exp();
+            let old = self.sum.value() * scale;
+            self.sum = CompensatedSum::new();
+            self.sum.add(old);
+            self.sum.add(1.0);
+            self.max = ln_term;
+        } else {
+            self.sum.add((ln_term - self.max).exp());
+        }
+    }
+
+    /// `ln Σ e^(a_i)`; `−∞` when empty.
+    pub fn value(&self) -> f64 {
+        if self.max == f64::NEG_INFINITY {
+            return f64::NEG_INFINITY;
+        }
+        self.max + self.sum.value().ln()
+    }
+}
+
+impl FromIterator<f64> for LnSum {
+    fn from_iter<I: IntoIterator<Item = f64>>(iter: I) -> Self {
+        let mut s = LnSum::new();
+        for x in iter {
+            s.add(x);
+        }
+        s
+    }
+}
+
+/// `ln(1 − e^(−e^l))`: the log of the probability `1 − e^(−x)` given `l = ln x`, in log
+/// space, so that it keeps its relative precision when `x` is below the smallest `f64`.
+///
+/// # Formula
+/// ```text
+/// ln(1 − e^(−x)) = ln x + ln((1 − e^(−x))/x) = ln x − x/2 + O(x²)
+/// ```
+/// For `l < −40` (`x < 4.3e-18`) the correction `x/2` is below `f64` resolution and
+/// `l` is returned; otherwise `ln(−expm1(−e^l))`.
+pub fn ln_one_minus_exp_neg_exp(l: f64) -> f64 {
+    if l < -40.0 {
+        l
+    } else {
+        one_minus_exp_neg(l.exp()).ln()
+    }
+}
+
 /// Neumaier's compensated sum: error independent of the number of terms.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct CompensatedSum {
@@ -413,6 +494,32 @@ mod tests {
         assert_relative_eq!(log_sum_exp(&t), 0.6f64.ln(), max_relative = 1e-15);
         assert_eq!(log_sum_exp(&[]), f64::NEG_INFINITY);
         assert_relative_eq!(log_add_exp(0.5f64.ln(), 0.25f64.ln()), 0.75f64.ln());
+    }
+
+    #[test]
+    fn ln_sum_matches_log_sum_exp_in_any_order() {
+        let t = [
+            0.1f64.ln(),
+            -800.0,
+            0.3f64.ln(),
+            f64::NEG_INFINITY,
+            0.2f64.ln(),
+        ];
+        let s: LnSum = t.iter().copied().collect();
+        assert_relative_eq!(s.value(), log_sum_exp(&t), max_relative = 1e-15);
+        // Terms far below the smallest f64, in increasing order.
+        let tiny: LnSum = [-2000.0, -1000.0, -1000.0].into_iter().collect();
+        assert_relative_eq!(tiny.value(), -1000.0 + 2f64.ln(), max_relative = 1e-15);
+        assert_eq!(LnSum::new().value(), f64::NEG_INFINITY);
+    }
+
+    #[test]
+    fn ln_one_minus_exp_neg_exp_is_continuous_at_its_switch() {
+        for l in [-39.9, -40.0, -40.1, -2.0, 0.5, -1e4] {
+            let direct = one_minus_exp_neg(f64::exp(l)).ln();
+            let want = if direct.is_finite() { direct } else { l };
+            assert_relative_eq!(ln_one_minus_exp_neg_exp(l), want, max_relative = 1e-15);
+        }
     }
 
     #[test]
