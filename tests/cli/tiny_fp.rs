@@ -156,6 +156,32 @@ fn issue_17_model_pbf_prints_fps_below_1e_308() {
 }
 
 #[test]
+fn issue_17_model_apbbf_prints_fps_below_1e_308() {
+    let rows = run(
+        "model apbbf --hashes 64 --extra-slices 1 --block-bits 4096 --block-hashes 64 --window 1000",
+    )
+    .unwrap();
+    let m = &rows[0];
+    for key in ["fp", "fp_paper", "fp_apbf"] {
+        assert!(log10_of(m, key) < -308.0, "{key}: {m:?}");
+    }
+    // fp_apbf: some kb = 4096 consecutive of the kb + lb = 4160 slices with the paper's
+    // fills r_i = (i+1)/(2kb) for i < kb, 1/2 after (Section 5.3 [APBF]). Window s
+    // matches with probability Π_{i=s}^{s+kb−1} r_i: F lies between the largest window
+    // and the sum over windows (union bound).
+    let (kb, lb) = (4096usize, 64usize);
+    let ln_r: Vec<f64> = (0..kb + lb)
+        .map(|i| if i < kb { (i + 1) as f64 / (2 * kb) as f64 } else { 0.5 })
+        .map(f64::ln)
+        .collect();
+    let windows: Vec<f64> = (0..=lb).map(|s| ln_r[s..s + kb].iter().sum()).collect();
+    let top = windows.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let union = top + windows.iter().map(|w| (w - top).exp()).sum::<f64>().ln();
+    let got = log10_of(m, "fp_apbf") * std::f64::consts::LN_10;
+    assert!(top - 1e-9 <= got && got <= union + 1e-9, "{top} <= {got} <= {union}");
+}
+
+#[test]
 fn issue_17_model_rbf_sigma_bounded_below_1e_308_exits_3_naming_the_bound() {
     // The σ-bounded chain and its fluid limit have no log-space form.
     match run("model rbf --bits 1e12 --hashes 64 --recycle-bits 64") {
