@@ -145,6 +145,105 @@ pub fn ln_one_minus_exp_neg_exp(l: f64) -> f64 {
     }
 }
 
+/// Most terms a log-space mixture ([`ln_binomial_mixture`], [`ln_poisson_mixture`])
+/// walks before giving up (about 0.5 s).
+pub const LN_MIXTURE_STEPS: u64 = 10_000_000;
+
+/// `ln Σ_j P(J = j)·e^(ln_f(j))` for `J ~ Binomial(n, p)`, in log space: no cut of the
+/// load law, so a tail load whose `f` outweighs its small mass is kept however small
+/// the sum is. `None` when `ln_f` gives up or the walk exceeds [`LN_MIXTURE_STEPS`].
+///
+/// # Formula
+/// ```text
+/// ln w_mode = 0,   ln w_(j+1) − ln w_j = ln((n − j)/(j + 1)) + ln(p/(1 − p))
+/// ln mixture = LSE_j(ln w_j + ln f(j)) − LSE_j(ln w_j)
+/// ```
+/// The weights are walked outward from the mode (as [`binomial_pmf`] does, so that the
+/// rounding of `ln(p/(1 − p))` grows with the distance from the mode, not with `j`)
+/// with compensated sums, and normalised by their own log-sum. `ln_f` is called in
+/// increasing `j` and must be nondecreasing and concave in `j` (as `k·ln(1 − (1 −
+/// x)^j)` is): the terms are then unimodal with their peak at or above the mode, and
+/// the walk stops where both the weight and the term are `e^80` below their peaks.
+pub fn ln_binomial_mixture(n: u64, p: f64, ln_f: impl FnMut(u64) -> Option<f64>) -> Option<f64> {
+    let ln_odds = p.ln() - (-p).ln_1p();
+    let nf = n as f64;
+    let mode = (((nf + 1.0) * p).floor() as u64).min(n);
+    ln_mixture_walk(
+        mode,
+        n,
+        |j| ((nf - j as f64) / (j as f64 + 1.0)).ln() + ln_odds,
+        ln_f,
+    )
+}
+
+/// `ln Σ_j P(J = j)·e^(ln_f(j))` for `J ~ Poisson(λ)`, in log space, as
+/// [`ln_binomial_mixture`] with `ln w_(j+1) − ln w_j = ln λ − ln(j + 1)` from the mode
+/// `⌊λ⌋`.
+pub fn ln_poisson_mixture(lambda: f64, ln_f: impl FnMut(u64) -> Option<f64>) -> Option<f64> {
+    let ln_lambda = lambda.ln();
+    ln_mixture_walk(
+        lambda.floor() as u64,
+        u64::MAX,
+        |j| ln_lambda - (j as f64 + 1.0).ln(),
+        ln_f,
+    )
+}
+
+/// The walk of [`ln_binomial_mixture`]: the mode, the largest `j`, the log weight ratio
+/// `ln w_(j+1)/w_j`.
+fn ln_mixture_walk(
+    mode: u64,
+    j_max: u64,
+    mut ln_up: impl FnMut(u64) -> f64,
+    mut ln_f: impl FnMut(u64) -> Option<f64>,
+) -> Option<f64> {
+    const DROP: f64 = 80.0;
+    // Below the mode: weights only (f is nondecreasing, so those terms are below the
+    // mode's by at least as much as their weights), stored to call ln_f in order.
+    let mut below = Vec::new();
+    let mut ln_w = CompensatedSum::new();
+    let mut j = mode;
+    while j > 0 {
+        ln_w.add(-ln_up(j - 1));
+        j -= 1;
+        let w = ln_w.value();
+        if w < -DROP {
+            break;
+        }
+        below.push((j, w));
+        if below.len() as u64 > LN_MIXTURE_STEPS {
+            return None;
+        }
+    }
+    let (mut terms, mut weights) = (LnSum::new(), LnSum::new());
+    let mut peak = f64::NEG_INFINITY;
+    for &(j, w) in below.iter().rev() {
+        let t = w + ln_f(j)?;
+        terms.add(t);
+        weights.add(w);
+        peak = peak.max(t);
+    }
+    let mut ln_w = CompensatedSum::new();
+    let mut j = mode;
+    let mut steps = 0u64;
+    loop {
+        let w = ln_w.value();
+        let t = w + ln_f(j)?;
+        terms.add(t);
+        weights.add(w);
+        peak = peak.max(t);
+        if j >= j_max || (w < -DROP && t < peak - DROP) {
+            return Some(terms.value() - weights.value());
+        }
+        steps += 1;
+        if steps > LN_MIXTURE_STEPS {
+            return None;
+        }
+        ln_w.add(ln_up(j));
+        j += 1;
+    }
+}
+
 /// Neumaier's compensated sum: error independent of the number of terms.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct CompensatedSum {
@@ -520,6 +619,30 @@ mod tests {
             let want = if direct.is_finite() { direct } else { l };
             assert_relative_eq!(ln_one_minus_exp_neg_exp(l), want, max_relative = 1e-15);
         }
+    }
+
+    #[test]
+    fn ln_mixtures_match_direct_sums() {
+        // E[(j/10)^3] for J ~ Bin(20, 0.3) and Poisson(2.5), summed directly.
+        let ln_f = |j: u64| Some(3.0 * (j as f64 / 10.0).ln());
+        let direct: f64 = binomial_pmf(20, 0.3, 0.0)
+            .iter()
+            .map(|&(j, w)| w * (j as f64 / 10.0).powi(3))
+            .sum();
+        let got = ln_binomial_mixture(20, 0.3, ln_f).unwrap();
+        assert_relative_eq!(got, direct.ln(), max_relative = 1e-14);
+        let direct: f64 = poisson_pmf(2.5, 1e-300)
+            .iter()
+            .map(|&(j, w)| w * (j as f64 / 10.0).powi(3))
+            .sum();
+        let got = ln_poisson_mixture(2.5, ln_f).unwrap();
+        assert_relative_eq!(got, direct.ln(), max_relative = 1e-14);
+        // A tail load that outweighs its mass: f(j) = e^(−1000)·10^(60j) over Bin(10, 1e-9).
+        let ln_f = |j: u64| Some(-1000.0 + 60.0 * j as f64 * std::f64::consts::LN_10);
+        let got = ln_binomial_mixture(10, 1e-9, ln_f).unwrap();
+        // Dominated by j = 10: 1e-90 · 10^600 · e^-1000.
+        let want = -90.0 * std::f64::consts::LN_10 + 600.0 * std::f64::consts::LN_10 - 1000.0;
+        assert_relative_eq!(got, want, max_relative = 1e-12);
     }
 
     #[test]

@@ -171,14 +171,23 @@ fn issue_17_model_apbbf_prints_fps_below_1e_308() {
     // and the sum over windows (union bound).
     let (kb, lb) = (4096usize, 64usize);
     let ln_r: Vec<f64> = (0..kb + lb)
-        .map(|i| if i < kb { (i + 1) as f64 / (2 * kb) as f64 } else { 0.5 })
+        .map(|i| {
+            if i < kb {
+                (i + 1) as f64 / (2 * kb) as f64
+            } else {
+                0.5
+            }
+        })
         .map(f64::ln)
         .collect();
     let windows: Vec<f64> = (0..=lb).map(|s| ln_r[s..s + kb].iter().sum()).collect();
     let top = windows.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     let union = top + windows.iter().map(|w| (w - top).exp()).sum::<f64>().ln();
     let got = log10_of(m, "fp_apbf") * std::f64::consts::LN_10;
-    assert!(top - 1e-9 <= got && got <= union + 1e-9, "{top} <= {got} <= {union}");
+    assert!(
+        top - 1e-9 <= got && got <= union + 1e-9,
+        "{top} <= {got} <= {union}"
+    );
 }
 
 #[test]

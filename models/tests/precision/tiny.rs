@@ -8,6 +8,8 @@
 //! spacing exceeds 1e-12, and the bound is [`tol`], a few of those spacings.
 
 use super::hp::{f, one, powu, to_f64, u, F, REL};
+use bfopt_models::apbf::{consecutive_match, ln_consecutive_match, ApbbfParams};
+use bfopt_models::classic::{fp_blocked, ln_fp_blocked, ClassicParams, Layout};
 use bfopt_models::pbf::{AllocationProblem, LN2_SQ};
 use bfopt_models::rbf::RbfNParams;
 use bfopt_models::timing::btbf::{BtbfModel, BtbfParams};
@@ -189,5 +191,114 @@ proptest! {
         if x_rounded > u(0) && !saturated {
             agrees_hp("pbf fp_rounded", &what, ln_r, &-(-x_rounded).exp_m1())?;
         }
+    }
+
+    /// The log-space recursion of Section 5.3 [APBF] against the f64 one over random
+    /// match probabilities from 1 down to 1e-200 (products far below the smallest f64).
+    #[test]
+    fn apbf_ln_consecutive_match_to_1e12(
+        k in 1usize..=24,
+        r_exp in prop::collection::vec(-200.0f64..0.0, 1..48),
+    ) {
+        let r: Vec<f64> = r_exp.iter().map(|e| 10f64.powf(*e)).collect();
+        let ln_r: Vec<f64> = r.iter().map(|x| x.ln()).collect();
+        let what = format!("k={k} r={r:?}");
+        agrees("apbf ln F", &what, ln_consecutive_match(&ln_r, k), consecutive_match(&r, k))?;
+    }
+
+    /// APBBF segments, `q(μ) = Σ_j Poisson(j; μ)(1 − (1 − b/B)^j)^b` (Section 6 [APBF]):
+    /// the log-space mixture against a 256-bit sum over every load up to far past the
+    /// terms' peak, and against the f64 forms.
+    #[test]
+    fn apbbf_ln_segments_to_1e12(
+        k in 1u32..=12,
+        l in 1u32..=12,
+        bb_exp in 6u32..=12,
+        b_exp in 0u32..=6,
+        window in prop::option::of(1u64..=100_000),
+    ) {
+        let (bb, b) = (1u32 << bb_exp, 1u32 << b_exp.min(bb_exp - 1));
+        let p = ApbbfParams::new(k, l, bb, b).unwrap();
+        let p = match window {
+            Some(w) => match p.with_window(w) {
+                Ok(p) => p,
+                Err(_) => return Err(TestCaseError::reject("window < l")),
+            },
+            None => p,
+        };
+        let what = format!("k={k} l={l} B={bb} b={b} window={window:?}");
+        let ln_paper = p.ln_segments(false).unwrap();
+        let ln_real = p.ln_segments(true).unwrap();
+        for (ln, lin) in ln_paper.iter().zip(p.segments_paper()) {
+            agrees("apbbf segment", &what, *ln, lin)?;
+        }
+        for (ln, lin) in ln_real.iter().zip(p.segments_real()) {
+            agrees("apbbf segment sized", &what, *ln, lin)?;
+        }
+        // 256-bit Poisson mixture of the first segment (the smallest match).
+        let mu = f(p.full_load() / f64::from(k));
+        let keep = one() - u(u64::from(b)) / u(u64::from(bb));
+        let j_max = (4.0 * p.full_load() / f64::from(k)) as u64 + 8 * u64::from(b) + 200;
+        let (mut pmf, mut kept, mut sum) = ((-mu.clone()).exp(), one(), u(0));
+        for j in 1..=j_max {
+            pmf = pmf * &mu / u(j);
+            kept = kept * &keep;
+            sum = sum + &pmf * powu(&(one() - &kept), u64::from(b));
+        }
+        agrees_hp("apbbf segment", &what, ln_paper[0], &sum)?;
+        let fps = p.ln_fps();
+        let get = |key: &str| fps.iter().find(|(k, _)| *k == key).unwrap().1;
+        let m = p.metrics();
+        agrees("apbbf fp_paper", &what, get("fp_paper"), m.fp_paper)?;
+        agrees("apbbf fp", &what, get("fp"), m.fp)?;
+        agrees("apbbf fp_apbf", &what, get("fp_apbf"), m.fp_apbf)?;
+    }
+
+    /// Blocked classic, independent-bits law: `Σ_j Bin(j; n, B/m)(1 − (1 − 1/B)^(kj))^k`
+    /// in log space against a 256-bit sum over every load, and against the f64 form.
+    #[test]
+    fn classic_ln_fp_blocked_to_1e12(
+        b_exp in 6u32..=20,
+        blocks_exp in 0.0f64..40.0,
+        k in 1u32..=64,
+        n in 1u64..=3000,
+    ) {
+        let bb = 1u64 << b_exp;
+        let blocks = 2f64.powf(blocks_exp) as u64;
+        let m = bb * blocks;
+        let what = format!("m={m} B={bb} k={k} n={n}");
+        let ln = ln_fp_blocked(m, bb, k, n).unwrap();
+        if blocks > 1 && n <= 1000 {
+            let p = one() / u(blocks);
+            let q = one() - &p;
+            let keep = one() - one() / u(bb);
+            let keep_k = powu(&keep, u64::from(k));
+            let (mut pmf, mut kept, mut sum) = (powu(&q, n), one(), u(0));
+            for j in 1..=n {
+                pmf = pmf * u(n - j + 1) / u(j) * &p / &q;
+                kept = kept * &keep_k;
+                sum = sum + &pmf * powu(&(one() - &kept), u64::from(k));
+            }
+            agrees_hp("classic blocked", &what, ln, &sum)?;
+        }
+        agrees("classic blocked", &what, ln, fp_blocked(m, bb, k, n))?;
+    }
+
+    /// Blocked classic through [`ClassicParams::ln_fp`] (the exact occupancy law for
+    /// blocks up to 4096 bits) against [`ClassicParams::fp`].
+    #[test]
+    fn classic_params_ln_fp_blocked_to_1e12(
+        b_exp in 6u32..=12,
+        blocks_exp in 0.0f64..30.0,
+        k in 1u32..=64,
+        n in 1u64..=2000,
+    ) {
+        let bb = 1u64 << b_exp;
+        let m = bb * (2f64.powf(blocks_exp) as u64);
+        let Ok(p) = ClassicParams::new(m, k, n, Layout::Blocked { block_bits: bb }) else {
+            return Err(TestCaseError::reject("invalid parameters"));
+        };
+        let what = format!("m={m} B={bb} k={k} n={n} law={:?}", p.fp_law());
+        agrees("classic blocked params", &what, p.ln_fp().unwrap(), p.fp())?;
     }
 }
