@@ -164,7 +164,18 @@ pub const LN_MIXTURE_STEPS: u64 = 10_000_000;
 /// increasing `j` and must be nondecreasing and concave in `j` (as `k·ln(1 − (1 −
 /// x)^j)` is): the terms are then unimodal with their peak at or above the mode, and
 /// the walk stops where both the weight and the term are `e^80` below their peaks.
-pub fn ln_binomial_mixture(n: u64, p: f64, ln_f: impl FnMut(u64) -> Option<f64>) -> Option<f64> {
+pub fn ln_binomial_mixture(
+    n: u64,
+    p: f64,
+    mut ln_f: impl FnMut(u64) -> Option<f64>,
+) -> Option<f64> {
+    // A degenerate law: every item in one block (one block in all), or none.
+    if p >= 1.0 {
+        return ln_f(n);
+    }
+    if p <= 0.0 {
+        return ln_f(0);
+    }
     let ln_odds = p.ln() - (-p).ln_1p();
     let nf = n as f64;
     let mode = (((nf + 1.0) * p).floor() as u64).min(n);
@@ -640,6 +651,7 @@ mod tests {
         // A tail load that outweighs its mass: f(j) = e^(−1000)·10^(60j) over Bin(10, 1e-9).
         let ln_f = |j: u64| Some(-1000.0 + 60.0 * j as f64 * std::f64::consts::LN_10);
         let got = ln_binomial_mixture(10, 1e-9, ln_f).unwrap();
+        assert_eq!(ln_binomial_mixture(7, 1.0, |j| Some(j as f64)), Some(7.0));
         // Dominated by j = 10: 1e-90 · 10^600 · e^-1000.
         let want = -90.0 * std::f64::consts::LN_10 + 600.0 * std::f64::consts::LN_10 - 1000.0;
         assert_relative_eq!(got, want, max_relative = 1e-12);
