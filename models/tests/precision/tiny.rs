@@ -166,7 +166,7 @@ proptest! {
             if fr[i] > 0.0 && d[i] > 0.0 {
                 let p = (-(f(LN2_SQ)) * f(a.bits[i]) / f(d[i])).exp();
                 if p < one() {
-                    x = x - f(fr[i]) * (-p).ln_1p();
+                    x = &x - f(fr[i]) * (-p).ln_1p();
                 } else {
                     saturated = true;
                 }
@@ -179,7 +179,7 @@ proptest! {
                 // from the rounded `p` in both forms (1.6e-12 at m = 16, d = 211):
                 // compared where `p <= 1/2`, which the tiny range always is.
                 if to_f64(&p_r) <= 0.5 {
-                    x_rounded = x_rounded - f(fr[i]) * (-p_r).ln_1p();
+                    x_rounded = &x_rounded - f(fr[i]) * (-p_r).ln_1p();
                 } else {
                     saturated = true;
                 }
@@ -242,8 +242,8 @@ proptest! {
         let (mut pmf, mut kept, mut sum) = ((-mu.clone()).exp(), one(), u(0));
         for j in 1..=j_max {
             pmf = pmf * &mu / u(j);
-            kept = kept * &keep;
-            sum = sum + &pmf * powu(&(one() - &kept), u64::from(b));
+            kept = &kept * &keep;
+            sum = &sum + &pmf * powu(&(one() - &kept), u64::from(b));
         }
         agrees_hp("apbbf segment", &what, ln_paper[0], &sum)?;
         let fps = p.ln_fps();
@@ -276,8 +276,8 @@ proptest! {
             let (mut pmf, mut kept, mut sum) = (powu(&q, n), one(), u(0));
             for j in 1..=n {
                 pmf = pmf * u(n - j + 1) / u(j) * &p / &q;
-                kept = kept * &keep_k;
-                sum = sum + &pmf * powu(&(one() - &kept), u64::from(k));
+                kept = &kept * &keep_k;
+                sum = &sum + &pmf * powu(&(one() - &kept), u64::from(k));
             }
             agrees_hp("classic blocked", &what, ln, &sum)?;
         }
