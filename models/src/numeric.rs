@@ -64,6 +64,197 @@ pub fn log_add_exp(a: f64, b: f64) -> f64 {
     hi + (lo - hi).exp().ln_1p()
 }
 
+/// A running `ln(Σ e^(a_i))` over a stream of logs (log-sum-exp without storing the
+/// terms): the largest log so far is kept apart and the others summed relative to it.
+///
+/// # Numerics
+/// Every stored term `e^(a_i − max) ≤ 1`, summed with [`CompensatedSum`]: the result's
+/// relative error does not grow with the number of terms, and no term underflows
+/// unless it is below `e^(−745)` of the largest, where it cannot change the sum.
+#[derive(Debug, Clone, Copy)]
+pub struct LnSum {
+    max: f64,
+    sum: CompensatedSum,
+}
+
+impl Default for LnSum {
+    fn default() -> Self {
+        Self {
+            max: f64::NEG_INFINITY,
+            sum: CompensatedSum::new(),
+        }
+    }
+}
+
+impl LnSum {
+    /// An empty sum (`ln 0 = −∞`).
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds `e^ln_term`; `−∞` adds nothing.
+    pub fn add(&mut self, ln_term: f64) {
+        if ln_term == f64::NEG_INFINITY {
+            return;
+        }
+        if ln_term > self.max {
+            let scale = (self.max - ln_term).exp();
+            let old = self.sum.value() * scale;
+            self.sum = CompensatedSum::new();
+            self.sum.add(old);
+            self.sum.add(1.0);
+            self.max = ln_term;
+        } else {
+            self.sum.add((ln_term - self.max).exp());
+        }
+    }
+
+    /// `ln Σ e^(a_i)`; `−∞` when empty.
+    pub fn value(&self) -> f64 {
+        if self.max == f64::NEG_INFINITY {
+            return f64::NEG_INFINITY;
+        }
+        self.max + self.sum.value().ln()
+    }
+}
+
+impl FromIterator<f64> for LnSum {
+    fn from_iter<I: IntoIterator<Item = f64>>(iter: I) -> Self {
+        let mut s = LnSum::new();
+        for x in iter {
+            s.add(x);
+        }
+        s
+    }
+}
+
+/// `ln(1 − e^(−e^l))`: the log of the probability `1 − e^(−x)` given `l = ln x`, in log
+/// space, so that it keeps its relative precision when `x` is below the smallest `f64`.
+///
+/// # Formula
+/// ```text
+/// ln(1 − e^(−x)) = ln x + ln((1 − e^(−x))/x) = ln x − x/2 + O(x²)
+/// ```
+/// For `l < −40` (`x < 4.3e-18`) the correction `x/2` is below `f64` resolution and
+/// `l` is returned; otherwise `ln(−expm1(−e^l))`.
+pub fn ln_one_minus_exp_neg_exp(l: f64) -> f64 {
+    if l < -40.0 {
+        l
+    } else {
+        one_minus_exp_neg(l.exp()).ln()
+    }
+}
+
+/// Most terms a log-space mixture ([`ln_binomial_mixture`], [`ln_poisson_mixture`])
+/// walks before giving up (about 0.5 s).
+pub const LN_MIXTURE_STEPS: u64 = 10_000_000;
+
+/// `ln Σ_j P(J = j)·e^(ln_f(j))` for `J ~ Binomial(n, p)`, in log space: no cut of the
+/// load law, so a tail load whose `f` outweighs its small mass is kept however small
+/// the sum is. `None` when `ln_f` gives up or the walk exceeds [`LN_MIXTURE_STEPS`].
+///
+/// # Formula
+/// ```text
+/// ln w_mode = 0,   ln w_(j+1) − ln w_j = ln((n − j)/(j + 1)) + ln(p/(1 − p))
+/// ln mixture = LSE_j(ln w_j + ln f(j)) − LSE_j(ln w_j)
+/// ```
+/// The weights are walked outward from the mode (as [`binomial_pmf`] does, so that the
+/// rounding of `ln(p/(1 − p))` grows with the distance from the mode, not with `j`)
+/// with compensated sums, and normalised by their own log-sum. `ln_f` is called in
+/// increasing `j` and must be nondecreasing and concave in `j` (as `k·ln(1 − (1 −
+/// x)^j)` is): the terms are then unimodal with their peak at or above the mode, and
+/// the walk stops where both the weight and the term are `e^80` below their peaks.
+pub fn ln_binomial_mixture(
+    n: u64,
+    p: f64,
+    mut ln_f: impl FnMut(u64) -> Option<f64>,
+) -> Option<f64> {
+    // A degenerate law: every item in one block (one block in all), or none.
+    if p >= 1.0 {
+        return ln_f(n);
+    }
+    if p <= 0.0 {
+        return ln_f(0);
+    }
+    let ln_odds = p.ln() - (-p).ln_1p();
+    let nf = n as f64;
+    let mode = (((nf + 1.0) * p).floor() as u64).min(n);
+    ln_mixture_walk(
+        mode,
+        n,
+        |j| ((nf - j as f64) / (j as f64 + 1.0)).ln() + ln_odds,
+        ln_f,
+    )
+}
+
+/// `ln Σ_j P(J = j)·e^(ln_f(j))` for `J ~ Poisson(λ)`, in log space, as
+/// [`ln_binomial_mixture`] with `ln w_(j+1) − ln w_j = ln λ − ln(j + 1)` from the mode
+/// `⌊λ⌋`.
+pub fn ln_poisson_mixture(lambda: f64, ln_f: impl FnMut(u64) -> Option<f64>) -> Option<f64> {
+    let ln_lambda = lambda.ln();
+    ln_mixture_walk(
+        lambda.floor() as u64,
+        u64::MAX,
+        |j| ln_lambda - (j as f64 + 1.0).ln(),
+        ln_f,
+    )
+}
+
+/// The walk of [`ln_binomial_mixture`]: the mode, the largest `j`, the log weight ratio
+/// `ln w_(j+1)/w_j`.
+fn ln_mixture_walk(
+    mode: u64,
+    j_max: u64,
+    mut ln_up: impl FnMut(u64) -> f64,
+    mut ln_f: impl FnMut(u64) -> Option<f64>,
+) -> Option<f64> {
+    const DROP: f64 = 80.0;
+    // Below the mode: weights only (f is nondecreasing, so those terms are below the
+    // mode's by at least as much as their weights), stored to call ln_f in order.
+    let mut below = Vec::new();
+    let mut ln_w = CompensatedSum::new();
+    let mut j = mode;
+    while j > 0 {
+        ln_w.add(-ln_up(j - 1));
+        j -= 1;
+        let w = ln_w.value();
+        if w < -DROP {
+            break;
+        }
+        below.push((j, w));
+        if below.len() as u64 > LN_MIXTURE_STEPS {
+            return None;
+        }
+    }
+    let (mut terms, mut weights) = (LnSum::new(), LnSum::new());
+    let mut peak = f64::NEG_INFINITY;
+    for &(j, w) in below.iter().rev() {
+        let t = w + ln_f(j)?;
+        terms.add(t);
+        weights.add(w);
+        peak = peak.max(t);
+    }
+    let mut ln_w = CompensatedSum::new();
+    let mut j = mode;
+    let mut steps = 0u64;
+    loop {
+        let w = ln_w.value();
+        let t = w + ln_f(j)?;
+        terms.add(t);
+        weights.add(w);
+        peak = peak.max(t);
+        if j >= j_max || (w < -DROP && t < peak - DROP) {
+            return Some(terms.value() - weights.value());
+        }
+        steps += 1;
+        if steps > LN_MIXTURE_STEPS {
+            return None;
+        }
+        ln_w.add(ln_up(j));
+        j += 1;
+    }
+}
+
 /// Neumaier's compensated sum: error independent of the number of terms.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct CompensatedSum {
@@ -413,6 +604,57 @@ mod tests {
         assert_relative_eq!(log_sum_exp(&t), 0.6f64.ln(), max_relative = 1e-15);
         assert_eq!(log_sum_exp(&[]), f64::NEG_INFINITY);
         assert_relative_eq!(log_add_exp(0.5f64.ln(), 0.25f64.ln()), 0.75f64.ln());
+    }
+
+    #[test]
+    fn ln_sum_matches_log_sum_exp_in_any_order() {
+        let t = [
+            0.1f64.ln(),
+            -800.0,
+            0.3f64.ln(),
+            f64::NEG_INFINITY,
+            0.2f64.ln(),
+        ];
+        let s: LnSum = t.iter().copied().collect();
+        assert_relative_eq!(s.value(), log_sum_exp(&t), max_relative = 1e-15);
+        // Terms far below the smallest f64, in increasing order.
+        let tiny: LnSum = [-2000.0, -1000.0, -1000.0].into_iter().collect();
+        assert_relative_eq!(tiny.value(), -1000.0 + 2f64.ln(), max_relative = 1e-15);
+        assert_eq!(LnSum::new().value(), f64::NEG_INFINITY);
+    }
+
+    #[test]
+    fn ln_one_minus_exp_neg_exp_is_continuous_at_its_switch() {
+        for l in [-39.9, -40.0, -40.1, -2.0, 0.5, -1e4] {
+            let direct = one_minus_exp_neg(f64::exp(l)).ln();
+            let want = if direct.is_finite() { direct } else { l };
+            assert_relative_eq!(ln_one_minus_exp_neg_exp(l), want, max_relative = 1e-15);
+        }
+    }
+
+    #[test]
+    fn ln_mixtures_match_direct_sums() {
+        // E[(j/10)^3] for J ~ Bin(20, 0.3) and Poisson(2.5), summed directly.
+        let ln_f = |j: u64| Some(3.0 * (j as f64 / 10.0).ln());
+        let direct: f64 = binomial_pmf(20, 0.3, 0.0)
+            .iter()
+            .map(|&(j, w)| w * (j as f64 / 10.0).powi(3))
+            .sum();
+        let got = ln_binomial_mixture(20, 0.3, ln_f).unwrap();
+        assert_relative_eq!(got, direct.ln(), max_relative = 1e-14);
+        let direct: f64 = poisson_pmf(2.5, 1e-300)
+            .iter()
+            .map(|&(j, w)| w * (j as f64 / 10.0).powi(3))
+            .sum();
+        let got = ln_poisson_mixture(2.5, ln_f).unwrap();
+        assert_relative_eq!(got, direct.ln(), max_relative = 1e-14);
+        // A tail load that outweighs its mass: f(j) = e^(−1000)·10^(60j) over Bin(10, 1e-9).
+        let ln_f = |j: u64| Some(-1000.0 + 60.0 * j as f64 * std::f64::consts::LN_10);
+        let got = ln_binomial_mixture(10, 1e-9, ln_f).unwrap();
+        assert_eq!(ln_binomial_mixture(7, 1.0, |j| Some(j as f64)), Some(7.0));
+        // Dominated by j = 10: 1e-90 · 10^600 · e^-1000.
+        let want = -90.0 * std::f64::consts::LN_10 + 600.0 * std::f64::consts::LN_10 - 1000.0;
+        assert_relative_eq!(got, want, max_relative = 1e-12);
     }
 
     #[test]

@@ -169,7 +169,7 @@ pub fn model_blocked(args: &BlockedModelArgs) -> Result<Report, CliError> {
     Ok(Report::single(super::tiny::underflow(
         row,
         false,
-        Vec::new,
+        || p.ln_fps(),
         "model apbbf",
     )?))
 }

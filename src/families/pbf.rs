@@ -72,6 +72,7 @@ pub fn model(args: &ModelArgs) -> Result<Report, CliError> {
     let problem = AllocationProblem::new(args.bits, args.distinct.clone(), args.frequency.clone())
         .map_err(model_err)?;
     let a = problem.optimal(k).map_err(model_err)?;
+    let uniform = problem.uniform(k).map_err(model_err)?;
     let row = Row::new("pbf", serde_json::json!({}), serde_json::json!({}))
         .param("bits", args.bits)
         .param("distinct", &args.distinct)
@@ -83,10 +84,7 @@ pub fn model(args: &ModelArgs) -> Result<Report, CliError> {
         .metric("hashes", &a.hashes)
         .metric("bits_rounded", &a.bits_rounded)
         .metric("fp_rounded", a.fp_rounded)
-        .metric(
-            "fp_uniform",
-            problem.uniform(k).map_err(model_err)?.fp_rounded,
-        );
+        .metric("fp_uniform", uniform.fp_rounded);
     // The FP is exactly 0 only when no queried set holds an item.
     let exactly_zero = !args
         .distinct
@@ -96,7 +94,13 @@ pub fn model(args: &ModelArgs) -> Result<Report, CliError> {
     Ok(Report::single(super::tiny::underflow(
         row,
         exactly_zero,
-        Vec::new,
+        || {
+            vec![
+                ("fp", problem.ln_fp(&a)),
+                ("fp_rounded", problem.ln_fp_rounded(&a)),
+                ("fp_uniform", problem.ln_fp_rounded(&uniform)),
+            ]
+        },
         "model pbf",
     )?))
 }

@@ -176,15 +176,21 @@ impl ModelArgs {
 /// # Errors
 /// Invalid flags.
 pub fn model(args: &ModelArgs) -> Result<Report, CliError> {
-    let row = match args.params()? {
+    let params = args.params()?;
+    let row = match params {
         RbfModel::Sigma(p) => Row::new("rbf", p, p.metrics(args.method()).map_err(model_err)?),
         RbfModel::Messages(p) => Row::new("rbf", p, p.metrics()),
     };
-    // Every cycle holds messages: the FP is positive.
+    // Every cycle holds messages: the FP is positive. The N-bounded metrics have log-space
+    // forms; the σ-bounded ones (a Markov chain or its fluid limit) do not.
+    let logs = || match params {
+        RbfModel::Sigma(_) => Vec::new(),
+        RbfModel::Messages(p) => p.ln_metrics().to_vec(),
+    };
     Ok(Report::single(super::tiny::underflow(
         row,
         false,
-        Vec::new,
+        logs,
         "model rbf",
     )?))
 }

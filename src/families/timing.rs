@@ -169,16 +169,22 @@ pub fn model(args: &ModelArgs) -> Result<Report, CliError> {
     let params = args.filter.params()?;
     let prior = args.prior.as_deref().map(parse_prior).transpose()?;
     let distinct = prior.map_or(Distinct::Identity, |p| p.distinct());
-    let m = BtbfModel::new(params, distinct).metrics(prior.as_ref());
+    let model = BtbfModel::new(params, distinct);
+    let m = model.metrics(prior.as_ref());
+    // The FP is exactly 0 only when, under the prior, no arrival is outside the window.
+    let ln_fp = if m.fp == 0.0 {
+        model.ln_fp(prior.as_ref())
+    } else {
+        0.0
+    };
     let mut row = Row::new("timing", params, m);
     if let Some(p) = prior {
         row = row.param("prior", p.describe());
     }
-    // `--window` >= 1: the FP is positive.
     Ok(Report::single(super::tiny::underflow(
         row,
-        false,
-        Vec::new,
+        ln_fp == f64::NEG_INFINITY,
+        || vec![("fp", ln_fp)],
         "model btbf",
     )?))
 }

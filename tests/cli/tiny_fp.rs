@@ -99,11 +99,103 @@ fn issue_17_model_classic_prints_fp_below_1e_308() {
     assert!(m["fp_approx"].as_str().unwrap().ends_with("e-614"));
 }
 
+/// The `<key>_log10` of a metric printed as text, checked against the text's exponent.
+fn log10_of(m: &serde_json::Map<String, Value>, key: &str) -> f64 {
+    let text = m[key]
+        .as_str()
+        .unwrap_or_else(|| panic!("{key} not text: {m:?}"));
+    let log10 = m[&format!("{key}_log10")].as_f64().unwrap();
+    let exponent: f64 = text.split_once('e').unwrap().1.parse().unwrap();
+    assert_eq!(log10.floor(), exponent, "{key} = {text}, log10 {log10}");
+    log10
+}
+
 #[test]
-fn issue_17_model_btbf_below_1e_308_exits_3_naming_the_bound() {
-    match run("model btbf --timers 1e12 --hashes 60 --bits-per-timer 8 --window 10") {
+fn issue_17_model_btbf_prints_fp_below_1e_308() {
+    let rows = run("model btbf --timers 1e12 --hashes 60 --bits-per-timer 8 --window 10").unwrap();
+    let m = &rows[0];
+    // B = 1: an expired item answers Pos only through timers refreshed during the last
+    // h = w = 10 insertions: (1 − (1 − 10^-12)^600)^60 ≈ (600/10^12)^60 = 4.887e-554
+    // (the fill's second-order term is 3e-10 relative).
+    assert_eq!(m["fp"], Value::String("4.887e-554".into()), "{m:?}");
+    let log10 = log10_of(m, "fp");
+    assert!(
+        (log10 - 60.0 * (600.0f64 / 1e12).log10()).abs() < 1e-6,
+        "{log10}"
+    );
+}
+
+#[test]
+fn issue_17_model_rbf_n_bounded_prints_fps_below_1e_308() {
+    let rows = run("model rbf --bits 1e12 --hashes 60 --recycle-messages 10").unwrap();
+    let m = &rows[0];
+    // f_i ≈ (60·i/10^12)^60, Eq. (1) [RBF]: f_w = f_10, f_o = Σ_{i<10} f_i / 10, and
+    // f_a = R/(N + R) ≈ f_o since every f_i is tiny (Eqs. (2)-(3)).
+    assert!((log10_of(m, "fp_worst") - 60.0 * (600.0f64 / 1e12).log10()).abs() < 1e-6);
+    let sum: f64 = (1..10).map(|i| f64::from(i).powi(60)).sum();
+    let oracle = 60.0 * (60.0f64 / 1e12).log10() + sum.log10() - 1.0;
+    assert!((log10_of(m, "fp_oracle") - oracle).abs() < 1e-6, "{m:?}");
+    assert!((log10_of(m, "fp_lower") - oracle).abs() < 1e-6, "{m:?}");
+}
+
+#[test]
+fn issue_17_model_pbf_prints_fps_below_1e_308() {
+    let rows = run("model pbf --bits 1e12 --distinct 1 --frequency 1 --max-hashes 64").unwrap();
+    let m = &rows[0];
+    // One filter of 10^12 bits for one item: fp = 2^(−ln2·m) = e^(−ln²2·10^12) (Eq. (10)
+    // [PBF]); rounded with k = 64 hashes: (1 − (1 − 10^-12)^64)^64 ≈ (64/10^12)^64.
+    let ln2 = std::f64::consts::LN_2;
+    let want = -ln2 * ln2 * 1e12 / std::f64::consts::LN_10;
+    assert!(
+        (log10_of(m, "fp") - want).abs() < 1e-9 * want.abs(),
+        "{m:?}"
+    );
+    let rounded = 64.0 * (64.0f64 / 1e12).log10();
+    assert!((log10_of(m, "fp_rounded") - rounded).abs() < 1e-6, "{m:?}");
+    assert!((log10_of(m, "fp_uniform") - rounded).abs() < 1e-6, "{m:?}");
+}
+
+#[test]
+fn issue_17_model_apbbf_prints_fps_below_1e_308() {
+    let rows = run(
+        "model apbbf --hashes 64 --extra-slices 1 --block-bits 4096 --block-hashes 64 --window 1000",
+    )
+    .unwrap();
+    let m = &rows[0];
+    for key in ["fp", "fp_paper", "fp_apbf"] {
+        assert!(log10_of(m, key) < -308.0, "{key}: {m:?}");
+    }
+    // fp_apbf: some kb = 4096 consecutive of the kb + lb = 4160 slices with the paper's
+    // fills r_i = (i+1)/(2kb) for i < kb, 1/2 after (Section 5.3 [APBF]). Window s
+    // matches with probability Π_{i=s}^{s+kb−1} r_i: F lies between the largest window
+    // and the sum over windows (union bound).
+    let (kb, lb) = (4096usize, 64usize);
+    let ln_r: Vec<f64> = (0..kb + lb)
+        .map(|i| {
+            if i < kb {
+                (i + 1) as f64 / (2 * kb) as f64
+            } else {
+                0.5
+            }
+        })
+        .map(f64::ln)
+        .collect();
+    let windows: Vec<f64> = (0..=lb).map(|s| ln_r[s..s + kb].iter().sum()).collect();
+    let top = windows.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let union = top + windows.iter().map(|w| (w - top).exp()).sum::<f64>().ln();
+    let got = log10_of(m, "fp_apbf") * std::f64::consts::LN_10;
+    assert!(
+        top - 1e-9 <= got && got <= union + 1e-9,
+        "{top} <= {got} <= {union}"
+    );
+}
+
+#[test]
+fn issue_17_model_rbf_sigma_bounded_below_1e_308_exits_3_naming_the_bound() {
+    // The σ-bounded chain and its fluid limit have no log-space form.
+    match run("model rbf --bits 1e12 --hashes 64 --recycle-bits 64") {
         Err(CliError::Infeasible(msg)) => {
-            assert!(msg.contains("model btbf: fp"), "{msg}");
+            assert!(msg.contains("model rbf: fp"), "{msg}");
             assert!(msg.contains("2.2250738585072014e-308"), "{msg}");
         }
         other => panic!("{other:?}"),

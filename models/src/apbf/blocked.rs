@@ -17,10 +17,14 @@
 //! A sized filter replaces the Poisson load by the exact Binomial(`min(i+1,k)·g`,
 //! `1/blocks`) load of its blocks ([`ApbbfParams::fp`]).
 
-use super::recursion::{consecutive_match, query_accesses, window_accesses, QueryAccesses};
+use super::recursion::{
+    consecutive_match, ln_consecutive_match, query_accesses, window_accesses, QueryAccesses,
+};
 use super::{fills, npws_formula, ApbfParams};
 use crate::error::{check, ModelError};
-use crate::numeric::{binomial_pmf, one_minus_pow1m, poisson_pmf};
+use crate::numeric::{
+    binomial_pmf, ln_binomial_mixture, ln_poisson_mixture, one_minus_pow1m, poisson_pmf,
+};
 use serde::Serialize;
 use std::ops::RangeInclusive;
 
@@ -159,12 +163,83 @@ impl ApbbfParams {
         one_minus_pow1m(self.ratio(), j as f64).powi(self.block_hashes as i32)
     }
 
+    /// `ln` of [`Self::block_match`], `b·ln(1 − (1 − b/B)^j)`; `−∞` at `j = 0`.
+    fn ln_block_match(&self, j: u64) -> f64 {
+        f64::from(self.block_hashes) * one_minus_pow1m(self.ratio(), j as f64).ln()
+    }
+
+    /// The natural logs of the segment match probabilities of [`Self::segments_paper`]
+    /// (`with_sizing` false) or [`Self::segments_real`] (true), in log space: each is
+    /// `ln Σ_j P(load = j)·(1 − (1 − b/B)^j)^b` by [`ln_poisson_mixture`] or
+    /// [`ln_binomial_mixture`], which keep every load whose match outweighs its mass
+    /// (the `f64` forms cut the load law at 1e-30 of its mode, which is exact only while
+    /// the segment FP is above about 1e-15). `None` when a load law is too wide to walk
+    /// (mean load above 10^7, never in a valid filter: `λ ≤ B ln 2 / b`).
+    pub fn ln_segments(&self, with_sizing: bool) -> Option<Vec<f64>> {
+        let k = f64::from(self.k);
+        let ln_match = |j: u64| Some(self.ln_block_match(j));
+        let seg = |i: u32| -> Option<f64> {
+            let gens = (i + 1).min(self.k);
+            match self.sizing.filter(|_| with_sizing) {
+                Some(s) => ln_binomial_mixture(
+                    u64::from(gens) * s.generation,
+                    1.0 / s.blocks as f64,
+                    ln_match,
+                ),
+                None => ln_poisson_mixture(self.full_load() * f64::from(gens) / k, ln_match),
+            }
+        };
+        let full = seg(self.k)?;
+        (0..self.k + self.l)
+            .map(|i| if i < self.k { seg(i) } else { Some(full) })
+            .collect()
+    }
+
+    /// The natural logs of the FPs of [`Self::metrics`] keyed by their names (`fp_paper`,
+    /// `fp_apbf`, `fp`), in log space, for FPs below the smallest `f64` (2.2e-308).
+    ///
+    /// # Formula
+    /// ```text
+    /// ln fp_paper = G(k,l,0,0) over ln r_i of Self::ln_segments(false)
+    /// ln fp       = G(k,l,0,0) over ln r_i of Self::ln_segments(true)
+    /// ln fp_apbf  = G(kb,lb,0,0) over ln(i/(2kb)) (the paper's APBF fills)
+    /// ```
+    /// with `G` of [`ln_consecutive_match`] (Sections 5.3 and 6 [APBF]).
+    pub fn ln_fps(&self) -> Vec<(&'static str, f64)> {
+        let k = self.k as usize;
+        let mut out = Vec::with_capacity(3);
+        if let Some(seg) = self.ln_segments(false) {
+            out.push(("fp_paper", ln_consecutive_match(&seg, k)));
+        }
+        if let Some(seg) = self.ln_segments(true) {
+            out.push(("fp", ln_consecutive_match(&seg, k)));
+        }
+        let (kb, lb) = (self.k * self.block_hashes, self.l * self.block_hashes);
+        let ln_fills: Vec<f64> = fills::paper(kb, lb).iter().map(|r| r.ln()).collect();
+        out.push(("fp_apbf", ln_consecutive_match(&ln_fills, kb as usize)));
+        out
+    }
+
     /// A segment's match probability under Poisson(`load`) block loads.
     pub fn segment_fp_poisson(&self, load: f64) -> f64 {
-        poisson_pmf(load, CUT)
+        let q = poisson_pmf(load, CUT)
             .iter()
             .map(|&(j, p)| p * self.block_match(j))
-            .sum()
+            .sum();
+        self.uncut_below(q, || {
+            ln_poisson_mixture(load, |j| Some(self.ln_block_match(j)))
+        })
+    }
+
+    /// A segment match `q` from a load law cut at [`CUT`], or below
+    /// `crate::classic::formulas::UNCUT_BELOW` (1e-12), where a tail load can outweigh
+    /// the cut, `e^ln` from the uncut log-space mixture `ln_uncut`.
+    fn uncut_below(&self, q: f64, ln_uncut: impl FnOnce() -> Option<f64>) -> f64 {
+        if q < crate::classic::UNCUT_BELOW {
+            ln_uncut().map_or(q, f64::exp)
+        } else {
+            q
+        }
     }
 
     /// The worst-case segment match probabilities with Poisson loads (Table 3 [APBF]).
@@ -191,10 +266,14 @@ impl ApbbfParams {
         };
         let p = 1.0 / s.blocks as f64;
         let seg = |gens: u64| -> f64 {
-            binomial_pmf(gens * s.generation, p, CUT)
+            let n = gens * s.generation;
+            let q = binomial_pmf(n, p, CUT)
                 .iter()
                 .map(|&(j, w)| w * self.block_match(j))
-                .sum()
+                .sum();
+            self.uncut_below(q, || {
+                ln_binomial_mixture(n, p, |j| Some(self.ln_block_match(j)))
+            })
         };
         let full = seg(u64::from(self.k));
         (0..self.k + self.l)

@@ -100,7 +100,7 @@ pub use design::{
 pub use duplicates::WindowDuplicates;
 pub use on_workload::{design_on, report_probability_on};
 pub use recursion::{
-    consecutive_match, query_accesses, report_probability, window_accesses,
+    consecutive_match, ln_consecutive_match, query_accesses, report_probability, window_accesses,
     window_accesses_by_item, QueryAccesses,
 };
 

@@ -253,8 +253,44 @@ impl BlockFpTable {
             .into_iter()
             .map(|(j, w)| w * self.at(j).unwrap_or(1.0))
             .collect();
-        Some(probability(sum.value()))
+        let fp = probability(sum.value());
+        if fp < super::formulas::UNCUT_BELOW {
+            // The cut load law can miss the loads that make a tiny FP.
+            let ln = ln_fp_blocked_exact(m, self.block_bits, self.k, n, self.budget);
+            return Some(ln.map_or(fp, f64::exp));
+        }
+        Some(fp)
     }
+}
+
+/// The natural log of [`BlockFpTable::mixture`] for blocks of `block_bits` bits, in log
+/// space, or `None` beyond `budget` recursion steps.
+///
+/// # Formula
+/// ```text
+/// ln fp = ln Σ_j Bin(j; n, B/m) · E[(X_j/B)^k]
+/// ```
+/// by [`crate::numeric::ln_binomial_mixture`] (no cut of the load law), each block's
+/// `ln E[(X_j/B)^k]` by log-sum-exp over the occupancy law after `k·j` throws.
+pub fn ln_fp_blocked_exact(m: u64, block_bits: u64, k: u32, n: u64, budget: f64) -> Option<f64> {
+    let mut occupancy = Occupancy::growing(block_bits);
+    let mut load = 0u64;
+    let mut ln_block = |j: u64| -> Option<f64> {
+        let t = u64::from(k).saturating_mul(j);
+        if t as f64 * Occupancy::band_width(block_bits, t) > budget {
+            return None;
+        }
+        while load < j {
+            (0..k).for_each(|_| occupancy.throw());
+            load += 1;
+        }
+        Some(occupancy.ln_fp(k))
+    };
+    let blocks = m / block_bits;
+    if blocks <= 1 {
+        return ln_block(n);
+    }
+    crate::numeric::ln_binomial_mixture(n, 1.0 / blocks as f64, ln_block)
 }
 
 /// `E[(X/m)^k]` after `t` throws by the occupancy recursion itself (the reference of

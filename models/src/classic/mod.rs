@@ -70,11 +70,12 @@ pub use audit::{
 pub use design::{best_k, capacity, design, min_bits, ClassicDesign, ClassicRequirement};
 pub use exact::{
     fp_exact_after_throws, fp_exact_by_load, fp_exact_rational, fp_exact_standard,
-    ln_fp_exact_standard, BlockFpTable, EXACT_BUDGET,
+    ln_fp_blocked_exact, ln_fp_exact_standard, BlockFpTable, EXACT_BUDGET,
 };
+pub(crate) use formulas::UNCUT_BELOW;
 pub use formulas::{
     accesses_query_false, fill_blocked, fp_approx, fp_blocked, fp_blocked_exact, fp_partitioned,
-    fp_standard,
+    fp_standard, ln_fp_blocked,
 };
 pub use half_fill::HalfFillDesign;
 
@@ -269,14 +270,16 @@ impl ClassicParams {
 
     /// The natural log of [`Self::fp`] under the same law, computed in log space so it
     /// keeps its relative precision below the smallest `f64` (2.2e-308); `-inf` when
-    /// the FP is exactly 0 (`n = 0`). `None` for the blocked layout, whose load mixture
-    /// is computed only in linear space.
+    /// the FP is exactly 0 (`n = 0`). `None` for a blocked layout whose load law is too
+    /// wide to walk term by term (every block saturated, FP 1 in `f64`).
     ///
     /// # Formula
     /// ```text
     /// standard, exact law: see ln_fp_exact_standard
     /// standard, usual formula:  ln fp = k·ln(1 − (1 − 1/m)^(kn))
     /// partitioned:              ln fp = k·ln(1 − (1 − 1/s)^n)
+    /// blocked, exact law:       see ln_fp_blocked_exact
+    /// blocked, usual formula:   see ln_fp_blocked
     /// ```
     pub fn ln_fp(&self) -> Option<f64> {
         let k = f64::from(self.k);
@@ -286,7 +289,12 @@ impl ClassicParams {
                     .unwrap_or_else(|| k * self.fill().ln()),
             ),
             Layout::Partitioned => Some(k * self.fill().ln()),
-            Layout::Blocked { .. } => None,
+            Layout::Blocked { block_bits } => match self.fp_law() {
+                FpLaw::Exact => {
+                    ln_fp_blocked_exact(self.m, block_bits, self.k, self.n, EXACT_BUDGET)
+                }
+                FpLaw::UsualFormula => ln_fp_blocked(self.m, block_bits, self.k, self.n),
+            },
         }
     }
 

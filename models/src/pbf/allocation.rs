@@ -2,7 +2,9 @@
 
 use crate::classic::fp_exact_standard;
 use crate::error::{check, ModelError};
-use crate::numeric::{one_minus_pow1m, probability, CompensatedSum};
+use crate::numeric::{
+    ln_one_minus_exp_neg_exp, one_minus_pow1m, probability, CompensatedSum, LnSum,
+};
 use argmin::core::CostFunction;
 use serde::Serialize;
 use std::f64::consts::LN_2;
@@ -120,6 +122,40 @@ impl AllocationProblem {
                 .map(|i| {
                     let p = (-LN2_SQ * bits[i] / self.distinct[i]).exp();
                     self.frequency[i] * (-p).ln_1p()
+                }),
+        )
+    }
+
+    /// The natural log of [`Allocation::fp`] of `a` (the objective's FP at its continuous
+    /// bits, [`Self::fp_continuous`]), in log space: it keeps its relative precision
+    /// below the smallest `f64` (2.2e-308). `−∞` when the FP is exactly 0.
+    ///
+    /// # Formula
+    /// With `ln p_i = −ln²2·m_i/d_i` (Eq. (10) [PBF]) over the probed filters:
+    /// ```text
+    /// ln fp = ln(1 − e^(−X)),   ln X = LSE_i(ln f_i + ln(−ln(1 − p_i)))
+    /// ```
+    /// (`ln_survival_to_fp`).
+    pub fn ln_fp(&self, a: &Allocation) -> f64 {
+        ln_survival_to_fp(
+            (0..self.distinct.len())
+                .filter(|&i| self.active(i))
+                .map(|i| (self.frequency[i], -LN2_SQ * a.bits[i] / self.distinct[i])),
+        )
+    }
+
+    /// The natural log of [`Allocation::fp_rounded`] of `a`, in log space (see
+    /// [`Self::ln_fp`]), with each filter's `ln p_i` from [`ln_filter_fp`] at its
+    /// rounded bits and hash count.
+    pub fn ln_fp_rounded(&self, a: &Allocation) -> f64 {
+        ln_survival_to_fp(
+            (0..self.distinct.len())
+                .filter(|&i| self.frequency[i] > 0.0)
+                .map(|i| {
+                    (
+                        self.frequency[i],
+                        ln_filter_fp(a.bits_rounded[i], a.hashes[i], self.distinct[i]),
+                    )
                 }),
         )
     }
@@ -486,6 +522,35 @@ fn survival_to_fp(terms: impl Iterator<Item = f64>) -> f64 {
     probability(-sum.value().exp_m1()) + 0.0
 }
 
+/// The natural log of [`survival_to_fp`] from `(f_i, ln p_i)` pairs, in log space.
+///
+/// # Formula
+/// ```text
+/// fp = 1 − Π (1 − p_i)^(f_i) = 1 − e^(−X),   X = Σ f_i·(−ln(1 − p_i))
+/// ln X = LSE_i(ln f_i + ln(−ln(1 − p_i))),   −ln(1 − p) = p·(1 + p/2 + …)
+/// ```
+/// `ln(−ln(1 − p))` is `ln p` once `p < e^(−40)` (the correction `p/2` is below `f64`
+/// resolution); the last step is [`ln_one_minus_exp_neg_exp`]. `0` (fp = 1) when a
+/// probed filter always answers yes; `−∞` when every term is 0.
+fn ln_survival_to_fp(terms: impl Iterator<Item = (f64, f64)>) -> f64 {
+    let mut ln_x = LnSum::new();
+    for (f, ln_p) in terms {
+        if ln_p >= 0.0 {
+            return 0.0;
+        }
+        let ln_neg_ln_ok = if ln_p < -40.0 {
+            ln_p
+        } else {
+            (-(-ln_p.exp()).ln_1p()).ln()
+        };
+        ln_x.add(f.ln() + ln_neg_ln_ok);
+    }
+    match ln_x.value() {
+        f64::NEG_INFINITY => f64::NEG_INFINITY,
+        l => ln_one_minus_exp_neg_exp(l),
+    }
+}
+
 /// `k = ⌈(m/d)·ln 2⌉` within `[1, k_max]` (Section 7 [PBF]); 0 for a filter with no bits;
 /// 1 for bits but no items.
 pub fn hashes_for(bits: u64, distinct: f64, k_max: u32) -> u32 {
@@ -537,11 +602,25 @@ pub fn filter_fp_with_budget(bits: u64, hashes: u32, distinct: f64, budget: f64)
         } else {
             None
         };
-        // fp_standard's form, with an integer power: (1 − (1 − 1/m)^{k·d})^k.
-        exact.unwrap_or_else(|| {
-            let fill = one_minus_pow1m(1.0 / bits as f64, f64::from(hashes) * distinct);
-            probability(fill.powi(hashes as i32))
-        })
+        exact
+            .unwrap_or_else(|| probability(filter_fill(bits, hashes, distinct).powi(hashes as i32)))
+    }
+}
+
+/// `1 − (1 − 1/m)^{k·d}`, the fill of fp_standard's form `(1 − (1 − 1/m)^{k·d})^k`.
+fn filter_fill(bits: u64, hashes: u32, distinct: f64) -> f64 {
+    one_minus_pow1m(1.0 / bits as f64, f64::from(hashes) * distinct)
+}
+
+/// The natural log of [`filter_fp`], `k·ln(1 − (1 − 1/m)^{k·d})`, in log space: `−∞`
+/// when `d = 0`, `0` when `m = 0`.
+pub fn ln_filter_fp(bits: u64, hashes: u32, distinct: f64) -> f64 {
+    if !(distinct > 0.0) {
+        f64::NEG_INFINITY
+    } else if bits == 0 || hashes == 0 {
+        0.0
+    } else {
+        f64::from(hashes) * filter_fill(bits, hashes, distinct).ln()
     }
 }
 

@@ -122,8 +122,8 @@ mod stats;
 mod structure;
 
 pub use allocation::{
-    filter_fp, filter_fp_with_budget, hashes_for, round_to_total, Allocation, AllocationProblem,
-    LN2_SQ,
+    filter_fp, filter_fp_with_budget, hashes_for, ln_filter_fp, round_to_total, Allocation,
+    AllocationProblem, LN2_SQ,
 };
 pub use bound::{fp_auxiliary, fp_optimal_k, fp_sbf, max_probes, Bound, BoundRequest};
 pub use merge::{gcd, MergedShape};

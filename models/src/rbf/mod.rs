@@ -95,7 +95,7 @@ pub use design::{
     design, design_window, least_bits, lower_bound_messages, worst_case_messages, RbfDesign,
     RbfRequirement, DESIGN_EXACT_BITS, DESIGN_EXACT_LIMIT, DESIGN_EXACT_WORK, LOWER_BOUND_TERMS,
 };
-pub use nbounded::{fp_worst, RbfNMetrics};
+pub use nbounded::{fp_worst, ln_fp_worst, RbfNMetrics};
 
 use crate::error::{check, ModelError};
 use serde::Serialize;

@@ -3,9 +3,9 @@
 //! (Section 4 [TBF], Theorems 2-5).
 
 use super::posterior::PiecewiseLikelihood;
-use super::prior::{check_px, prior_range, Distinct, StreamPrior};
+use super::prior::{check_px, ln_prior_range, prior_range, Distinct, StreamPrior};
 use crate::error::{check, ModelError};
-use crate::numeric::probability;
+use crate::numeric::{log_add_exp, probability, LnSum};
 use serde::Serialize;
 use std::ops::RangeInclusive;
 use std::sync::OnceLock;
@@ -615,7 +615,7 @@ impl BtbfModel {
         let p = &self.params;
         let offsets = self.offsets(4096);
         let refreshed = |b: u64| {
-            let horizon = p.expiry_age(b) * p.block_size + b;
+            let horizon = self.refresh_horizon(b);
             (horizon, self.touched(horizon).powi(p.k as i32))
         };
         let (fp, in_window) = match prior {
@@ -636,7 +636,13 @@ impl BtbfModel {
                     }
                     fp_joint += weight * sum / offsets.len() as f64;
                 }
-                let fp = if out > 0.0 { fp_joint / out } else { 0.0 };
+                // `P(I_x >= w)` below the smallest f64 (a frequent item, a long window):
+                // the ratio from logs; 0 only when no arrival is outside the window.
+                let fp = if out >= f64::MIN_POSITIVE {
+                    fp_joint / out
+                } else {
+                    self.ln_fp(Some(prior)).exp()
+                };
                 (fp, Some(1.0 - out))
             }
         };
@@ -647,6 +653,67 @@ impl BtbfModel {
             t_max: p.t_max(),
             scan_per_insert: p.scan_per_insert(),
             in_window,
+        }
+    }
+
+    /// The age from which an item queried at block offset `b` answers Pos only through
+    /// timers refreshed by others, `L(b)·B + b` (Section 3.2.2 [TBF]).
+    fn refresh_horizon(&self, b: u64) -> u64 {
+        let p = &self.params;
+        p.expiry_age(b) * p.block_size + b
+    }
+
+    /// The natural log of [`BtbfMetrics::fp`] of [`Self::metrics`], in log space: it keeps
+    /// its relative precision below the smallest `f64` (2.2e-308; `m = 10^12`,
+    /// `k = 60`, `w = 10` gives about 10^-600). `−∞` where the FP is exactly 0 (with a
+    /// prior under which every arrival is in the window).
+    ///
+    /// # Formula
+    /// With `h_b = L(b)·B + b` and `ln ρ_b = k·ln(1 − (1 − 1/m)^(k D(h_b)))` (Section 3.2.2
+    /// [TBF]), over the `n_b` offsets of [`Self::offsets`]:
+    /// ```text
+    /// no prior:  ln fp = LSE_b(ln ρ_b) − ln n_b
+    /// prior:     ln fp = LSE_(class, b)(ln w_c − ln n_b + LAE(ln P(w <= I < h_b), ln P(I >= h_b) + ln ρ_b))
+    ///                    − LSE_class(ln w_c + ln P(I >= w))
+    /// ```
+    /// (`LSE` log-sum-exp, `LAE` its two-term form; `P(·)` Eq. (5) [TBF] by
+    /// [`ln_prior_range`]).
+    pub fn ln_fp(&self, prior: Option<&StreamPrior>) -> f64 {
+        let p = &self.params;
+        let offsets = self.offsets(4096);
+        let ln_offsets = (offsets.len() as f64).ln();
+        let ln_refreshed = |b: u64| {
+            let horizon = self.refresh_horizon(b);
+            (horizon, f64::from(p.k) * self.touched(horizon).ln())
+        };
+        match prior {
+            None => {
+                let s: LnSum = offsets.iter().map(|&b| ln_refreshed(b).1).collect();
+                s.value() - ln_offsets
+            }
+            Some(prior) => {
+                let (mut joint, mut out) = (LnSum::new(), LnSum::new());
+                for (weight, px) in prior.classes(64) {
+                    let ln_weight = weight.ln();
+                    out.add(ln_weight + ln_prior_range(px, p.w, None));
+                    for &b in &offsets {
+                        let (horizon, ln_r) = ln_refreshed(b);
+                        joint.add(
+                            ln_weight - ln_offsets
+                                + log_add_exp(
+                                    ln_prior_range(px, p.w, Some(horizon)),
+                                    ln_prior_range(px, horizon, None) + ln_r,
+                                ),
+                        );
+                    }
+                }
+                let out = out.value();
+                if out == f64::NEG_INFINITY {
+                    f64::NEG_INFINITY
+                } else {
+                    joint.value() - out
+                }
+            }
         }
     }
 

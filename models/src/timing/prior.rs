@@ -63,6 +63,26 @@ pub fn prior_range(px: f64, alpha: u64, beta: Option<u64>) -> f64 {
     }
 }
 
+/// The natural log of [`prior_range`], in log space (no underflow of `(1 − p_x)^α`).
+///
+/// # Formula
+/// ```text
+/// ln P(α <= I_x < β) = α·ln(1 − p_x) + ln(1 − (1 − p_x)^(β−α))       Eq. (5) [TBF]
+/// ```
+/// `−∞` where the probability is 0 (`β <= α`, or `p_x = 1` and `α > 0`).
+pub fn ln_prior_range(px: f64, alpha: u64, beta: Option<u64>) -> f64 {
+    let head = if alpha == 0 {
+        0.0
+    } else {
+        alpha as f64 * (-px).ln_1p()
+    };
+    match beta {
+        None => head,
+        Some(b) if b <= alpha => f64::NEG_INFINITY,
+        Some(b) => head + one_minus_pow1m(px, (b - alpha) as f64).ln(),
+    }
+}
+
 /// Theorem 1 [TBF]: the posterior probability that `x` was inserted into a Classical
 /// Bloom filter of `m` bits and `k` hashes after `n` insertions, given that `c` of its
 /// `r` bits are set.

@@ -22,3 +22,4 @@ mod scalable;
 mod stable;
 mod targets;
 mod timing;
+mod tiny;

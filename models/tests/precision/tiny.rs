@@ -1,0 +1,304 @@
+//! Issue 17's log-space forms of the window families' FPs: each `ln_*` agrees with the
+//! `f64` form to 1e-12 relative where the latter is a normal `f64`, and with a 256-bit
+//! evaluation of the paper's formula down to far below the smallest `f64`.
+//!
+//! A relative error `δ` of a probability is an absolute error `δ` of its log, so the
+//! logs are compared in absolute terms against [`REL`]. An `f64` log itself is only
+//! resolved to `|ln p|·ε` (`ε` = 2.2e-16): from `|ln p| ≈ 4500` (`p ≈ 10^-1950`) that
+//! spacing exceeds 1e-12, and the bound is [`tol`], a few of those spacings.
+
+use super::hp::{f, one, powu, to_f64, u, F, REL};
+use bfopt_models::apbf::{consecutive_match, ln_consecutive_match, ApbbfParams};
+use bfopt_models::classic::{fp_blocked, ln_fp_blocked, ClassicParams, Layout};
+use bfopt_models::pbf::{AllocationProblem, LN2_SQ};
+use bfopt_models::rbf::RbfNParams;
+use bfopt_models::timing::btbf::{BtbfModel, BtbfParams};
+use bfopt_models::timing::prior::{Distinct, StreamPrior};
+use proptest::prelude::*;
+
+/// The tolerance on a log of magnitude `ln`: [`REL`], or 8 spacings of `f64` at `ln`
+/// where those exceed it (measured: 3.6e-12 at `ln fp = −17048`, one spacing).
+fn tol(ln: f64) -> f64 {
+    REL.max(8.0 * f64::EPSILON * ln.abs())
+}
+
+/// Asserts `|got − ln(linear)| <= tol` where `linear` is a normal positive `f64`.
+fn agrees(form: &str, what: &str, ln_got: f64, linear: f64) -> Result<(), TestCaseError> {
+    if linear >= 1e-300 {
+        let err = (ln_got - linear.ln()).abs();
+        prop_assert!(
+            err <= tol(ln_got),
+            "{form} at {what}: ln form {ln_got}, ln of f64 form {} (|Δ| = {err:e})",
+            linear.ln()
+        );
+    }
+    Ok(())
+}
+
+/// Asserts `|got − ln(want)| <= tol` for a 256-bit positive `want`.
+fn agrees_hp(form: &str, what: &str, ln_got: f64, want: &F) -> Result<(), TestCaseError> {
+    let ln_want = to_f64(&want.ln());
+    let err = (ln_got - ln_want).abs();
+    prop_assert!(
+        err <= tol(ln_want),
+        "{form} at {what}: ln form {ln_got}, 256-bit {ln_want} (|Δ| = {err:e})"
+    );
+    Ok(())
+}
+
+/// `(1 − (1 − 1/m)^t)^k` at 256 bits.
+fn fill_pow(m: u64, t: u64, k: u32) -> F {
+    let keep = one() - one() / u(m);
+    powu(&(one() - powu(&keep, t)), u64::from(k))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    /// BTBF without a prior: `ln fp = ln((1/n_b) Σ_b (1 − (1 − 1/m)^(k h_b))^k)`,
+    /// Section 3.2.2 [TBF], against the f64 form and a 256-bit sum, from FPs near 1 to
+    /// about 10^-700.
+    #[test]
+    fn btbf_ln_fp_to_1e12(
+        m_exp in 1.0f64..40.0,
+        k in 1u32..=64,
+        w_exp in 0.0f64..20.0,
+        b_frac in 0.0f64..1.0,
+    ) {
+        let m = 2f64.powf(m_exp) as u64 + 1;
+        let w = 2f64.powf(w_exp) as u64;
+        let big_b = ((w as f64 * b_frac * b_frac) as u64).clamp(1, w);
+        let Ok(params) = BtbfParams::with_default_padding(m, k, 32, big_b, w) else {
+            return Err(TestCaseError::reject("invalid parameters"));
+        };
+        let model = BtbfModel::new(params, Distinct::Identity);
+        let what = format!("m={m} k={k} w={w} B={big_b}");
+        let ln = model.ln_fp(None);
+        agrees("btbf ln_fp", &what, ln, model.metrics(None).fp)?;
+        let offsets = model.offsets(64.min(big_b));
+        if offsets.len() as u64 == big_b {
+            let sum = offsets.iter().fold(u(0), |acc, &b| {
+                let h = params.expiry_age(b) * big_b + b;
+                acc + fill_pow(m, u64::from(k) * h, k)
+            });
+            agrees_hp("btbf ln_fp", &what, ln, &(sum / u(offsets.len() as u64)))?;
+        }
+    }
+
+    /// BTBF with a prior: the log-space ratio agrees with the f64 form.
+    #[test]
+    fn btbf_ln_fp_with_prior_to_1e12(
+        m_exp in 1.0f64..40.0,
+        k in 1u32..=64,
+        w_exp in 0.0f64..16.0,
+        universe_exp in 0.0f64..40.0,
+        zipf in any::<bool>(),
+    ) {
+        let m = 2f64.powf(m_exp) as u64 + 1;
+        let w = 2f64.powf(w_exp) as u64;
+        let universe = 2f64.powf(universe_exp) as u64 + 1;
+        let Ok(params) = BtbfParams::with_default_padding(m, k, 32, 1, w) else {
+            return Err(TestCaseError::reject("invalid parameters"));
+        };
+        let prior = if zipf { StreamPrior::zipf(universe) } else { StreamPrior::uniform(universe) }.unwrap();
+        let model = BtbfModel::new(params, prior.distinct());
+        let what = format!("m={m} k={k} w={w} prior={prior:?}");
+        agrees("btbf ln_fp prior", &what, model.ln_fp(Some(&prior)), model.metrics(Some(&prior)).fp)?;
+    }
+
+    /// N-bounded RBF, Eqs. (1)-(3) [RBF]: the three logs against the f64 forms and
+    /// 256-bit sums.
+    #[test]
+    fn rbf_n_bounded_ln_metrics_to_1e12(
+        m_exp in 1.0f64..49.0,
+        k in 1u32..=64,
+        n in 1u64..=300,
+    ) {
+        let m = 2f64.powf(m_exp) as u64 + 2;
+        let p = RbfNParams::new(m, k, n).unwrap();
+        let what = format!("M={m} k={k} N={n}");
+        let lin = p.metrics();
+        let [(_, ln_w), (_, ln_o), (_, ln_a)] = p.ln_metrics();
+        agrees("rbf fp_worst", &what, ln_w, lin.fp_worst)?;
+        agrees("rbf fp_oracle", &what, ln_o, lin.fp_oracle)?;
+        agrees("rbf fp_lower", &what, ln_a, lin.fp_lower)?;
+        let fs: Vec<F> = (0..n).map(|i| fill_pow(m, u64::from(k) * i, k)).collect();
+        if fs.iter().all(|x| *x < one()) {
+            let ff = fill_pow(m, u64::from(k) * n, k);
+            agrees_hp("rbf fp_worst", &what, ln_w, &ff)?;
+            let sum = fs.iter().fold(u(0), |a, x| a + x);
+            if sum > u(0) {
+                agrees_hp("rbf fp_oracle", &what, ln_o, &(sum / u(n)))?;
+                let r = fs.iter().fold(u(0), |a, x| a + x / (one() - x));
+                agrees_hp("rbf fp_lower", &what, ln_a, &(&r / (u(n) + &r)))?;
+            }
+        }
+    }
+
+    /// PBF allocation: `ln fp = ln(1 − e^(−X))`, `X = Σ f_i·(−ln(1 − p_i))`,
+    /// `p_i = e^(−ln²2·m_i/d_i)` (Eq. (10) [PBF]), and the rounded FP, against the f64
+    /// forms and 256-bit evaluations.
+    #[test]
+    fn pbf_ln_fp_to_1e12(
+        bits_exp in 4.0f64..40.0,
+        distinct in prop::collection::vec(0u32..2000, 1..5),
+        frequency in prop::collection::vec(0.0f64..4.0, 1..5),
+    ) {
+        let n = distinct.len().min(frequency.len());
+        let d: Vec<f64> = distinct[..n].iter().map(|&x| f64::from(x)).collect();
+        let fr = frequency[..n].to_vec();
+        let bits = 2f64.powf(bits_exp) as u64;
+        let Ok(problem) = AllocationProblem::new(bits, d.clone(), fr.clone()) else {
+            return Err(TestCaseError::reject("invalid problem"));
+        };
+        let Ok(a) = problem.optimal(64) else {
+            return Err(TestCaseError::reject("no optimum"));
+        };
+        let what = format!("m={bits} d={d:?} f={fr:?}");
+        let ln = problem.ln_fp(&a);
+        agrees("pbf fp", &what, ln, problem.fp_continuous(&a.bits))?;
+        let ln_r = problem.ln_fp_rounded(&a);
+        agrees("pbf fp_rounded", &what, ln_r, a.fp_rounded)?;
+        let mut x = u(0);
+        let mut x_rounded = u(0);
+        let mut saturated = false;
+        for i in 0..n {
+            if fr[i] > 0.0 && d[i] > 0.0 {
+                let p = (-(f(LN2_SQ)) * f(a.bits[i]) / f(d[i])).exp();
+                if p < one() {
+                    x = &x - f(fr[i]) * (-p).ln_1p();
+                } else {
+                    saturated = true;
+                }
+                let p_r = if a.bits_rounded[i] <= 1 { one() } else {
+                    let keep = one() - one() / u(a.bits_rounded[i]);
+                    let t = u(u64::from(a.hashes[i])) * f(d[i]);
+                    powu(&(one() - (t * keep.ln()).exp()), u64::from(a.hashes[i]))
+                };
+                // A filter near saturation loses `ε/(1 − p)` relative in `ln(1 − p)`
+                // from the rounded `p` in both forms (1.6e-12 at m = 16, d = 211):
+                // compared where `p <= 1/2`, which the tiny range always is.
+                if to_f64(&p_r) <= 0.5 {
+                    x_rounded = &x_rounded - f(fr[i]) * (-p_r).ln_1p();
+                } else {
+                    saturated = true;
+                }
+            }
+        }
+        if x > u(0) && !saturated {
+            agrees_hp("pbf fp", &what, ln, &-(-x).exp_m1())?;
+        }
+        if x_rounded > u(0) && !saturated {
+            agrees_hp("pbf fp_rounded", &what, ln_r, &-(-x_rounded).exp_m1())?;
+        }
+    }
+
+    /// The log-space recursion of Section 5.3 [APBF] against the f64 one over random
+    /// match probabilities from 1 down to 1e-200 (products far below the smallest f64).
+    #[test]
+    fn apbf_ln_consecutive_match_to_1e12(
+        k in 1usize..=24,
+        r_exp in prop::collection::vec(-200.0f64..0.0, 1..48),
+    ) {
+        let r: Vec<f64> = r_exp.iter().map(|e| 10f64.powf(*e)).collect();
+        let ln_r: Vec<f64> = r.iter().map(|x| x.ln()).collect();
+        let what = format!("k={k} r={r:?}");
+        agrees("apbf ln F", &what, ln_consecutive_match(&ln_r, k), consecutive_match(&r, k))?;
+    }
+
+    /// APBBF segments, `q(μ) = Σ_j Poisson(j; μ)(1 − (1 − b/B)^j)^b` (Section 6 [APBF]):
+    /// the log-space mixture against a 256-bit sum over every load up to far past the
+    /// terms' peak, and against the f64 forms.
+    #[test]
+    fn apbbf_ln_segments_to_1e12(
+        k in 1u32..=12,
+        l in 1u32..=12,
+        bb_exp in 6u32..=12,
+        b_exp in 0u32..=6,
+        window in prop::option::of(1u64..=100_000),
+    ) {
+        let (bb, b) = (1u32 << bb_exp, 1u32 << b_exp.min(bb_exp - 1));
+        let p = ApbbfParams::new(k, l, bb, b).unwrap();
+        let p = match window {
+            Some(w) => match p.with_window(w) {
+                Ok(p) => p,
+                Err(_) => return Err(TestCaseError::reject("window < l")),
+            },
+            None => p,
+        };
+        let what = format!("k={k} l={l} B={bb} b={b} window={window:?}");
+        let ln_paper = p.ln_segments(false).unwrap();
+        let ln_real = p.ln_segments(true).unwrap();
+        for (ln, lin) in ln_paper.iter().zip(p.segments_paper()) {
+            agrees("apbbf segment", &what, *ln, lin)?;
+        }
+        for (ln, lin) in ln_real.iter().zip(p.segments_real()) {
+            agrees("apbbf segment sized", &what, *ln, lin)?;
+        }
+        // 256-bit Poisson mixture of the first segment (the smallest match).
+        let mu = f(p.full_load() / f64::from(k));
+        let keep = one() - u(u64::from(b)) / u(u64::from(bb));
+        let j_max = (4.0 * p.full_load() / f64::from(k)) as u64 + 8 * u64::from(b) + 200;
+        let (mut pmf, mut kept, mut sum) = ((-mu.clone()).exp(), one(), u(0));
+        for j in 1..=j_max {
+            pmf = pmf * &mu / u(j);
+            kept = &kept * &keep;
+            sum = &sum + &pmf * powu(&(one() - &kept), u64::from(b));
+        }
+        agrees_hp("apbbf segment", &what, ln_paper[0], &sum)?;
+        let fps = p.ln_fps();
+        let get = |key: &str| fps.iter().find(|(k, _)| *k == key).unwrap().1;
+        let m = p.metrics();
+        agrees("apbbf fp_paper", &what, get("fp_paper"), m.fp_paper)?;
+        agrees("apbbf fp", &what, get("fp"), m.fp)?;
+        agrees("apbbf fp_apbf", &what, get("fp_apbf"), m.fp_apbf)?;
+    }
+
+    /// Blocked classic, independent-bits law: `Σ_j Bin(j; n, B/m)(1 − (1 − 1/B)^(kj))^k`
+    /// in log space against a 256-bit sum over every load, and against the f64 form.
+    #[test]
+    fn classic_ln_fp_blocked_to_1e12(
+        b_exp in 6u32..=20,
+        blocks_exp in 0.0f64..40.0,
+        k in 1u32..=64,
+        n in 1u64..=3000,
+    ) {
+        let bb = 1u64 << b_exp;
+        let blocks = 2f64.powf(blocks_exp) as u64;
+        let m = bb * blocks;
+        let what = format!("m={m} B={bb} k={k} n={n}");
+        let ln = ln_fp_blocked(m, bb, k, n).unwrap();
+        if blocks > 1 && n <= 1000 {
+            let p = one() / u(blocks);
+            let q = one() - &p;
+            let keep = one() - one() / u(bb);
+            let keep_k = powu(&keep, u64::from(k));
+            let (mut pmf, mut kept, mut sum) = (powu(&q, n), one(), u(0));
+            for j in 1..=n {
+                pmf = pmf * u(n - j + 1) / u(j) * &p / &q;
+                kept = &kept * &keep_k;
+                sum = &sum + &pmf * powu(&(one() - &kept), u64::from(k));
+            }
+            agrees_hp("classic blocked", &what, ln, &sum)?;
+        }
+        agrees("classic blocked", &what, ln, fp_blocked(m, bb, k, n))?;
+    }
+
+    /// Blocked classic through [`ClassicParams::ln_fp`] (the exact occupancy law for
+    /// blocks up to 4096 bits) against [`ClassicParams::fp`].
+    #[test]
+    fn classic_params_ln_fp_blocked_to_1e12(
+        b_exp in 6u32..=12,
+        blocks_exp in 0.0f64..30.0,
+        k in 1u32..=64,
+        n in 1u64..=2000,
+    ) {
+        let bb = 1u64 << b_exp;
+        let m = bb * (2f64.powf(blocks_exp) as u64);
+        let Ok(p) = ClassicParams::new(m, k, n, Layout::Blocked { block_bits: bb }) else {
+            return Err(TestCaseError::reject("invalid parameters"));
+        };
+        let what = format!("m={m} B={bb} k={k} n={n} law={:?}", p.fp_law());
+        agrees("classic blocked params", &what, p.ln_fp().unwrap(), p.fp())?;
+    }
+}
