@@ -187,7 +187,13 @@ impl SbfOccupancy {
         let p = &self.params;
         let chain = self.chain()?;
         let pi = chain.stationary()?;
-        let variance = zero_variance(&chain, &pi, (p.m(), p.k(), p.p()), true, self.decrements);
+        let variance = zero_variance(
+            &chain,
+            &pi,
+            (p.m(), p.k(), p.p()),
+            super::Delete::Random,
+            self.decrements,
+        );
         band(
             (p.m(), p.k(), self.zeros),
             (p.zero_fraction(), p.fp()),
@@ -216,12 +222,11 @@ impl IbfOccupancy {
     pub fn new(params: &IbfParams, decrements: Decrements) -> Result<Self, ModelError> {
         let solution = solve(params)?;
         let (chain, pi) = solution.chain_and_law();
-        let local = params.policy().is_local();
         let variance = zero_variance(
             chain,
             pi,
             (params.m(), params.k(), params.p()),
-            local,
+            params.policy().delete(),
             decrements,
         );
         Ok(Self { solution, variance })

@@ -48,7 +48,7 @@
 //! within the 95% band in 92-98% of 1000 seeded trials per policy.
 
 use super::chain::CellChain;
-use super::Decrements;
+use super::{Decrements, Delete};
 use crate::markov::stationary_gth;
 use nalgebra::DMatrix;
 use serde::Serialize;
@@ -158,18 +158,41 @@ pub(crate) fn pair_variance(
     Some((mf * pi0 * (1.0 - pi0) + mf * cov).max(0.0))
 }
 
+/// How the deletion phase picks its `P` cells, as the linear noise sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Picks {
+    /// `P` distinct cells uniformly among all `m` (random deletion).
+    Uniform,
+    /// `P` picks among the non-zero cells with probabilities `∝ d_s` (probabilistic
+    /// deletion).
+    Weighted,
+    /// The `P` non-zero cells of least rank (MinImp): a cell is decremented with its
+    /// level's probability `d_s`; only the marginal cells, weight `d_s·(1 − d_s)`, are
+    /// random and give way to a cell of lower rank.
+    Ranked,
+}
+
+impl Picks {
+    /// The picks of a deletion scheme.
+    pub(crate) fn of(delete: Delete) -> Self {
+        match delete {
+            Delete::Random => Picks::Uniform,
+            Delete::ProbCumulative | Delete::ProbValue => Picks::Weighted,
+            Delete::MinImp => Picks::Ranked,
+        }
+    }
+}
+
 /// `Var Z` at the stable point `pi` of `chain` (`m` cells, `K` set cells, `P`
-/// decrements) by the linear-noise approximation, or `None` beyond the work limit.
-/// `global`: the deletion phase makes exactly `P` picks among the non-zero cells with
-/// probabilities `∝ d_s` (probabilistic and MinImp deletion); otherwise `P` distinct cells
-/// uniformly among all `m` (random deletion).
+/// decrements) by the linear-noise approximation, or `None` beyond the work limit;
+/// `picks` says how the deletion phase chooses its cells (module doc).
 pub(crate) fn noise_variance(
     chain: &CellChain,
     pi: &[f64],
     m: u64,
     k: u32,
     p: u64,
-    global: bool,
+    picks: Picks,
 ) -> Option<f64> {
     let n = chain.states();
     let (mf, kf, pf) = (m as f64, f64::from(k), p as f64);
@@ -208,10 +231,17 @@ pub(crate) fn noise_variance(
     let (fpc_k, fpc_p) = (fpc(kf), fpc(pf));
     let pd: f64 = pi.iter().zip(&chain.dec).map(|(x, d)| x * d).sum();
     let w_total = mf * pd;
-    if global && w_total <= 0.0 {
+    if picks != Picks::Uniform && w_total <= 0.0 {
         return Some(0.0);
     }
-    let picks: Vec<f64> = pi.iter().zip(&chain.dec).map(|(x, d)| x * d / pd).collect();
+    let weights_of_picks: Vec<f64> = pi.iter().zip(&chain.dec).map(|(x, d)| x * d / pd).collect();
+    // MinImp's marginal cells: r_s = π_s·d_s·(1 − d_s), total `r_total`.
+    let marginal: Vec<f64> = pi
+        .iter()
+        .zip(&chain.dec)
+        .map(|(x, d)| x * d * (1.0 - d).max(0.0))
+        .collect();
+    let r_total: f64 = marginal.iter().sum();
     let per_step = n as f64 + (levels * sets.len()) as f64;
     let max_steps = (NOISE_WORK / per_step) as u64;
     let var_of = |prob: &[f64], x: &[f64]| {
@@ -229,6 +259,7 @@ pub(crate) fn noise_variance(
     let mut uy_level = vec![0.0; levels];
     let mut means = vec![0.0; sets.len()];
     let mut total = 0.0;
+    let mut diag_del = 0.0;
     for step in 0..max_steps {
         // Set phase: v = J_setᵀ·u and its noise on u.
         uy_level.iter_mut().for_each(|x| *x = 0.0);
@@ -265,26 +296,53 @@ pub(crate) fn noise_variance(
         for s in 0..n {
             e[s] = v[down[s]] - v[s];
         }
-        let var_del = if global {
-            pf * var_of(&picks, &e)
-        } else {
-            pf * fpc_p * var_of(pi, &e)
+        let var_del = match picks {
+            Picks::Uniform => pf * fpc_p * var_of(pi, &e),
+            Picks::Weighted => pf * var_of(&weights_of_picks, &e),
+            Picks::Ranked if r_total > 0.0 => {
+                // Bernoulli(d_s) per cell given their total: Σ r·e² − (Σ r·e)²/Σ r.
+                let (mut s1, mut s2) = (0.0, 0.0);
+                for (r, x) in marginal.iter().zip(&e) {
+                    s1 += r * x;
+                    s2 += r * x * x;
+                }
+                mf * (s2 - s1 * s1 / r_total).max(0.0)
+            }
+            Picks::Ranked => 0.0,
         };
         let term = var_set + var_del;
         total += term;
+        diag_del += var_del;
         if step > 0 && term <= 1e-10 * total {
+            if std::env::var_os("BFOPT_DIAG").is_some() {
+                eprintln!("DIAG noise total {total} deletion part {diag_del} picks {picks:?}");
+            }
             return Some(total);
         }
-        if global {
-            let corr: f64 = pf / (w_total * w_total)
-                * mf
-                * (0..n).map(|s| pi[s] * chain.dec[s] * e[s]).sum::<f64>();
-            for s in 0..n {
-                u[s] = v[s] + chain.dec[s] * (pf / w_total * e[s] - corr);
+        match picks {
+            Picks::Weighted => {
+                let corr: f64 = pf / (w_total * w_total)
+                    * mf
+                    * (0..n).map(|s| pi[s] * chain.dec[s] * e[s]).sum::<f64>();
+                for s in 0..n {
+                    u[s] = v[s] + chain.dec[s] * (pf / w_total * e[s] - corr);
+                }
             }
-        } else {
-            for s in 0..n {
-                u[s] = v[s] + chain.dec[s] * e[s];
+            Picks::Ranked => {
+                // A cell more in state s takes d_s picks from the marginal cells.
+                let corr = if r_total > 0.0 {
+                    marginal.iter().zip(&e).map(|(r, x)| r * x).sum::<f64>() / r_total
+                } else {
+                    0.0
+                };
+                for s in 0..n {
+                    u[s] = v[s] + chain.dec[s] * (e[s] - corr);
+                }
+            }
+            Picks::Uniform => {
+                for s in 0..n {
+                    u[s] = v[s] + chain.dec[s] * e[s];
+                }
             }
         }
     }
@@ -298,16 +356,17 @@ pub(crate) fn zero_variance(
     chain: &CellChain,
     pi: &[f64],
     (m, k, p): (u64, u32, u64),
-    local: bool,
+    delete: Delete,
     decrements: Decrements,
 ) -> (f64, ZeroVariance) {
+    let local = delete == Delete::Random;
     if local {
         if let Some(v) = pair_variance(chain, m, k, p, decrements) {
             return (v, ZeroVariance::PairChain);
         }
     }
     if !local || decrements == Decrements::Distinct {
-        if let Some(v) = noise_variance(chain, pi, m, k, p, !local) {
+        if let Some(v) = noise_variance(chain, pi, m, k, p, Picks::of(delete)) {
             return (v, ZeroVariance::LinearNoise);
         }
     }
@@ -366,7 +425,7 @@ mod tests {
         ] {
             let (chain, pi) = sbf_chain(m, k, max, p);
             let pair = pair_variance(&chain, m, k, p, Decrements::Distinct).unwrap();
-            let noise = noise_variance(&chain, &pi, m, k, p, false).unwrap();
+            let noise = noise_variance(&chain, &pi, m, k, p, Picks::Uniform).unwrap();
             approx::assert_relative_eq!(noise, pair, max_relative = 5.0 / m as f64);
         }
         // IBF1 (values of the importance, capped at Max): the same agreement.
@@ -375,7 +434,7 @@ mod tests {
         let chain = ibf1.chain(|_, _| 6.0 / 800.0);
         let pi = chain.stationary().unwrap();
         let pair = pair_variance(&chain, 800, 3, 6, Decrements::Distinct).unwrap();
-        let noise = noise_variance(&chain, &pi, 800, 3, 6, false).unwrap();
+        let noise = noise_variance(&chain, &pi, 800, 3, 6, Picks::Uniform).unwrap();
         approx::assert_relative_eq!(noise, pair, max_relative = 5.0 / 800.0);
         assert!(pair < 800.0 * pi[0] * (1.0 - pi[0]));
     }
