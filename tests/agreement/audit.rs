@@ -239,7 +239,7 @@ fn ibf_at_its_stable_point_is_within_the_band() {
     // the model's stable point, in standard deviations of the audit's variance, must fall
     // within ±1.96 in 92-98% of 1000 seeded trials. Measured (8-bit counters, 6000
     // insertions): sbf 0.933, ibf1 0.954, ibf3 0.966, ibf5 0.949, ibf6 0.952; variance
-    // ratios 0.92-1.04. `ibf_minimp_band_is_conservative` covers IBF2 and IBF4.
+    // ratios 0.92-1.04. `ibf_minimp_at_its_stable_point_is_within_the_band` covers IBF2 and IBF4.
     use bfopt_models::stable::{Policy, ZeroVariance};
     let mut failures = Vec::new();
     for (i, (policy, method)) in [
@@ -270,26 +270,20 @@ fn ibf_at_its_stable_point_is_within_the_band() {
 #[test]
 fn ibf_minimp_at_its_stable_point_is_within_the_band() {
     // MinImp (IBF2, IBF4) decrements the P non-zero cells of least counter: the linear
-    // noise with ranked picks (only the marginal cells are random). Same setting as
-    // `ibf_at_its_stable_point_is_within_the_band`, 4-bit counters (3000 insertions) and
-    // 8-bit counters (6000 insertions).
+    // noise with ranked picks (only the cells tied at the served counter are random). The
+    // setting of `ibf_at_its_stable_point_is_within_the_band` (4-bit counters, which
+    // importances up to 50 saturate, 3000 insertions). Measured: ibf2 0.938 (variance
+    // ratio 1.077), ibf4 0.950 (0.962); with picks proportional to the decrement law
+    // instead (before) ibf2 was 0.938, 1.065.
     use bfopt_models::stable::{Policy, ZeroVariance};
     let mut failures = Vec::new();
-    for (i, (policy, bits, steps)) in [
-        (Policy::Ibf2, 4, 3000),
-        (Policy::Ibf4, 4, 3000),
-        (Policy::Ibf2, 8, 6000),
-        (Policy::Ibf4, 8, 12000),
-    ]
-    .into_iter()
-    .enumerate()
-    {
+    for (i, policy) in [Policy::Ibf2, Policy::Ibf4].into_iter().enumerate() {
         let seed = 90_000 + 10_000 * i as u64;
-        let (share, ratio, used) = ibf_within_band(policy, (512, 4, 5, 5, bits), steps, seed);
+        let (share, ratio, used) = ibf_within_band(policy, (512, 4, 5, 5, 4), 3000, seed);
         assert_eq!(used, ZeroVariance::LinearNoise, "{}", policy.name());
         if !BAND.contains(&share) {
             failures.push(format!(
-                "{} {bits}-bit: {share:.3} (variance ratio {ratio:.3})",
+                "{}: {share:.3} (variance ratio {ratio:.3})",
                 policy.name()
             ));
         }
@@ -297,6 +291,24 @@ fn ibf_minimp_at_its_stable_point_is_within_the_band() {
     assert!(
         failures.is_empty(),
         "MinImp filters within the 95% band outside {BAND:?} in {TRIALS} trials: {failures:?}"
+    );
+}
+
+#[test]
+fn ibf_minimp_band_without_saturation_is_a_bound() {
+    // With 8-bit counters no importance up to 50 saturates a counter: the rank map, whose
+    // linear noise overstates the spread (not calibrated; `ZeroVariance::LinearNoiseBound`).
+    // Measured, IBF2 at m = 512, 6000 insertions: 0.995 within the band, variance ratio
+    // 0.508 (0.494 after 24000 insertions: not a transient). Required here: the band holds
+    // at least its nominal 95% (a bound) and the measured variance is below the model's.
+    // IBF4 with 8-bit counters is not checked: the model's own transient is still 0.23 sd
+    // from its stable point after 24000 insertions.
+    use bfopt_models::stable::{Policy, ZeroVariance};
+    let (share, ratio, used) = ibf_within_band(Policy::Ibf2, (512, 4, 5, 5, 8), 6000, 110_000);
+    assert_eq!(used, ZeroVariance::LinearNoiseBound);
+    assert!(
+        share >= CONFIDENCE && ratio < 1.0,
+        "ibf2 8-bit: {share:.3} within the band, variance ratio {ratio:.3}"
     );
 }
 

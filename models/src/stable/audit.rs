@@ -19,7 +19,8 @@
 //!
 //! `Var Z` is the stationary variance of the zero count ([`super::spread`]: two-cell
 //! chains for random deletion, the linear-noise approximation of the whole filter for the
-//! global IBF policies); the binomial, which treats cells as independent, is
+//! global IBF policies; a bound for MinImp whose counters no insertion saturates,
+//! [`ZeroVariance::LinearNoiseBound`]); the binomial, which treats cells as independent, is
 //! miscalibrated both ways and only used beyond both methods' work limits
 //! ([`ZeroVariance::Binomial`]). The spread depends on which cells the deletion phase
 //! picks ([`Decrements`]): `P` distinct random cells make the cells negatively
@@ -222,14 +223,24 @@ impl IbfOccupancy {
     pub fn new(params: &IbfParams, decrements: Decrements) -> Result<Self, ModelError> {
         let solution = solve(params)?;
         let (chain, pi) = solution.chain_and_law();
-        let variance = zero_variance(
+        let delete = params.policy().delete();
+        let (var, mut kind) = zero_variance(
             chain,
             pi,
             (params.m(), params.k(), params.p()),
-            params.policy().delete(),
+            delete,
             decrements,
         );
-        Ok(Self { solution, variance })
+        if delete == super::Delete::MinImp
+            && kind == ZeroVariance::LinearNoise
+            && !super::minimp::saturates(params)
+        {
+            kind = ZeroVariance::LinearNoiseBound;
+        }
+        Ok(Self {
+            solution,
+            variance: (var, kind),
+        })
     }
 
     /// The solved stable point.
