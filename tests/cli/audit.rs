@@ -312,9 +312,11 @@ fn audit_ibf_from_a_reference_filter_and_bad_flags() {
         &["--confidence", "1.5"],
     );
     // MinImp with counters no insertion saturates (8-bit, importances up to 50): the band
-    // is named a bound; with saturating 4-bit counters it is calibrated, no note.
+    // is named a bound; with saturating 4-bit counters it is calibrated, no note. (IBF4
+    // with 8-bit counters relaxes too slowly for the linear noise's work limit: binomial,
+    // with its own note.)
     use predicates::prelude::PredicateBooleanExt;
-    let minimp = "audit ibf --policy ibf4 --cells 512 --hashes 4 --max 5 --decrements 5 --zeros 60";
+    let minimp = "audit ibf --policy ibf2 --cells 512 --hashes 4 --max 5 --decrements 5 --zeros 60";
     bfopt()
         .args(minimp.split(' '))
         .assert()

@@ -356,27 +356,24 @@ mod tests {
         use crate::stable::{ImportanceDist, Policy};
         // Importances up to 50 saturate 4-bit counters (cap 15), not 8-bit ones (cap 255).
         let imp = ImportanceDist::linear(1, 50).unwrap();
+        let kind = |policy, bits| {
+            let params = IbfParams::new(policy, 512, 4, 5, 5, imp.clone())
+                .and_then(|p| p.with_counter_bits(bits))
+                .unwrap();
+            IbfOccupancy::new(&params, Decrements::Consecutive)
+                .unwrap()
+                .zero_variance()
+        };
         for policy in [Policy::Ibf2, Policy::Ibf4] {
-            let params = |bits| {
-                IbfParams::new(policy, 512, 4, 5, 5, imp.clone())
-                    .and_then(|p| p.with_counter_bits(bits))
-                    .unwrap()
-            };
-            let kind = |bits| {
-                IbfOccupancy::new(&params(bits), Decrements::Consecutive)
-                    .unwrap()
-                    .zero_variance()
-            };
-            let (v4, k4) = kind(4);
-            let (v8, k8) = kind(8);
-            assert_eq!(k4, ZeroVariance::LinearNoise, "{policy}");
-            assert_eq!(k8, ZeroVariance::LinearNoiseBound, "{policy}");
-            assert!(v4 > 0.0 && v8 > 0.0, "{policy}: {v4} {v8}");
+            let (v, k) = kind(policy, 4);
+            assert_eq!(k, ZeroVariance::LinearNoise, "{policy}");
+            assert!(v > 0.0, "{policy}: {v}");
         }
+        let (v, k) = kind(Policy::Ibf2, 8);
+        assert_eq!(k, ZeroVariance::LinearNoiseBound);
+        assert!(v > 0.0, "{v}");
         // Probabilistic deletion is never named a bound.
-        let p3 = IbfParams::new(Policy::Ibf3, 512, 4, 5, 5, imp).unwrap();
-        let o = IbfOccupancy::new(&p3, Decrements::Consecutive).unwrap();
-        assert_eq!(o.zero_variance().1, ZeroVariance::LinearNoise);
+        assert_eq!(kind(Policy::Ibf3, 8).1, ZeroVariance::LinearNoise);
     }
 
     #[test]

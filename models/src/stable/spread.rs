@@ -60,8 +60,8 @@
 //! 1000 seeded trials for every policy with 4-bit counters (MinImp: ibf2 0.938, variance
 //! ratio measured/model 1.077; ibf4 0.950, 0.962). MinImp whose counters no insertion
 //! saturates (8-bit counters: the rank map of [`super::minimp`]) is not calibrated: the
-//! measured variance is 0.49 of the model's for ibf2 (0.995 within the band), the same
-//! after 6000 or 24000 insertions, and the deletion noise is only 1% of the model's
+//! measured variance is 0.51 of the model's for ibf2 (0.995 within the band) after 6000
+//! insertions, 0.49 after 24000, and the deletion noise is only 1% of the model's
 //! variance there, so the error is in the linearised relaxation of the rank map's chain,
 //! not in the picks. [`ZeroVariance::LinearNoiseBound`] names that band a bound.
 
@@ -81,8 +81,8 @@ pub enum ZeroVariance {
     LinearNoise,
     /// The linear noise of MinImp whose counters no insertion saturates (the rank map):
     /// an upper bound, not calibrated. Measured at m = 512, 8-bit counters: the variance
-    /// of the zero count is 0.49 of this one (IBF2), so the band is about 1.4 times too
-    /// wide (module doc, "Accuracy").
+    /// of the zero count is 0.49-0.51 of this one (IBF2), so the band is about 1.4 times
+    /// too wide (module doc, "Accuracy").
     LinearNoiseBound,
     /// Binomial, cells taken as independent: the exact methods beyond their work limit.
     /// Not calibrated (cells are correlated).
