@@ -54,7 +54,7 @@ pub enum AuditFamily {
     /// zero cells from the model's stable point, insertions since empty while
     /// converging, FP given the cells.
     #[command(
-        after_help = "Example:\n  bfopt audit ibf --policy ibf3 --cells 512 --hashes 4 --max 5 --decrements 5 --zeros 140\n\nThe band's variance: two-cell chains for random deletion (sbf, ibf1; --decrement-cells says\nwhich cells), the linear-noise approximation of the whole filter for ibf2-ibf6."
+        after_help = "Example:\n  bfopt audit ibf --policy ibf3 --cells 512 --hashes 4 --max 5 --decrements 5 --zeros 140\n\nThe band's variance: two-cell chains for random deletion (sbf, ibf1; --decrement-cells says\nwhich cells), the linear-noise approximation of the whole filter for ibf2-ibf6 (for ibf2 and ibf4 a bound,\nnot calibrated, where no insertion saturates the counters: JSON variance linear_noise_bound)."
     )]
     Ibf(IbfAuditArgs),
     /// Block Timing Bloom filter: distinct items last inserted in the last a + 1 blocks
@@ -332,9 +332,9 @@ pub fn ibf(args: &IbfAuditArgs) -> Result<Report, CliError> {
         params["decrement_cells"] = json!(decrements);
     }
     let mut report = stable_report(Row::new("ibf", params, audit), &audit);
-    if policy.delete() == bfopt_models::stable::Delete::MinImp {
+    if audit.variance == bfopt_models::stable::ZeroVariance::LinearNoiseBound {
         report.notes.push(format!(
-            "note: {}'s band is conservative, not calibrated: MinImp holds the zero count tighter than the linear noise (measured variance 0.41-0.45 of the model's at m = 512 with 8-bit counters; 1.07 for ibf2 with 4-bit)",
+            "note: {}'s band is a bound, not calibrated: with counters that no insertion saturates MinImp holds the zero count tighter than the linear noise (measured variance 0.49-0.51 of the model's for ibf2 at m = 512, 8-bit counters); zeros outside it are off the stable point, zeros inside it may be too. Counters that importances saturate (--counter-bits 4 with importances up to 50) are calibrated",
             policy.name()
         ));
     }

@@ -207,7 +207,7 @@ fn ibf_within_band(
         policy.name()
     );
     let mut within = 0u64;
-    let mut distance_sq = 0.0;
+    let (mut distance, mut distance_sq) = (0.0, 0.0);
     for trial in 0..TRIALS {
         let seed = seed + trial;
         let mut f = StableFilter::new(&params, seed);
@@ -215,13 +215,17 @@ fn ibf_within_band(
         (0..steps).for_each(|i| f.insert_u64(member(seed, i), imp.quantile(r.random::<f64>())));
         let a = audit.audit(f.zero_cells(), CONFIDENCE).unwrap();
         within += u64::from(a.at_stable_point);
+        distance += a.distance_sd;
         distance_sq += a.distance_sd * a.distance_sd;
     }
     let t = TRIALS as f64;
     let (share, ratio, method) = (within as f64 / t, distance_sq / t, audit.zero_variance().1);
+    let bias = distance / t;
     eprintln!(
-        "audit {} m={m} K={k} Max={max} P={p} counter bits {counter_bits}: within ±1.96 sd in {share:.3}; variance ratio measured/model {ratio:.3} ({method:?})",
-        policy.name()
+        "audit {} m={m} K={k} Max={max} P={p} counter bits {counter_bits}: within ±1.96 sd in {share:.3}; variance ratio measured/model {ratio:.3} (mean distance {bias:.3} sd, spread ratio {:.3}; model Var Z {:.2}, {method:?})",
+        policy.name(),
+        ratio - bias * bias,
+        audit.zero_variance().0,
     );
     (share, ratio, method)
 }
@@ -235,19 +239,33 @@ fn ibf_at_its_stable_point_is_within_the_band() {
     // the model's stable point, in standard deviations of the audit's variance, must fall
     // within ±1.96 in 92-98% of 1000 seeded trials. Measured (8-bit counters, 6000
     // insertions): sbf 0.933, ibf1 0.954, ibf3 0.966, ibf5 0.949, ibf6 0.952; variance
-    // ratios 0.92-1.04. `ibf_minimp_band_is_conservative` covers IBF2 and IBF4.
+    // ratios 0.92-1.04. `ibf_minimp_at_its_stable_point_is_within_the_band` covers IBF2 and IBF4.
     use bfopt_models::stable::{Policy, ZeroVariance};
+    assert_within_band(
+        &[
+            (Policy::Ibf1, ZeroVariance::PairChain),
+            (Policy::Ibf3, ZeroVariance::LinearNoise),
+            (Policy::Ibf5, ZeroVariance::LinearNoise),
+            (Policy::Ibf6, ZeroVariance::LinearNoise),
+        ],
+        50_000,
+    );
+}
+
+/// [`ibf_within_band`] for each `(policy, variance method)` at m = 512, K = 4, Max = 5,
+/// P = 5, 4-bit counters, 3000 insertions, seeds from `first_seed` in steps of 10,000:
+/// the method must be the one named and the share within [`BAND`].
+#[track_caller]
+fn assert_within_band(
+    cases: &[(
+        bfopt_models::stable::Policy,
+        bfopt_models::stable::ZeroVariance,
+    )],
+    first_seed: u64,
+) {
     let mut failures = Vec::new();
-    for (i, (policy, method)) in [
-        (Policy::Ibf1, ZeroVariance::PairChain),
-        (Policy::Ibf3, ZeroVariance::LinearNoise),
-        (Policy::Ibf5, ZeroVariance::LinearNoise),
-        (Policy::Ibf6, ZeroVariance::LinearNoise),
-    ]
-    .into_iter()
-    .enumerate()
-    {
-        let seed = 50_000 + 10_000 * i as u64;
+    for (i, &(policy, method)) in cases.iter().enumerate() {
+        let seed = first_seed + 10_000 * i as u64;
         let (share, ratio, used) = ibf_within_band(policy, (512, 4, 5, 5, 4), 3000, seed);
         assert_eq!(used, method, "{}", policy.name());
         if !BAND.contains(&share) {
@@ -264,22 +282,39 @@ fn ibf_at_its_stable_point_is_within_the_band() {
 }
 
 #[test]
-#[ignore = "about 2 minutes: run with --ignored"]
-fn ibf_minimp_band_is_conservative() {
-    // MinImp (IBF2, IBF4) decrements the P cells of least counter: a queue that holds
-    // the zero count tighter than the linear noise's proportional picks. Measured at
-    // m = 512, K = 4, Max = 5, P = 5, 8-bit counters, 6000 insertions: within the band
-    // 0.998 and 0.999, variance ratios 0.41 and 0.45: the band is about 1.5 times too
-    // wide (conservative, not calibrated), which `bfopt audit ibf` states. With 4-bit
-    // counters and 3000 insertions (this test's setting) IBF2 measured 0.938 within the
-    // band, variance ratio 1.065: the linear noise's error depends on the counter cap.
-    // Required here: at least 92% within the band.
-    use bfopt_models::stable::Policy;
-    for (i, policy) in [Policy::Ibf2, Policy::Ibf4].into_iter().enumerate() {
-        let seed = 90_000 + 10_000 * i as u64;
-        let (share, ratio, _) = ibf_within_band(policy, (512, 4, 5, 5, 4), 3000, seed);
-        assert!(share >= *BAND.start(), "{}: {share} {ratio}", policy.name());
-    }
+fn ibf_minimp_at_its_stable_point_is_within_the_band() {
+    // MinImp (IBF2, IBF4) decrements the P non-zero cells of least counter: the linear
+    // noise with ranked picks (only the cells tied at the served counter are random). The
+    // setting of `ibf_at_its_stable_point_is_within_the_band` (4-bit counters, which
+    // importances up to 50 saturate, 3000 insertions). Measured: ibf2 0.938 (variance
+    // ratio 1.077), ibf4 0.950 (0.962); with picks proportional to the decrement law
+    // instead (before) ibf2 was 0.938, 1.065.
+    use bfopt_models::stable::{Policy, ZeroVariance};
+    assert_within_band(
+        &[
+            (Policy::Ibf2, ZeroVariance::LinearNoise),
+            (Policy::Ibf4, ZeroVariance::LinearNoise),
+        ],
+        90_000,
+    );
+}
+
+#[test]
+fn ibf_minimp_band_without_saturation_is_a_bound() {
+    // With 8-bit counters no importance up to 50 saturates a counter: the rank map, whose
+    // linear noise overstates the spread (not calibrated; `ZeroVariance::LinearNoiseBound`).
+    // Measured, IBF2 at m = 512, 6000 insertions: 0.995 within the band, variance ratio
+    // 0.508 (0.494 after 24000 insertions: not a transient). Required here: the band holds
+    // at least its nominal 95% (a bound) and the measured variance is below the model's.
+    // IBF4 with 8-bit counters is not checked: the model's own transient is still 0.23 sd
+    // from its stable point after 24000 insertions.
+    use bfopt_models::stable::{Policy, ZeroVariance};
+    let (share, ratio, used) = ibf_within_band(Policy::Ibf2, (512, 4, 5, 5, 8), 6000, 110_000);
+    assert_eq!(used, ZeroVariance::LinearNoiseBound);
+    assert!(
+        share >= CONFIDENCE && ratio < 1.0,
+        "ibf2 8-bit: {share:.3} within the band, variance ratio {ratio:.3}"
+    );
 }
 
 #[test]

@@ -19,7 +19,8 @@
 //!
 //! `Var Z` is the stationary variance of the zero count ([`super::spread`]: two-cell
 //! chains for random deletion, the linear-noise approximation of the whole filter for the
-//! global IBF policies); the binomial, which treats cells as independent, is
+//! global IBF policies; a bound for MinImp whose counters no insertion saturates,
+//! [`ZeroVariance::LinearNoiseBound`]); the binomial, which treats cells as independent, is
 //! miscalibrated both ways and only used beyond both methods' work limits
 //! ([`ZeroVariance::Binomial`]). The spread depends on which cells the deletion phase
 //! picks ([`Decrements`]): `P` distinct random cells make the cells negatively
@@ -187,7 +188,13 @@ impl SbfOccupancy {
         let p = &self.params;
         let chain = self.chain()?;
         let pi = chain.stationary()?;
-        let variance = zero_variance(&chain, &pi, (p.m(), p.k(), p.p()), true, self.decrements);
+        let variance = zero_variance(
+            &chain,
+            &pi,
+            (p.m(), p.k(), p.p()),
+            super::Delete::Random,
+            self.decrements,
+        );
         band(
             (p.m(), p.k(), self.zeros),
             (p.zero_fraction(), p.fp()),
@@ -216,15 +223,24 @@ impl IbfOccupancy {
     pub fn new(params: &IbfParams, decrements: Decrements) -> Result<Self, ModelError> {
         let solution = solve(params)?;
         let (chain, pi) = solution.chain_and_law();
-        let local = params.policy().is_local();
-        let variance = zero_variance(
+        let delete = params.policy().delete();
+        let (var, mut kind) = zero_variance(
             chain,
             pi,
             (params.m(), params.k(), params.p()),
-            local,
+            delete,
             decrements,
         );
-        Ok(Self { solution, variance })
+        if delete == super::Delete::MinImp
+            && kind == ZeroVariance::LinearNoise
+            && !super::minimp::saturates(params)
+        {
+            kind = ZeroVariance::LinearNoiseBound;
+        }
+        Ok(Self {
+            solution,
+            variance: (var, kind),
+        })
     }
 
     /// The solved stable point.
@@ -333,6 +349,31 @@ mod tests {
             .audit(0.95)
             .unwrap();
         assert_eq!((empty.fp, empty.insertions_since_empty), (0.0, Some(0)));
+    }
+
+    #[test]
+    fn minimp_band_is_a_bound_only_where_counters_do_not_saturate() {
+        use crate::stable::{ImportanceDist, Policy};
+        // Importances up to 50 saturate 4-bit counters (cap 15), not 8-bit ones (cap 255).
+        let imp = ImportanceDist::linear(1, 50).unwrap();
+        let kind = |policy, bits| {
+            let params = IbfParams::new(policy, 512, 4, 5, 5, imp.clone())
+                .and_then(|p| p.with_counter_bits(bits))
+                .unwrap();
+            IbfOccupancy::new(&params, Decrements::Consecutive)
+                .unwrap()
+                .zero_variance()
+        };
+        for policy in [Policy::Ibf2, Policy::Ibf4] {
+            let (v, k) = kind(policy, 4);
+            assert_eq!(k, ZeroVariance::LinearNoise, "{policy}");
+            assert!(v > 0.0, "{policy}: {v}");
+        }
+        let (v, k) = kind(Policy::Ibf2, 8);
+        assert_eq!(k, ZeroVariance::LinearNoiseBound);
+        assert!(v > 0.0, "{v}");
+        // Probabilistic deletion is never named a bound.
+        assert_eq!(kind(Policy::Ibf3, 8).1, ZeroVariance::LinearNoise);
     }
 
     #[test]
