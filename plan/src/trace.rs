@@ -559,6 +559,9 @@ pub struct TraceDesignReplay {
     /// The model's FP on fresh keys at the worst phase on the trace.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fresh_predicted: Option<f64>,
+    /// Whether the returning items' prediction is the model's estimate on the trace
+    /// (checked two-sided) rather than a bound (checked one-sided).
+    pub returning_estimate: bool,
     /// The checks.
     pub checks: Vec<Check>,
 }
@@ -608,6 +611,7 @@ impl TracePlan {
                     skipped: Some(why),
                     measured: None,
                     fresh_predicted: None,
+                    returning_estimate: false,
                     checks: Vec::new(),
                 };
                 let r = match r {
@@ -650,6 +654,7 @@ impl TracePlan {
                     },
                     skipped: None,
                     fresh_predicted: Some(r.fresh.0),
+                    returning_estimate: r.returning_estimate,
                     measured: Some(m),
                     checks,
                 }
