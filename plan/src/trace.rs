@@ -24,9 +24,9 @@
 //!   bound holds at the worst phase, so the check is one-sided;
 //! * false negatives on window items: none.
 
-use crate::candidate::{Candidate, Params};
+use crate::candidate::{Candidate, FalseNegatives, Params};
 use crate::families::classic::LAYOUTS;
-use crate::families::{apbf, baseline, btbf, gbf, probes};
+use crate::families::{apbf, baseline, btbf, gbf, probes, rbf};
 use crate::planner::{over_budget, pick, plan, Plan, PlanError};
 use crate::requirement::Requirement;
 use crate::validation::Status;
@@ -36,6 +36,8 @@ use bfopt_models::baseline::rotating::design_rotating_on;
 use bfopt_models::baseline::RotatingRequirement;
 use bfopt_models::classic::{self, ClassicRequirement, Layout};
 use bfopt_models::gbf::GbfParams;
+use bfopt_models::rbf::stream::{two_phase_on, RbfStreamMetrics};
+use bfopt_models::rbf::{design_window, Method, RbfRequirement};
 use bfopt_models::timing::{BtbfModel, BtbfParams};
 use bfopt_models::workload::Distinct;
 use bfopt_models::ModelError;
@@ -43,6 +45,7 @@ use bfopt_validation::agree::{Check, Tolerance};
 use bfopt_validation::filters::apbf::ApbfFilter;
 use bfopt_validation::filters::baseline::{FingerprintQueue, RotatingFilter};
 use bfopt_validation::filters::gbf::GbfFilter;
+use bfopt_validation::filters::rbf::{RbfConfig, RbfFilter};
 use bfopt_validation::filters::timing::BtbfFilter;
 use bfopt_validation::replay::{ReplayResult, ReplaySchedule, Replayed, TraceReplay};
 use bfopt_validation::workload::mix;
@@ -97,6 +100,8 @@ struct ReplayDesign {
     /// The model's probability that a window item is missed, for a filter that forgets
     /// (`None`: no false negative in the window).
     miss: Option<Report>,
+    /// Whether `miss` is a bound (one-sided check) rather than an estimate (two-sided).
+    miss_bound: bool,
     /// Whether `report` is the model's estimate on the trace (two-sided check within
     /// `tolerance`) rather than a bound (one-sided).
     returning_estimate: bool,
@@ -179,6 +184,8 @@ pub fn plan_on_trace(req: &Requirement, workload: &Distinct) -> Result<TracePlan
             fitted_btbf(req, w, workload).map(|c| (c, None))
         } else if c.design == "gbf" {
             fitted_gbf(req, w, workload).map(|c| (c, None))
+        } else if c.design == "rbf/two-phase" {
+            fitted_rbf(req, w, workload).map(|c| (c, None))
         } else {
             let layout = ring_layout(c)?;
             fitted_ring(req, w, layout, workload).map(|c| (c, Some(layout)))
@@ -236,7 +243,7 @@ pub fn plan_on_trace(req: &Requirement, workload: &Distinct) -> Result<TracePlan
     };
     p.notes.extend(notes);
     p.notes.push(
-        "sized on the trace: the apbf, rotating, btbf and gbf rows on its measured D(L) (the 'sized on' column); rows marked distinct assume distinct insertions (on a repeating stream their FP is at most the figure)".into(),
+        "sized on the trace: the apbf, rotating, btbf, gbf and rbf/two-phase rows on its measured D(L) (the 'sized on' column); rows marked distinct assume distinct insertions (on a repeating stream their FP is at most the figure)".into(),
     );
     let replays = p
         .candidates
@@ -345,6 +352,50 @@ fn fitted_gbf(req: &Requirement, w: u64, workload: &Distinct) -> Result<Candidat
     Ok(unsimulated(c))
 }
 
+/// The two-phase RBF sized on `workload`: a window of `W` arrivals brings `D(W)` new
+/// messages (`bfopt_models::rbf::stream`), so `k` and `σ` are those of the count-instance
+/// design guaranteeing `⌈D(W)⌉` new messages ([`design_window`]); then the least bits per
+/// filter whose FP per arrival on the trace ([`two_phase_on`]: Eq. (26) [RBF] re-weighted
+/// from per new message to per arrival) is at most the target.
+fn fitted_rbf(req: &Requirement, w: u64, workload: &Distinct) -> Result<Candidate, ModelError> {
+    let messages = workload.d(w as f64).ceil().max(2.0) as u64;
+    let d = design_window(
+        messages,
+        &RbfRequirement::new(req.fp(), 2)?.with_method(Method::Fluid),
+    )?;
+    let (k, sigma) = (d.params.k(), d.params.sigma());
+    let fits = |m: u64| {
+        rbf::params(m, 2, k, sigma)
+            .and_then(|p| two_phase_on(&p, workload))
+            .is_ok_and(|x| x.fp <= req.fp())
+    };
+    let hi = (1u64 << 40).min(*bfopt_models::rbf::RbfParams::BITS.end() / 2);
+    let m = bfopt_models::numeric::first_true(d.params.m(), hi, fits).ok_or_else(|| {
+        ModelError::invalid(
+            "fp",
+            req.fp(),
+            "an RBF within 2^40 bits per filter on this trace",
+        )
+    })?;
+    let p = rbf::params(m, 2, k, sigma)?;
+    let x = two_phase_on(&p, workload)?;
+    let mut c = rbf::two_phase_row(w, p)?;
+    // Held for about two cycles of S arrivals each: the slack past the window in arrivals.
+    let held = (2.0 * x.arrivals) as u64;
+    c.slack = held - w.min(held);
+    c.npws = Some(c.slack as f64 / w as f64);
+    c.fp = x.fp;
+    c.false_negatives = FalseNegatives::AtMost {
+        rate: x.dropped_per_arrival(),
+        of: "window items whose last arrival overflowed a cycle (non-retaining: dropped), one per cycle",
+    };
+    c.notes.push(format!(
+        "sized on the trace's D(L): a window brings D(W) = {messages} new messages; a cycle of {:.0} new messages spans {:.0} arrivals; fp per arrival (Eq. (26) per new message: {:.4})",
+        x.messages, x.arrivals, x.fp_per_message
+    ));
+    Ok(unsimulated(c))
+}
+
 /// A row sized on a trace: its distinct-stream simulation does not apply (the replay
 /// checks it on the trace instead).
 fn unsimulated(mut c: Candidate) -> Candidate {
@@ -384,6 +435,7 @@ fn replay_design(
                 make: Arc::new(move |seed| Box::new(ApbfFilter::new(&p, seed))),
                 report: generations(g, by_age),
                 miss: None,
+                miss_bound: false,
                 returning_estimate: false,
                 generation: g,
                 phase: 0,
@@ -411,6 +463,7 @@ fn replay_design(
                 make: Arc::new(move |seed| Box::new(ApbfFilter::blocked(&p, seed))),
                 report: generations(g, by_age),
                 miss: None,
+                miss_bound: false,
                 returning_estimate: false,
                 generation: g,
                 phase: 0,
@@ -427,6 +480,7 @@ fn replay_design(
                 make: Arc::new(move |seed| Box::new(RotatingFilter::new(r, m, k, layout, g, seed))),
                 report: generations(g, by_age),
                 miss: None,
+                miss_bound: false,
                 returning_estimate: false,
                 generation: g,
                 phase: 0,
@@ -448,6 +502,7 @@ fn replay_design(
                 }),
                 report: Arc::new(move |_, _| fp),
                 miss: None,
+                miss_bound: false,
                 returning_estimate: false,
                 generation: (w / 8).max(1),
                 phase: 0,
@@ -475,6 +530,7 @@ fn replay_design(
                 // at the background FP of D(horizon) after.
                 report: Arc::new(move |t, p| model.fp_at_age(t - p, t % block_size)),
                 miss: None,
+                miss_bound: false,
                 returning_estimate: true,
                 generation: block_size,
                 phase: worst,
@@ -483,6 +539,37 @@ fn replay_design(
                 tolerance: Tolerance::approx(
                     BTBF_BAND,
                     "independent timers, D(j) exponent (Eq. (21) [TBF])",
+                ),
+            })
+        }
+        Params::Rbf {
+            m,
+            filters: 2,
+            k,
+            sigma,
+        } => {
+            let p = rbf::params(m, 2, k, sigma).map_err(bad)?;
+            let cfg = RbfConfig::from_params(&p);
+            cfg.validate().map_err(bad)?;
+            let x: RbfStreamMetrics = two_phase_on(&p, workload).map_err(bad)?;
+            Ok(ReplayDesign {
+                make: Arc::new(move |seed| {
+                    Box::new(RbfFilter::new(cfg, seed).expect("validated configuration"))
+                }),
+                report: Arc::new(move |t, q| x.report_at_age((t - q) as f64)),
+                miss: Some(Arc::new(move |_, _| x.dropped_per_arrival())),
+                miss_bound: true,
+                // Held surely for one cycle of S arrivals, then (2S − a)/S at a uniform
+                // phase: the mean cycle only. Measured 0.3% and 2% below it on two Zipf
+                // traces (the tests here), so it is checked as a bound, like the rings'.
+                returning_estimate: false,
+                generation: (w / 8).max(1),
+                phase: 0,
+                warmup: (2.0 * x.arrivals).ceil() as u64 + w,
+                fresh: (x.fp, true),
+                tolerance: Tolerance::approx(
+                    RBF_BAND,
+                    "fluid law at the mean cycle; D(·) at its mean",
                 ),
             })
         }
@@ -510,6 +597,7 @@ fn replay_design(
                 }),
                 report: pos,
                 miss: Some(Arc::new(move |t, q| 1.0 - miss(t, q))),
+                miss_bound: false,
                 returning_estimate: true,
                 generation: (w / 8).max(1),
                 phase: 0,
@@ -528,6 +616,9 @@ const BTBF_BAND: f64 = bfopt_validation::experiments::timing::MODEL_BAND;
 /// Relative model error allowed for the GBF (cells treated as independent, decay
 /// counted in distinct items), as in its simulations.
 const GBF_BAND: f64 = bfopt_validation::experiments::gbf::MODEL_BAND;
+/// Relative model error allowed for the RBF on a trace (fluid law, cycles at their mean
+/// length `S`).
+const RBF_BAND: f64 = 0.02;
 /// Seed of the keys that warm a GBF up before the replay.
 const GBF_WARM_KEYS: u64 = 0x6BF_3A7E;
 
@@ -735,7 +826,21 @@ fn checks(design: &str, r: &ReplayDesign, m: &ReplayResult, seed: u64) -> Vec<Ch
         ));
     }
     let fneg = &m.window_fn;
-    if r.miss.is_some() {
+    if r.miss.is_some() && r.miss_bound {
+        out.push(Check::at_most(
+            "trace",
+            format!(
+                "{design}: trace replay, false negatives on window items (model bound {:.2e})",
+                m.window_fn_predicted
+            ),
+            m.window_fn_predicted,
+            fneg.rate,
+            (fneg.interval.lo, fneg.interval.hi),
+            fneg.confidence,
+            fneg.trials,
+            seed,
+        ));
+    } else if r.miss.is_some() {
         // A filter that forgets: its misses on the trace's window items against the
         // model's per-query prediction, within the model's band.
         out.push(Check::new(
@@ -882,7 +987,7 @@ mod tests {
                     k.hi
                 );
             }
-            if !["btbf", "gbf"].contains(&c.design.as_str()) {
+            if !["btbf", "gbf", "rbf/two-phase"].contains(&c.design.as_str()) {
                 continue;
             }
             seen += 1;
@@ -908,6 +1013,11 @@ mod tests {
             if c.design == "btbf" {
                 assert!(m.fresh_fp.interval.contains(predicted));
                 assert_eq!(m.false_negatives, 0);
+            } else if c.design == "rbf/two-phase" {
+                // The overflowing message of a cycle is dropped (non-retaining): a few
+                // window items are missed on a repeating stream, at most one per cycle.
+                assert!(m.fresh_fp.interval.contains(predicted));
+                assert!(m.window_fn.rate <= m.window_fn_predicted, "{m:?}");
             } else {
                 // The trace's window items are mostly recent (Zipf repeats): fewer misses
                 // than the window average the allowance bounds.
@@ -915,7 +1025,7 @@ mod tests {
                 assert!(m.false_negatives > 0);
             }
         }
-        assert_eq!(seen, 2);
+        assert_eq!(seen, 3);
     }
 
     #[test]

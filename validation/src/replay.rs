@@ -25,6 +25,7 @@
 use crate::filters::apbf::ApbfFilter;
 use crate::filters::baseline::{FingerprintQueue, RotatingFilter};
 use crate::filters::gbf::GbfFilter;
+use crate::filters::rbf::RbfFilter;
 use crate::filters::timing::BtbfFilter;
 use crate::stats::Proportion;
 use crate::workload::{mix, probe};
@@ -36,15 +37,16 @@ use std::collections::HashMap;
 pub trait Replayed: Send {
     /// Inserts a key.
     fn insert(&mut self, key: u64);
-    /// Whether the filter reports the key.
-    fn contains(&self, key: u64) -> bool;
+    /// Whether the filter reports the key (mutable for filters that keep scratch state;
+    /// it changes no answer).
+    fn contains(&mut self, key: u64) -> bool;
 }
 
 impl Replayed for Box<dyn Replayed> {
     fn insert(&mut self, key: u64) {
         (**self).insert(key);
     }
-    fn contains(&self, key: u64) -> bool {
+    fn contains(&mut self, key: u64) -> bool {
         (**self).contains(key)
     }
 }
@@ -53,7 +55,7 @@ impl Replayed for ApbfFilter {
     fn insert(&mut self, key: u64) {
         self.insert_u64(key);
     }
-    fn contains(&self, key: u64) -> bool {
+    fn contains(&mut self, key: u64) -> bool {
         self.contains_u64(key)
     }
 }
@@ -62,7 +64,7 @@ impl Replayed for RotatingFilter {
     fn insert(&mut self, key: u64) {
         self.insert_u64(key);
     }
-    fn contains(&self, key: u64) -> bool {
+    fn contains(&mut self, key: u64) -> bool {
         self.contains_u64(key)
     }
 }
@@ -71,7 +73,7 @@ impl Replayed for FingerprintQueue {
     fn insert(&mut self, key: u64) {
         self.insert_u64(key);
     }
-    fn contains(&self, key: u64) -> bool {
+    fn contains(&mut self, key: u64) -> bool {
         self.contains_u64(key)
     }
 }
@@ -80,7 +82,7 @@ impl Replayed for BtbfFilter {
     fn insert(&mut self, key: u64) {
         self.insert_u64(key);
     }
-    fn contains(&self, key: u64) -> bool {
+    fn contains(&mut self, key: u64) -> bool {
         self.query_u64(key).positive
     }
 }
@@ -89,8 +91,18 @@ impl Replayed for GbfFilter {
     fn insert(&mut self, key: u64) {
         self.insert_u64(key);
     }
-    fn contains(&self, key: u64) -> bool {
+    fn contains(&mut self, key: u64) -> bool {
         self.query_u64(key).positive
+    }
+}
+
+impl Replayed for RbfFilter {
+    /// The RBF's test-and-insert ([`RbfFilter::offer_u64`]): the replay has queried first.
+    fn insert(&mut self, key: u64) {
+        self.offer_u64(key);
+    }
+    fn contains(&mut self, key: u64) -> bool {
+        self.contains_u64(key)
     }
 }
 
@@ -338,7 +350,7 @@ mod tests {
                 self.keys.pop_front();
             }
         }
-        fn contains(&self, key: u64) -> bool {
+        fn contains(&mut self, key: u64) -> bool {
             self.keys.contains(&key)
         }
     }
