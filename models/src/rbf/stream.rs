@@ -193,6 +193,35 @@ mod tests {
         assert_eq!(x.report_at_age(3.0 * x.arrivals), x.fp);
     }
 
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
+
+        /// On any concave `D(·)` (here Uniform over `u` items, which saturates) the
+        /// per-arrival FP is a probability at least Eq. (26): `τ = D⁻¹(n)` weights the
+        /// states by `1/D'`, which grows with `n` as the FP does (Chebyshev's sum
+        /// inequality). A `D(·)` that never reaches a cycle's messages is an error naming
+        /// `workload`.
+        #[test]
+        fn per_arrival_fp_is_at_least_eq_26(
+            m in 100u64..1_000_000, k in 1u32..9, frac in 0.05f64..0.9, u in 2u64..10_000_000,
+        ) {
+            let sigma = (u64::from(k) + 1).max((m as f64 * frac) as u64);
+            proptest::prop_assume!(sigma < m);
+            let p = RbfParams::new(2 * m, k, sigma, 2, Hashing::Colliding, Recycling::NonRetaining)
+                .unwrap();
+            match two_phase_on(&p, &Distinct::Uniform { universe: u }) {
+                Ok(x) => {
+                    proptest::prop_assert!((0.0..=1.0).contains(&x.fp), "{x:?}");
+                    proptest::prop_assert!(x.fp >= x.fp_per_message * (1.0 - 1e-9), "{x:?}");
+                    proptest::prop_assert!(x.arrivals >= x.messages * (1.0 - 1e-9), "{x:?}");
+                    let d = x.dropped_per_arrival();
+                    proptest::prop_assert!(d > 0.0 && d <= 1.0);
+                }
+                Err(e) => proptest::prop_assert!(e.to_string().contains("workload"), "{e}"),
+            }
+        }
+    }
+
     #[test]
     fn one_phase_is_refused() {
         let p =
