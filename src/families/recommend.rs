@@ -11,6 +11,7 @@ use crate::units::{parse_bits, parse_count, parse_real};
 use bfopt_plan::text::{num, prob};
 use bfopt_plan::validation::Validation;
 use bfopt_plan::{plan, Candidate, Level, Plan, PlanError, Requirement, RequirementFlags};
+use bfopt_validation::agree::Check;
 use clap::{ArgGroup, Args};
 use serde::Serialize;
 
@@ -391,6 +392,24 @@ pub(crate) fn wrap(text: &str, indent: &str) -> String {
     s
 }
 
+/// The lines under a validation table: per design, why it was not run (`{verb} {design}:
+/// {why}`) and each failed check, wrapped and indented two spaces.
+pub(crate) fn skipped_and_failed<'a>(
+    verb: &str,
+    designs: impl Iterator<Item = (&'a str, Option<&'a str>, &'a [Check])>,
+) -> String {
+    let mut out = String::new();
+    for (design, skipped, checks) in designs {
+        if let Some(why) = skipped {
+            out.push_str(&wrap(&format!("{verb} {design}: {why}"), "  "));
+        }
+        for k in checks.iter().filter(|k| !k.pass) {
+            out.push_str(&wrap(&k.to_string(), "  "));
+        }
+    }
+    out
+}
+
 /// Items with the same `key(text)` on one line: their labels joined (`[2] [3]` or
 /// `apbf, rbf`), then the first item's text, in order of first appearance.
 fn grouped(
@@ -559,14 +578,12 @@ fn table(plan: &Plan, validation: Option<&Validation>, wide: bool) -> (String, S
         for line in aligned(&header, &body).lines() {
             out.push_str(&format!("  {line}\n"));
         }
-        for d in &v.designs {
-            if let Some(why) = &d.skipped {
-                out.push_str(&wrap(&format!("not simulated {}: {why}", d.design), "  "));
-            }
-            for k in d.checks.iter().filter(|k| !k.pass) {
-                out.push_str(&wrap(&k.to_string(), "  "));
-            }
-        }
+        out.push_str(&skipped_and_failed(
+            "not simulated",
+            v.designs
+                .iter()
+                .map(|d| (d.design.as_str(), d.skipped.as_deref(), d.checks.as_slice())),
+        ));
         let total = v.checks().count();
         let failed = v.checks().filter(|k| !k.pass).count();
         out.push_str(&format!(

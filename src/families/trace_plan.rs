@@ -11,7 +11,7 @@
 
 use crate::exit::{CliError, Exit};
 use crate::families::profile::TraceArgs;
-use crate::families::recommend::{accesses, rows, wrap, RecommendArgs};
+use crate::families::recommend::{accesses, rows, skipped_and_failed, wrap, RecommendArgs};
 use crate::render::aligned;
 use crate::report::Report;
 use bfopt_plan::text::{num, prob};
@@ -375,10 +375,22 @@ fn replay_table(tp: &TracePlan, v: &TraceValidation) -> String {
                 prob(pred),
                 prob(m.fresh_fp.rate),
                 interval(m.fresh_fp.interval.lo, m.fresh_fp.interval.hi),
-                format!("<={}", prob(m.returning_predicted)),
+                format!(
+                    "{}{}",
+                    if d.returning_estimate { "" } else { "<=" },
+                    prob(m.returning_predicted)
+                ),
                 prob(m.returning_fp.rate),
                 interval(m.returning_fp.interval.lo, m.returning_fp.interval.hi),
-                format!("{}/{}", m.false_negatives, m.window_queries),
+                if m.window_fn_predicted > 0.0 {
+                    format!(
+                        "{} (model {})",
+                        prob(m.window_fn.rate),
+                        prob(m.window_fn_predicted)
+                    )
+                } else {
+                    format!("{}/{}", m.false_negatives, m.window_queries)
+                },
             ],
             _ => {
                 let mut row = vec![c.design.clone(), d.status.label().into()];
@@ -391,17 +403,15 @@ fn replay_table(tp: &TracePlan, v: &TraceValidation) -> String {
         out.push_str(&format!("  {line}\n"));
     }
     out.push_str(&wrap(
-        "fresh fp: the model's FP on never-seen keys at the worst phase (just before a shift or rotation) on the trace's D(L) (a bound for rows sized for distinct insertions); returning: items whose last occurrence is older than the window, reported with the model's probability while the design still holds them (its slack) and at the background FP after (a bound: it takes the worst phase); fn: false negatives over window-item queries",
+        "fresh fp: the model's FP on never-seen keys at the worst phase (just before a shift or rotation) on the trace's D(L) (a bound for rows sized for distinct insertions); returning: items whose last occurrence is older than the window, reported with the model's probability while the design still holds them (its slack) and at the background FP after (a bound, <=, where it takes the worst phase; the btbf and gbf models' estimate on the trace otherwise); fn: false negatives over window-item queries (for a design that forgets, the rate beside the model's)",
         "  ",
     ));
-    for d in &v.designs {
-        if let Some(why) = &d.skipped {
-            out.push_str(&wrap(&format!("not replayed {}: {why}", d.design), "  "));
-        }
-        for k in d.checks.iter().filter(|k| !k.pass) {
-            out.push_str(&wrap(&k.to_string(), "  "));
-        }
-    }
+    out.push_str(&skipped_and_failed(
+        "not replayed",
+        v.designs
+            .iter()
+            .map(|d| (d.design.as_str(), d.skipped.as_deref(), d.checks.as_slice())),
+    ));
     let total = v.checks().count();
     let failed = v.checks().filter(|k| !k.pass).count();
     let skipped = v

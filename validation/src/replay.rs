@@ -24,6 +24,9 @@
 
 use crate::filters::apbf::ApbfFilter;
 use crate::filters::baseline::{FingerprintQueue, RotatingFilter};
+use crate::filters::gbf::GbfFilter;
+use crate::filters::rbf::RbfFilter;
+use crate::filters::timing::BtbfFilter;
 use crate::stats::Proportion;
 use crate::workload::{mix, probe};
 use rayon::prelude::*;
@@ -34,15 +37,16 @@ use std::collections::HashMap;
 pub trait Replayed: Send {
     /// Inserts a key.
     fn insert(&mut self, key: u64);
-    /// Whether the filter reports the key.
-    fn contains(&self, key: u64) -> bool;
+    /// Whether the filter reports the key (mutable for filters that keep scratch state;
+    /// it changes no answer).
+    fn contains(&mut self, key: u64) -> bool;
 }
 
 impl Replayed for Box<dyn Replayed> {
     fn insert(&mut self, key: u64) {
         (**self).insert(key);
     }
-    fn contains(&self, key: u64) -> bool {
+    fn contains(&mut self, key: u64) -> bool {
         (**self).contains(key)
     }
 }
@@ -51,7 +55,7 @@ impl Replayed for ApbfFilter {
     fn insert(&mut self, key: u64) {
         self.insert_u64(key);
     }
-    fn contains(&self, key: u64) -> bool {
+    fn contains(&mut self, key: u64) -> bool {
         self.contains_u64(key)
     }
 }
@@ -60,7 +64,7 @@ impl Replayed for RotatingFilter {
     fn insert(&mut self, key: u64) {
         self.insert_u64(key);
     }
-    fn contains(&self, key: u64) -> bool {
+    fn contains(&mut self, key: u64) -> bool {
         self.contains_u64(key)
     }
 }
@@ -69,7 +73,35 @@ impl Replayed for FingerprintQueue {
     fn insert(&mut self, key: u64) {
         self.insert_u64(key);
     }
-    fn contains(&self, key: u64) -> bool {
+    fn contains(&mut self, key: u64) -> bool {
+        self.contains_u64(key)
+    }
+}
+
+impl Replayed for BtbfFilter {
+    fn insert(&mut self, key: u64) {
+        self.insert_u64(key);
+    }
+    fn contains(&mut self, key: u64) -> bool {
+        self.query_u64(key).positive
+    }
+}
+
+impl Replayed for GbfFilter {
+    fn insert(&mut self, key: u64) {
+        self.insert_u64(key);
+    }
+    fn contains(&mut self, key: u64) -> bool {
+        self.query_u64(key).positive
+    }
+}
+
+impl Replayed for RbfFilter {
+    /// The RBF's test-and-insert ([`RbfFilter::offer_u64`]): the replay has queried first.
+    fn insert(&mut self, key: u64) {
+        self.offer_u64(key);
+    }
+    fn contains(&mut self, key: u64) -> bool {
         self.contains_u64(key)
     }
 }
@@ -81,6 +113,9 @@ pub struct ReplaySchedule {
     pub window: u64,
     /// Probe fresh keys after every `generation`-th insertion.
     pub generation: u64,
+    /// Probe after insertion `t` when `t mod generation == phase` (0: at the end of each
+    /// generation; a block timing filter's worst block offset is another phase).
+    pub phase: u64,
     /// No query is counted before this many insertions (the filter fills up).
     pub warmup: u64,
     /// Fresh keys per probe point.
@@ -103,6 +138,11 @@ pub struct ReplayResult {
     /// The model's mean probability that a returning item is reported (the mean of the
     /// caller's per-query prediction over the returning queries).
     pub returning_predicted: f64,
+    /// Negative answers for window items, with its interval over epochs.
+    pub window_fn: Proportion,
+    /// The model's mean probability that a window item is missed (the mean of the
+    /// caller's per-query prediction, [`TraceReplay::with_window_misses`]; 0 without it).
+    pub window_fn_predicted: f64,
     /// Negative answers for window items, over every epoch.
     pub false_negatives: u64,
     /// Window-item queries, over every epoch.
@@ -147,6 +187,8 @@ pub struct TraceReplay<F: Replayed> {
     last: HashMap<u64, u64>,
     report: Box<dyn Fn(u64, u64) -> f64 + Send + Sync>,
     predicted_sum: f64,
+    miss: Option<Box<dyn Fn(u64, u64) -> f64 + Send + Sync>>,
+    miss_sum: f64,
     t: u64,
     chunk: Vec<Step>,
 }
@@ -170,9 +212,22 @@ impl<F: Replayed> TraceReplay<F> {
             last: HashMap::new(),
             report: Box::new(report),
             predicted_sum: 0.0,
+            miss: None,
+            miss_sum: 0.0,
             t: 0,
             chunk: Vec::with_capacity(CHUNK),
         }
+    }
+
+    /// The model's probability `miss(t, p)` that a window item last inserted as insertion
+    /// `p` is missed after `t` insertions (a filter that forgets, such as the GBF); the
+    /// replay reports its mean over the window queries. Without it the prediction is 0.
+    pub fn with_window_misses(
+        mut self,
+        miss: impl Fn(u64, u64) -> f64 + Send + Sync + 'static,
+    ) -> Self {
+        self.miss = Some(Box::new(miss));
+        self
     }
 
     /// Queries then inserts one record's key.
@@ -182,6 +237,9 @@ impl<F: Replayed> TraceReplay<F> {
         let query = match self.last.insert(key, t + 1) {
             Some(p) if t >= s.warmup => {
                 if t - p < s.window {
+                    if let Some(miss) = &self.miss {
+                        self.miss_sum += miss(t, p);
+                    }
                     Query::Window
                 } else {
                     self.predicted_sum += (self.report)(t, p);
@@ -191,7 +249,8 @@ impl<F: Replayed> TraceReplay<F> {
             _ => Query::None,
         };
         self.t += 1;
-        let probe_at = (self.t > s.warmup && self.t % s.generation.max(1) == 0).then_some(self.t);
+        let g = s.generation.max(1);
+        let probe_at = (self.t > s.warmup && self.t % g == s.phase % g).then_some(self.t);
         self.chunk.push(Step {
             key,
             query,
@@ -247,6 +306,12 @@ impl<F: Replayed> TraceReplay<F> {
         let fresh: Vec<(u64, u64)> = self.counts.iter().map(|c| c.fresh).collect();
         let returning: Vec<(u64, u64)> = self.counts.iter().map(|c| c.returning).collect();
         let returning_queries = self.counts.first().map_or(0, |c| c.returning.1);
+        let window: Vec<(u64, u64)> = self
+            .counts
+            .iter()
+            .map(|c| (c.false_negatives, c.window_queries))
+            .collect();
+        let window_queries = self.counts.first().map_or(0, |c| c.window_queries);
         ReplayResult {
             fresh_fp: Proportion::over_epochs(&fresh, conf),
             returning_fp: Proportion::over_epochs(&returning, conf),
@@ -254,6 +319,12 @@ impl<F: Replayed> TraceReplay<F> {
                 0.0
             } else {
                 self.predicted_sum / returning_queries as f64
+            },
+            window_fn: Proportion::over_epochs(&window, conf),
+            window_fn_predicted: if window_queries == 0 {
+                0.0
+            } else {
+                self.miss_sum / window_queries as f64
             },
             false_negatives: self.counts.iter().map(|c| c.false_negatives).sum(),
             window_queries: self.counts.iter().map(|c| c.window_queries).sum(),
@@ -279,7 +350,7 @@ mod tests {
                 self.keys.pop_front();
             }
         }
-        fn contains(&self, key: u64) -> bool {
+        fn contains(&mut self, key: u64) -> bool {
             self.keys.contains(&key)
         }
     }
@@ -290,6 +361,7 @@ mod tests {
         let schedule = |w| ReplaySchedule {
             window: w,
             generation: 5,
+            phase: 0,
             warmup: 10,
             probes: 100,
             epochs: 2,
@@ -304,7 +376,8 @@ mod tests {
                     keys: Default::default(),
                 },
                 |_, _| 0.25,
-            );
+            )
+            .with_window_misses(|_, _| 0.125);
             for i in 0..100u64 {
                 r.push(i % 10);
             }
@@ -315,13 +388,46 @@ mod tests {
             assert_eq!(out.fresh_fp.trials, 2 * 100 * 18);
             if window_item {
                 assert_eq!(out.window_queries, 2 * 90);
+                assert_eq!(out.window_fn.trials, 2 * 90);
+                assert_eq!(out.window_fn.successes, 0);
+                assert_eq!(out.window_fn_predicted, 0.125);
                 assert_eq!(out.returning_fp.trials, 0);
             } else {
                 assert_eq!(out.window_queries, 0);
+                assert_eq!(out.window_fn_predicted, 0.0);
                 assert_eq!(out.returning_fp.trials, 2 * 90);
                 assert_eq!(out.returning_fp.successes, 0);
                 assert_eq!(out.returning_predicted, 0.25);
             }
         }
+    }
+
+    /// Probe points follow the schedule's phase: after insertions 13, 18, ..., 98.
+    #[test]
+    fn probe_points_follow_the_phase() {
+        let schedule = ReplaySchedule {
+            window: 10,
+            generation: 5,
+            phase: 3,
+            warmup: 10,
+            probes: 1,
+            epochs: 2,
+            seed: 1,
+            confidence: 0.99,
+        };
+        let mut r = TraceReplay::new(
+            schedule,
+            |_| Exact {
+                w: 10,
+                keys: Default::default(),
+            },
+            |_, _| 0.0,
+        );
+        for i in 0..100u64 {
+            r.push(i);
+        }
+        let out = r.finish();
+        assert_eq!(out.fresh_fp.trials, 2 * 18);
+        assert_eq!(out.window_fn.trials, 0);
     }
 }

@@ -86,6 +86,7 @@ pub mod fluid;
 pub mod forgetting;
 mod nbounded;
 pub mod repeats;
+pub mod stream;
 pub mod transitions;
 
 #[cfg(test)]

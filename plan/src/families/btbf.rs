@@ -14,6 +14,7 @@ use crate::candidate::{AccessUnit, Candidate, FalseNegatives, FpKind, Params, Si
 use crate::requirement::Requirement;
 use bfopt_models::timing::design::{expected_penalty, PenaltyResolution};
 use bfopt_models::timing::{BtbfModel, BtbfParams, PenaltyDist, StreamPrior};
+use bfopt_models::workload::Distinct;
 use bfopt_validation::agree::{Check, Tolerance};
 use bfopt_validation::experiments::timing as timing_sim;
 
@@ -27,21 +28,29 @@ pub(super) const FAMILY: Family = Family {
 const BTBF_K_MAX: u32 = 16;
 const BTBF_BPT_MAX: u32 = 16;
 
-/// The standard BTBF of least memory for `(fp, w)`, with its worst-case FP.
+/// The standard BTBF of least memory for `(fp, w)` on a stream of distinct insertions,
+/// with its worst-case FP ([`standard_btbf_on`] with `D(j) = j`).
+pub(crate) fn standard_btbf(fp: f64, w: u64) -> Option<(BtbfParams, f64)> {
+    standard_btbf_on(fp, w, &Distinct::Identity)
+}
+
+/// The standard BTBF of least memory for `(fp, w)` on a stream with `D(·)` (expected
+/// distinct items in `j` consecutive insertions), with its worst-case FP.
 ///
 /// # Formula
 /// With `bpt` bits per timer and no padding, `B = ⌈w/(2^bpt − 3)⌉` (so that
 /// `T_Ω = ⌈w/B⌉ + 1 <= 2^bpt − 2`, Section 3.2.3 [TBF]); an expired item's timers were
-/// last refreshed within the horizon `H <= w + B − 1`, so
-/// `fp <= (1 − (1 − 1/m)^(kH))^k` (Section 3.2.2 [TBF], distinct stream), and
-/// `m = ⌈1 / (1 − exp(ln(1 − fp^(1/k)) / (kH)))⌉`. Padding then takes the rule of thumb
-/// `P ≈ m/(kB)` within the room `bpt` leaves.
-pub(crate) fn standard_btbf(fp: f64, w: u64) -> Option<(BtbfParams, f64)> {
+/// last refreshed within the horizon `H <= w + B − 1`, by the `D(H)` distinct items of
+/// those insertions, so `fp <= (1 − (1 − 1/m)^(k D(H)))^k` (Section 3.2.2 and Eq. (21)
+/// [TBF]; `D(H) = H` on a distinct stream), and
+/// `m = ⌈1 / (1 − exp(ln(1 − fp^(1/k)) / (k D(H))))⌉`. Padding then takes the rule of
+/// thumb `P ≈ m/(kB)` within the room `bpt` leaves.
+pub(crate) fn standard_btbf_on(fp: f64, w: u64, workload: &Distinct) -> Option<(BtbfParams, f64)> {
     let mut best: Option<(BtbfParams, f64)> = None;
     for bpt in 2..=BTBF_BPT_MAX {
         let room = (1u64 << bpt) - 3;
         let big_b = w.div_ceil(room).max(1);
-        let horizon = (w + big_b - 1) as f64;
+        let horizon = workload.d((w + big_b - 1) as f64).max(1.0);
         for k in 1..=BTBF_K_MAX {
             let x = (-fp.powf(1.0 / f64::from(k))).ln_1p() / (f64::from(k) * horizon);
             let m = (1.0 / -x.exp_m1()).ceil();
@@ -51,7 +60,7 @@ pub(crate) fn standard_btbf(fp: f64, w: u64) -> Option<(BtbfParams, f64)> {
             let Ok(p) = BtbfParams::with_default_padding(m as u64, k, bpt, big_b, w) else {
                 continue;
             };
-            let worst = worst_fp(&p);
+            let worst = worst_fp_on(&p, workload);
             let better = best.is_none_or(|(b, _)| {
                 (p.memory_bits(), p.scan_per_insert()) < (b.memory_bits(), b.scan_per_insert())
             });
@@ -63,12 +72,19 @@ pub(crate) fn standard_btbf(fp: f64, w: u64) -> Option<(BtbfParams, f64)> {
     best
 }
 
-/// The worst-block-offset FP of `p` on a stream of distinct insertions: an expired
-/// item's timers were last refreshed within the horizon `H = w + B − 1`, so
-/// `fp <= (1 − (1 − 1/m)^(kH))^k` (Section 3.2.2 [TBF]), computed without cancellation.
+/// The worst-block-offset FP of `p` on a stream of distinct insertions
+/// ([`worst_fp_on`] with `D(j) = j`).
 pub(crate) fn worst_fp(p: &BtbfParams) -> f64 {
+    worst_fp_on(p, &Distinct::Identity)
+}
+
+/// The worst-block-offset FP of `p` on a stream with `D(·)`: an expired item's timers
+/// were last refreshed within the horizon `H = w + B − 1`, by `D(H)` distinct items, so
+/// `fp <= (1 − (1 − 1/m)^(k D(H)))^k` (Section 3.2.2 and Eq. (21) [TBF]), computed
+/// without cancellation.
+pub(crate) fn worst_fp_on(p: &BtbfParams, workload: &Distinct) -> f64 {
     let (m, k) = (p.m() as f64, f64::from(p.k()));
-    let horizon = (p.w() + p.block_size() - 1) as f64;
+    let horizon = workload.d((p.w() + p.block_size() - 1) as f64);
     (-(k * horizon * (-1.0 / m).ln_1p()).exp_m1()).powi(p.k() as i32)
 }
 

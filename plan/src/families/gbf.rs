@@ -114,7 +114,21 @@ pub(crate) fn row(
     repeats: Option<WindowDuplicates>,
 ) -> Candidate {
     let workload = repeats.map_or(Distinct::Identity, Distinct::from);
-    let x = p.metrics_flat_on(w, &workload, None);
+    row_on(fp_target, w, rate, p, repeats, &workload)
+}
+
+/// [`row`] with its figures on the stream `workload` (a trace's measured `D(·)`): the
+/// window FN of [`GbfParams::metrics_flat_on`] over its `D(w)` distinct window items
+/// (Eqs. (28)-(31) [TBF]); the simulation stays on the stream of `repeats`.
+pub(crate) fn row_on(
+    fp_target: f64,
+    w: u64,
+    rate: f64,
+    p: GbfParams,
+    repeats: Option<WindowDuplicates>,
+    workload: &Distinct,
+) -> Candidate {
+    let x = p.metrics_flat_on(w, workload, None);
     let (fp, fn_) = (x.fp, x.fn_);
     let k = f64::from(p.k0() + p.k1());
     // The design on a distinct stream: FP of never-inserted keys and FN at a uniform
