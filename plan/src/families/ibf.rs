@@ -189,7 +189,9 @@ fn sized(
             .map(|s| s.fp())
     };
     // 1. Smallest P meeting the FP at M_REF (FP falls as P grows).
-    let p = first_true_near(1, M_REF / 4, |p| fp_at(M_REF, p).is_some_and(|f| f <= fp))?;
+    let p = bfopt_models::numeric::first_true_near(1, M_REF / 4, |p| {
+        fp_at(M_REF, p).is_some_and(|f| f <= fp)
+    })?;
     // 2. The age at which the weighted FN reaches the rate, at M_REF.
     let reference = solve(&params(policy, dist, M_REF, k, max, p)?).ok()?;
     let a_ref = reference.weighted_fn_age(rate)?;
@@ -218,40 +220,6 @@ fn sized(
         }
     }
     None
-}
-
-/// The smallest `x` in `[lo, hi]` where the monotone `pred` holds (false below it, true
-/// from it on), as [`bfopt_models::numeric::first_true`], but found by galloping up from
-/// `lo` (`lo, lo + 1, lo + 3, lo + 7, …`) and bisecting the last step: about
-/// `2·log2(x − lo + 1)` calls instead of `log2(hi − lo)`, fewer where `x` lies near `lo`
-/// (step 1's `P`, a few units of 16384).
-fn first_true_near(lo: u64, hi: u64, mut pred: impl FnMut(u64) -> bool) -> Option<u64> {
-    let (mut below, mut x, mut step) = (lo, lo, 1u64);
-    loop {
-        if x > hi {
-            return None;
-        }
-        if pred(x) {
-            break;
-        }
-        if x == hi {
-            return None;
-        }
-        below = x + 1;
-        x = x.saturating_add(step).min(hi);
-        step = step.saturating_mul(2);
-    }
-    // pred(x) holds and fails below `below`: bisect [below, x].
-    let mut top = x;
-    while below < top {
-        let mid = below + (top - below) / 2;
-        if pred(mid) {
-            top = mid;
-        } else {
-            below = mid + 1;
-        }
-    }
-    Some(below)
 }
 
 /// The reference filter of `params` on distinct items with importances drawn from its
@@ -378,32 +346,6 @@ mod tests {
             );
             assert_eq!(s.fp().to_bits(), exhaustive.1.fp().to_bits(), "{policy}");
         }
-    }
-
-    #[test]
-    fn first_true_near_agrees_with_bisection() {
-        use bfopt_models::numeric::first_true;
-        for lo in 0..6u64 {
-            for hi in lo..40 {
-                for t in 0..45u64 {
-                    let mut calls = 0;
-                    let near = first_true_near(lo, hi, |x| {
-                        calls += 1;
-                        x >= t
-                    });
-                    assert_eq!(
-                        near,
-                        first_true(lo, hi, |x| x >= t),
-                        "lo {lo} hi {hi} t {t}"
-                    );
-                    assert!(calls <= 2 * (64 - (t.max(lo) - lo + 1).leading_zeros()) + 1);
-                }
-            }
-        }
-        assert_eq!(
-            first_true_near(1, u64::MAX, |x| x >= 1 << 62),
-            Some(1 << 62)
-        );
     }
 
     #[test]
