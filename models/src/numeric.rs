@@ -473,6 +473,27 @@ pub fn binomial_pmf(n: u64, p: f64, cut: f64) -> Vec<(u64, f64)> {
     below
 }
 
+/// A bound on the Binomial(n, p) mass that [`binomial_pmf`] drops above its last kept
+/// load `(j, w)` (`w` normalised): the ratios `r_i = (n − i)/(i + 1) · p/(1 − p)` fall with
+/// `i`, so the dropped terms are at most the geometric series `w·r_j/(1 − r_(j+1))`
+/// (infinite where `r_(j+1) >= 1`, 0 at `j = n`). A mixture `Σ w_j f(j)` with `f <= 1`
+/// cut there is low by at most this.
+pub fn binomial_cut_tail_bound(n: u64, p: f64, last: (u64, f64)) -> f64 {
+    let (j, w) = last;
+    if j >= n {
+        return 0.0;
+    }
+    let odds = p / (1.0 - p);
+    let nf = n as f64;
+    let ratio = |i: u64| (nf - i as f64) / (i as f64 + 1.0) * odds;
+    let next = ratio(j + 1);
+    if next >= 1.0 {
+        f64::INFINITY
+    } else {
+        w * ratio(j) / (1.0 - next)
+    }
+}
+
 /// Gauss-Legendre nodes and weights on `[0, 1]` (`n` points, exact for polynomials of
 /// degree `2n − 1`), by the Golub-Welsch eigenvalue method (nalgebra symmetric eigen of
 /// the Jacobi matrix with off-diagonal `i / sqrt(4i² − 1)`).

@@ -224,7 +224,9 @@ fn gbf_json_snapshot() {
     let m = &j.metrics;
     pinned("positive_never", m.positive_never, 0.008393004290493965);
     pinned("positive_at_age", m.positive_at_age, 0.9305470491466884);
-    pinned("fp", m.fp, 0.1363109134706367);
+    // Re-pinned in session 8: the all-positive age table (`GbfDistinctTable::positive`)
+    // cuts coarser pieces; the FP moved by 1.9e-10 relative, inside the table's 1e-8.
+    pinned("fp", m.fp, 0.13631091344536778);
     pinned("fn", m.fn_, 0.5276726590959264);
     pinned("in_window", m.in_window, 0.6321654705556539);
     pinned("q0", m.q0, 0.00012206472467823826);

@@ -247,16 +247,25 @@ impl BlockFpTable {
             return (self.saturated() && lo + 1 >= self.by_load.len() as u64).then_some(f);
         }
         let pmf = crate::numeric::binomial_pmf(n, 1.0 / blocks as f64, 1e-30);
-        let j_max = pmf.last().map_or(0, |&(j, _)| j);
+        let last = pmf.last().copied().unwrap_or((0, 1.0));
+        let dropped = crate::numeric::binomial_cut_tail_bound(n, 1.0 / blocks as f64, last);
+        let j_max = last.0;
         self.at(j_max)?;
         let sum: CompensatedSum = pmf
             .into_iter()
             .map(|(j, w)| w * self.at(j).unwrap_or(1.0))
             .collect();
         let fp = probability(sum.value());
-        if fp < super::formulas::UNCUT_BELOW {
-            // The cut load law can miss the loads that make a tiny FP.
-            let ln = ln_fp_blocked_exact(m, self.block_bits, self.k, n, self.budget);
+        if fp < super::formulas::UNCUT_BELOW && dropped > 1e-13 * fp {
+            // The cut load law can miss the loads that make a tiny FP (the mass it drops,
+            // with a block FP of at most 1, exceeds 1e-13 of the FP). The uncut walk reads
+            // this table (grown lazily, kept across calls). Where a block FP in the walk is
+            // below the smallest normal double or beyond the budget, the cut sum stands:
+            // rebuilding the occupancy in log space from load 0 on every call
+            // (`ln_fp_blocked_exact`) made `allocate --layout blocked` take minutes.
+            let ln = crate::numeric::ln_binomial_mixture(n, 1.0 / blocks as f64, |j| {
+                self.at(j).filter(|&f| f >= f64::MIN_POSITIVE).map(f64::ln)
+            });
             return Some(ln.map_or(fp, f64::exp));
         }
         Some(fp)
