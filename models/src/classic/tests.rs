@@ -370,7 +370,13 @@ fn stepped_unhit_chain_matches_the_occupancy_recursion() {
 /// returns the least `(m, k)` over every `k` sized on its own by [`min_bits`].
 #[test]
 fn design_refinement_is_the_minimum_over_every_k() {
-    for (fp, n) in [(4.106e-29, 1u64), (3.9e-29, 4), (1e-12, 2), (0.01, 100), (1e-6, 5)] {
+    for (fp, n) in [
+        (4.106e-29, 1u64),
+        (3.9e-29, 4),
+        (1e-12, 2),
+        (0.01, 100),
+        (1e-6, 5),
+    ] {
         let req = ClassicRequirement::new(fp, n, Layout::Standard).unwrap();
         let d = design(&req).unwrap();
         let want = (1..=ClassicRequirement::K_MAX_DEFAULT)
