@@ -136,12 +136,18 @@ fn min_bits_for_k(fp: f64, n: u64, k: u32, layout: Layout) -> Option<u64> {
     first_true(lo_units, max_units, meets).map(|u| u * unit)
 }
 
+/// Whether `m` bits meet `fp` with `k` hashes and `n` items in the standard layout, by
+/// the model FP ([`ClassicParams::fp`]: the exact law where computable); it falls with `m`.
+fn meets_exact(fp: f64, n: u64, k: u32) -> impl Fn(u64) -> bool {
+    move |m| ClassicParams::new(m, k, n, Layout::Standard).is_ok_and(|p| p.fp() <= fp)
+}
+
 /// Smallest `m ≥ from` whose standard-layout model FP ([`ClassicParams::fp`]: the exact
 /// law where computable) is at most `fp`, given that `from` is the usual formula's
 /// smallest `m` (a lower bound). Gallops up from `from` in steps of `m/4096` (the two
 /// laws differ by under 1% in FP, well under 0.5% in `m`), then bisects.
 fn exact_standard_bits(fp: f64, n: u64, k: u32, from: u64) -> Option<u64> {
-    let meets = |m: u64| ClassicParams::new(m, k, n, Layout::Standard).is_ok_and(|p| p.fp() <= fp);
+    let meets = meets_exact(fp, n, k);
     if meets(from) {
         return Some(from);
     }
@@ -222,7 +228,13 @@ pub fn design(req: &ClassicRequirement) -> Result<ClassicDesign, ModelError> {
             if best.is_some_and(|(best_m, _)| lower > best_m) {
                 break;
             }
-            if let Some(m) = exact_standard_bits(req.fp, req.n, k, lower) {
+            let found = match best {
+                None => exact_standard_bits(req.fp, req.n, k, lower),
+                // Only `m <= best_m` can win, and the FP falls with `m`: one evaluation
+                // at `best_m` rules most `k` out, else bisect below it.
+                Some((best_m, _)) => first_true(lower, best_m, meets_exact(req.fp, req.n, k)),
+            };
+            if let Some(m) = found {
                 if best.is_none_or(|(best_m, best_k)| (m, k) < (best_m, best_k)) {
                     best = Some((m, k));
                 }

@@ -57,7 +57,8 @@ pub fn fp_exact_standard(m: u64, k: u32, n: u64, budget: f64) -> Option<f64> {
 /// (the inclusion–exclusion of [`fp_exact_rational`] sums `A_d` with alternating signs).
 /// `A_d(t) = (T^t)[d][0]` for the pure-death chain of the given bits still unset,
 /// `u → u − 1` with probability `u/m`, `u → u` with `1 − u/m`, `u = 0..=k`: `T^t` is formed
-/// by repeated squaring of this lower-bidiagonal matrix.
+/// by repeated squaring of this lower-bidiagonal matrix, or, when `t` is small
+/// (`6t <= k²·log2 t`, `t <= 4096`: one item of 64 hashes), by stepping `T` `t` times.
 ///
 /// # Accuracy
 /// Every product and sum is of non-negative terms (no cancellation). The diagonal of each
@@ -66,6 +67,8 @@ pub fn fp_exact_standard(m: u64, k: u32, n: u64, budget: f64) -> Option<f64> {
 /// relative error of about `k·log2(t)·ε`. Tested against the occupancy recursion and the
 /// rational closed form to 1e-12 relative.
 fn fp_unhit_chain(m: u64, t: u64, k: u32) -> f64 {
+    /// Most throws for which the chain is stepped rather than squared.
+    const SHORT_CHAIN: u64 = 4096;
     if t == 0 {
         return 0.0;
     }
@@ -92,6 +95,18 @@ fn fp_unhit_chain(m: u64, t: u64, k: u32) -> f64 {
     }
     let mut col = vec![0.0f64; n];
     col[0] = 1.0;
+    // Few throws (one item, small loads): step the chain `t` times, `O(t·k)`, instead of
+    // squaring, `O(k³·log t)`; `1 − u/m` is then raised to at most the power below, a
+    // relative error under `SHORT_CHAIN·ε`.
+    if t <= SHORT_CHAIN && (t as f64) * 6.0 <= (n * n) as f64 * (t as f64).log2().max(1.0) {
+        for _ in 0..t {
+            for a in (1..n).rev() {
+                col[a] = col[a] * (1.0 - a as f64 / mf) + col[a - 1] * (a as f64 / mf);
+            }
+        }
+        let sum: CompensatedSum = (1..n).map(|d| query[d] * col[d]).collect();
+        return probability(sum.value());
+    }
     let mut s = 1u64;
     let mut rest = t;
     let mut next = vec![0.0f64; n];

@@ -348,3 +348,41 @@ fn ln_fp_below_the_smallest_f64() {
         Some(f64::NEG_INFINITY)
     );
 }
+
+/// Issue 17 (the design fuzz timeout): one to five items of 40 or 64 hashes, where the
+/// chain is stepped rather than squared, against the occupancy recursion at 1e-12.
+#[test]
+fn stepped_unhit_chain_matches_the_occupancy_recursion() {
+    for m in [64u64, 155, 589, 4096] {
+        for k in [40u32, 64] {
+            for n in [1u64, 2, 5] {
+                let t = u64::from(k) * n;
+                let want = super::exact::fp_by_recursion(m, t, k);
+                let got = super::exact::fp_by_unhit_chain(m, t, k);
+                assert!(want > 0.0);
+                assert_relative_eq!(got, want, max_relative = 1e-12);
+            }
+        }
+    }
+}
+
+/// Issue 17: `design` refines each `k` only below the best exact size found; it still
+/// returns the least `(m, k)` over every `k` sized on its own by [`min_bits`].
+#[test]
+fn design_refinement_is_the_minimum_over_every_k() {
+    for (fp, n) in [
+        (4.106e-29, 1u64),
+        (3.9e-29, 4),
+        (1e-12, 2),
+        (0.01, 100),
+        (1e-6, 5),
+    ] {
+        let req = ClassicRequirement::new(fp, n, Layout::Standard).unwrap();
+        let d = design(&req).unwrap();
+        let want = (1..=ClassicRequirement::K_MAX_DEFAULT)
+            .filter_map(|k| min_bits(fp, n, k, Layout::Standard).map(|m| (m, k)))
+            .min()
+            .unwrap();
+        assert_eq!((d.params.m(), d.params.k()), want, "fp {fp}, n {n}");
+    }
+}
