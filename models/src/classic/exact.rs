@@ -275,11 +275,14 @@ impl BlockFpTable {
             // The cut load law can miss the loads that make a tiny FP (the mass it drops,
             // with a block FP of at most 1, exceeds 1e-13 of the FP). The uncut walk reads
             // this table (grown lazily, kept across calls). Where a block FP in the walk is
-            // below the smallest normal double or beyond the budget, the cut sum stands:
-            // rebuilding the occupancy in log space from load 0 on every call
-            // (`ln_fp_blocked_exact`) made `allocate --layout blocked` take minutes.
+            // subnormal (inexact) or beyond the budget, the cut sum stands: rebuilding the
+            // occupancy in log space from load 0 on every call (`ln_fp_blocked_exact`)
+            // made `allocate --layout blocked` take minutes. An empty block's FP is exactly
+            // 0 (`ln` = −∞).
             let ln = crate::numeric::ln_binomial_mixture(n, 1.0 / blocks as f64, |j| {
-                self.at(j).filter(|&f| f >= f64::MIN_POSITIVE).map(f64::ln)
+                self.at(j)
+                    .filter(|&f| f == 0.0 || f >= f64::MIN_POSITIVE)
+                    .map(f64::ln)
             });
             return Some(ln.map_or(fp, f64::exp));
         }
