@@ -207,16 +207,10 @@ fn read_pairs(path: &PathBuf) -> Result<Vec<(u64, u64)>, CliError> {
         message,
     };
     let records = read_trace_file(path).map_err(|e| file_err(e.line, e.message))?;
-    // read_trace skips an optional header line; recover line numbers by counting it.
-    let header = std::fs::read_to_string(path)
-        .ok()
-        .and_then(|s| s.lines().next().map(|l| l.trim().starts_with("item")))
-        .unwrap_or(false);
     records
         .iter()
-        .enumerate()
-        .map(|(i, r)| {
-            let line = i as u64 + 1 + u64::from(header);
+        .map(|r| {
+            let line = r.line;
             match r.timestamp {
                 Some(t) if t >= 1.0 && t.fract() == 0.0 && t <= 2f64.powi(40) => {
                     Ok((r.key, t as u64))

@@ -180,6 +180,9 @@ fn optimize_pbf_trace_errors_name_file_and_line() {
     optimize("", &bad, "bad.csv:3: timestamp = 2.5");
     let missing = trace_file("missing.csv", "a,1\nb\n");
     optimize("", &missing, "missing.csv:2: missing timestamp");
+    // Blank lines and a multi-line quoted item count as physical lines.
+    let blanks = trace_file("blanks.csv", "item,timestamp\n\na,1\n\"b\nc\",2\n\nd,0\n");
+    optimize("", &blanks, "blanks.csv:7: timestamp = 0");
     let ok = trace_file("ok.csv", &small_trace());
     optimize("--online", &ok, "--online needs --horizon");
     optimize("--horizon 100", &ok, "largest timestamp 459");

@@ -390,10 +390,19 @@ pub fn posterior_distinct(
 pub struct GbfDistinctTable {
     /// Pieces below `w`.
     inside: usize,
-    /// Built by [`Self::positive`]: valid for observations without a mismatch only.
-    positive_only: bool,
+    /// Which observations the pieces were cut for.
+    cut_for: CutFor,
     /// Per piece: prior mass `Σ (1−p)^i`, `f0(1,i)`, `1 − f0(1,i)`, `1 − f0(0,i)`, `f0(0,i)`.
     rows: Vec<[f64; 5]>,
+}
+
+/// The observations a [`GbfDistinctTable`]'s pieces were cut for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum CutFor {
+    /// Any observation ([`GbfDistinctTable::new`]).
+    Any,
+    /// Observations without a mismatch only ([`GbfDistinctTable::positive`]).
+    NoMismatch,
 }
 
 impl GbfDistinctTable {
@@ -410,7 +419,7 @@ impl GbfDistinctTable {
         w: u64,
         distinct: &crate::timing::prior::Distinct,
     ) -> Result<Self, ModelError> {
-        Self::build(params, px, w, distinct, false)
+        Self::build(params, px, w, distinct, CutFor::Any)
     }
 
     /// The table for observations without a mismatch only (`c0 = r0`, `c1 = r1`, e.g.
@@ -425,7 +434,7 @@ impl GbfDistinctTable {
         w: u64,
         distinct: &crate::timing::prior::Distinct,
     ) -> Result<Self, ModelError> {
-        Self::build(params, px, w, distinct, true)
+        Self::build(params, px, w, distinct, CutFor::NoMismatch)
     }
 
     fn build(
@@ -433,7 +442,7 @@ impl GbfDistinctTable {
         px: f64,
         w: u64,
         distinct: &crate::timing::prior::Distinct,
-        positive_only: bool,
+        cut_for: CutFor,
     ) -> Result<Self, ModelError> {
         crate::timing::prior::check_px(px)?;
         check::in_range("window", w, 1..=u64::MAX)?;
@@ -469,10 +478,9 @@ impl GbfDistinctTable {
             // Sensitivity of ln L to ln t: each of the K = k0 + k1 factors moves by at most
             // t/(1 − t) + t/min(π0, 1 − π0) per unit of ln t, largest at the piece's start.
             let t_a = (ln_q * d(a as f64)).exp();
-            let mismatch = if positive_only {
-                0.0
-            } else {
-                t_a / -(ln_q * d(a as f64)).exp_m1()
+            let mismatch = match cut_for {
+                CutFor::NoMismatch => 0.0,
+                CutFor::Any => t_a / -(ln_q * d(a as f64)).exp_m1(),
             };
             let sens = f64::from(params.k0 + params.k1) * (mismatch + t_a / p0.min(1.0 - p0));
             let slope = (d(a as f64 + 1.0) - d(a as f64)).max(0.0);
@@ -494,7 +502,7 @@ impl GbfDistinctTable {
         }
         Ok(Self {
             inside,
-            positive_only,
+            cut_for,
             rows,
         })
     }
@@ -506,7 +514,7 @@ impl GbfDistinctTable {
     /// (`c0 < r0` or `c1 < r1`): its pieces were not cut for it.
     pub fn sums(&self, o: &GbfObservation) -> (f64, f64) {
         assert!(
-            !self.positive_only || (o.c0 == o.r0 && o.c1 == o.r1),
+            self.cut_for == CutFor::Any || (o.c0 == o.r0 && o.c1 == o.r1),
             "GbfDistinctTable::positive used for {o:?}, an observation with a mismatch"
         );
         let e = [

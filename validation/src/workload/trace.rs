@@ -28,6 +28,8 @@ pub struct TraceRecord {
     pub timestamp: Option<f64>,
     /// The importance, if the line has one.
     pub importance: Option<f64>,
+    /// The 1-based physical line (`\n` counted) where the record starts.
+    pub line: u64,
 }
 
 /// A trace line that cannot be read.
@@ -207,6 +209,7 @@ fn parse_line(
         key: xxh3_64(item),
         timestamp: optional(opts.time_column, "timestamp")?,
         importance: optional(opts.importance_column, "importance")?,
+        line,
     }))
 }
 
@@ -409,8 +412,14 @@ mod tests {
 
     #[test]
     fn reads_items_timestamps_and_importance() {
-        let t = read_trace("item,timestamp,importance\na,1.5,3\nb\nc,2\n".as_bytes()).unwrap();
+        let t = read_trace("item,timestamp,importance\na,1.5,3\nb\n\nc,2\n".as_bytes()).unwrap();
         assert_eq!(t.len(), 3);
+        let lines: Vec<u64> = t.iter().map(|r| r.line).collect();
+        assert_eq!(
+            lines,
+            [2, 3, 5],
+            "physical lines, the header and a blank one counted"
+        );
         assert_eq!(t[0].timestamp, Some(1.5));
         assert_eq!(t[0].importance, Some(3.0));
         assert_eq!(t[1].timestamp, None);
@@ -501,7 +510,10 @@ mod tests {
     }
 
     /// An outcome with every line number removed.
-    fn lineless((got, r): Outcome) -> Outcome {
+    fn lineless((mut got, r): Outcome) -> Outcome {
+        for g in &mut got {
+            g.line = 0;
+        }
         let r = r
             .map(|mut s| {
                 s.first_skipped = s.first_skipped.as_ref().map(without_lines);
