@@ -13,7 +13,7 @@ use bfopt_validation::experiments::pbf::{
 };
 use bfopt_validation::workload::read_trace_file;
 use clap::{Args, ValueEnum};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Model parameter names → flags, for error messages.
 const FLAGS: &[(&str, &str)] = &[
@@ -200,7 +200,7 @@ pub struct OptimizeArgs {
 }
 
 /// Reads `item,timestamp` records with whole timestamps `>= 1`.
-fn read_pairs(path: &PathBuf) -> Result<Vec<(u64, u64)>, CliError> {
+fn read_pairs(path: &Path) -> Result<Vec<(u64, u64)>, CliError> {
     let file_err = |line: u64, message: String| CliError::File {
         path: path.display().to_string(),
         line,
