@@ -42,6 +42,12 @@ pub fn either(a: f64, b: f64) -> f64 {
     a + b * (1.0 - a)
 }
 
+/// The natural log of [`either`], `ln(a + b·(1 − a))` from `ln a` and `ln b`, in log
+/// space: `LSE(ln a, ln b + ln(1 − a))` (no cancellation, any magnitude).
+pub fn ln_either(ln_a: f64, ln_b: f64) -> f64 {
+    log_add_exp(ln_a, ln_b + (-ln_a.exp()).ln_1p())
+}
+
 /// `ln(Σ e^(a_i))` without overflow; `-inf` for an empty slice.
 pub fn log_sum_exp(terms: &[f64]) -> f64 {
     let max = terms.iter().copied().fold(f64::NEG_INFINITY, f64::max);

@@ -181,10 +181,10 @@ pub fn model(args: &ModelArgs) -> Result<Report, CliError> {
         RbfModel::Sigma(p) => Row::new("rbf", p, p.metrics(args.method()).map_err(model_err)?),
         RbfModel::Messages(p) => Row::new("rbf", p, p.metrics()),
     };
-    // Every cycle holds messages: the FP is positive. The N-bounded metrics have log-space
-    // forms; the σ-bounded ones (a Markov chain or its fluid limit) do not.
+    // Every cycle holds messages: the FP is positive. Both recycle rules have log-space
+    // forms (the σ-bounded chain and its fluid limit, and Eqs. (1)-(3) [RBF]).
     let logs = || match params {
-        RbfModel::Sigma(_) => Vec::new(),
+        RbfModel::Sigma(p) => p.ln_metrics(args.method()).unwrap_or_default(),
         RbfModel::Messages(p) => p.ln_metrics().to_vec(),
     };
     Ok(Report::single(super::tiny::underflow(

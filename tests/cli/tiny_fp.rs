@@ -191,15 +191,32 @@ fn issue_17_model_apbbf_prints_fps_below_1e_308() {
 }
 
 #[test]
-fn issue_17_model_rbf_sigma_bounded_below_1e_308_exits_3_naming_the_bound() {
-    // The σ-bounded chain and its fluid limit have no log-space form.
-    match run("model rbf --bits 1e12 --hashes 64 --recycle-bits 64") {
-        Err(CliError::Infeasible(msg)) => {
-            assert!(msg.contains("model rbf: fp"), "{msg}");
-            assert!(msg.contains("2.2250738585072014e-308"), "{msg}");
-        }
-        other => panic!("{other:?}"),
-    }
+fn issue_17_model_rbf_sigma_bounded_prints_fp_below_1e_308() {
+    // M = 10^12, k = 64, σ = 64, non-retaining: a cycle's first message sees 0 bits and
+    // sets 64 (a collision has chance C(64,2)/M = 2e-9), the second sees 64 and
+    // recycles. f_σ¹ = ρ(64)/2 = (64/10^12)^64/2 (Eq. (18) [RBF]) to 1e-8 relative.
+    let rho = 64.0 * (64.0f64 / 1e12).log10();
+    let rows = run("model rbf --bits 1e12 --hashes 64 --recycle-bits 64").unwrap();
+    let m = &rows[0];
+    assert_eq!(m["method"], "exact");
+    let want = rho - 2f64.log10();
+    assert!((log10_of(m, "fp_avg") - want).abs() < 1e-8, "{m:?}");
+    assert!((log10_of(m, "fp_avg_paper") - want).abs() < 1e-8, "{m:?}");
+    // Two phases: the frozen filter holds the 64 bits of the recycled cycle, so
+    // fp_frozen = ρ(64) and f_σ² = ρ(64)/2 + ρ(64) (Eq. (26) [RBF]).
+    let rows = run("model rbf --bits 2e12 --hashes 64 --recycle-bits 64 --phases 2").unwrap();
+    let m = &rows[0];
+    assert!((log10_of(m, "fp_frozen") - rho).abs() < 1e-8, "{m:?}");
+    let want = rho + 1.5f64.log10();
+    assert!((log10_of(m, "fp_avg") - want).abs() < 1e-8, "{m:?}");
+    // The fluid limit too: a positive FP printed as text, never 0.
+    let rows =
+        run("model rbf --bits 1e12 --hashes 64 --recycle-bits 1000000 --method fluid").unwrap();
+    let m = &rows[0];
+    assert_eq!(m["method"], "fluid");
+    // f ≈ ∫ x^64/(1−x) dx / ∫ dx/(1−x) ≈ s^64/65 at s = σ/M = 10^-6 (module doc of fluid).
+    let want = 64.0 * (1e6f64 / 1e12).log10() - 65f64.log10();
+    assert!((log10_of(m, "fp_avg") - want).abs() < 1e-3, "{m:?}");
 }
 
 #[test]

@@ -23,7 +23,8 @@ use super::recursion::{
 use super::{fills, npws_formula, ApbfParams};
 use crate::error::{check, ModelError};
 use crate::numeric::{
-    binomial_pmf, ln_binomial_mixture, ln_poisson_mixture, one_minus_pow1m, poisson_pmf,
+    binomial_cut_tail_bound, binomial_pmf, ln_binomial_mixture, ln_poisson_mixture,
+    one_minus_pow1m, poisson_pmf,
 };
 use serde::Serialize;
 use std::ops::RangeInclusive;
@@ -242,6 +243,25 @@ impl ApbbfParams {
         }
     }
 
+    /// A segment's match probability when each block holds `Binomial(n, p)` items,
+    /// `q = Σ_j Bin(j; n, p)·(1 − (1 − b/B)^j)^b`: the load law cut at [`CUT`] of its
+    /// mode, or, where the mass the cut drops above its last load
+    /// ([`crate::numeric::binomial_cut_tail_bound`]; a block match is at most 1) can
+    /// exceed 1e-13 of `q`, the uncut log-space walk ([`ln_binomial_mixture`]). At tiny
+    /// `q` the dropped tail loads dominate (issue 17: 1.0e-12 relative at FP 3.5e-29 in
+    /// the blocked classic form); loads below the mode have smaller matches than the
+    /// mode and masses below 1e-30 of it, so they cannot matter.
+    fn segment_fp_binomial(&self, n: u64, p: f64) -> f64 {
+        let pmf = binomial_pmf(n, p, CUT);
+        let q: f64 = pmf.iter().map(|&(j, w)| w * self.block_match(j)).sum();
+        let last = pmf.last().copied().unwrap_or((0, 1.0));
+        if binomial_cut_tail_bound(n, p, last) > 1e-13 * q {
+            ln_binomial_mixture(n, p, |j| Some(self.ln_block_match(j))).map_or(q, f64::exp)
+        } else {
+            q
+        }
+    }
+
     /// The worst-case segment match probabilities with Poisson loads (Table 3 [APBF]).
     pub fn segments_paper(&self) -> Vec<f64> {
         let lambda = self.full_load();
@@ -265,16 +285,7 @@ impl ApbbfParams {
             return self.segments_paper();
         };
         let p = 1.0 / s.blocks as f64;
-        let seg = |gens: u64| -> f64 {
-            let n = gens * s.generation;
-            let q = binomial_pmf(n, p, CUT)
-                .iter()
-                .map(|&(j, w)| w * self.block_match(j))
-                .sum();
-            self.uncut_below(q, || {
-                ln_binomial_mixture(n, p, |j| Some(self.ln_block_match(j)))
-            })
-        };
+        let seg = |gens: u64| self.segment_fp_binomial(gens * s.generation, p);
         let full = seg(u64::from(self.k));
         (0..self.k + self.l)
             .map(|i| {
@@ -295,12 +306,7 @@ impl ApbbfParams {
             return self.fp();
         };
         let p = 1.0 / s.blocks as f64;
-        let seg = |n: u64| -> f64 {
-            binomial_pmf(n, p, CUT)
-                .iter()
-                .map(|&(x, w)| w * self.block_match(x))
-                .sum()
-        };
+        let seg = |n: u64| self.segment_fp_binomial(n, p);
         let full = seg(u64::from(self.k) * s.generation);
         let r: Vec<f64> = (0..self.k + self.l)
             .map(|i| {

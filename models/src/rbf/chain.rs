@@ -23,7 +23,7 @@ use super::transitions::{recycle_law, Law, Retention};
 use super::Hashing;
 use crate::error::ModelError;
 use crate::markov::stationary_gth;
-use crate::numeric::CompensatedSum;
+use crate::numeric::{CompensatedSum, LnSum};
 use nalgebra::DMatrix;
 
 /// Long-run quantities of one σ-bounded chain.
@@ -132,6 +132,47 @@ fn forward(
 /// [`ModelError::NoConvergence`] if the cycle-start chain cannot be solved (never for
 /// valid parameters; reported rather than hidden).
 pub fn solve(law: Law, sigma: u64, retention: Retention) -> Result<ChainSolution, ModelError> {
+    solve_with(law, sigma, retention, false).map(|(sol, _)| sol)
+}
+
+/// The natural logs of the two FPs of [`ChainSolution`], in log space so that they keep
+/// their relative precision below the smallest `f64` (2.2e-308).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ChainLogs {
+    /// `ln f_σ¹ = ln Σ_i g_i·ρ(i) − ln Σ_i g_i`, Eq. (18) [RBF].
+    pub ln_fp: f64,
+    /// `ln Σ F_i ρ(i)` with `F_i` from Eqs. (24)-(25) [RBF].
+    pub ln_fp_frozen: f64,
+}
+
+impl ChainLogs {
+    /// `ln f_σ²`, Eq. (26) [RBF], by [`crate::numeric::ln_either`].
+    pub fn ln_fp_two_phase(&self) -> f64 {
+        crate::numeric::ln_either(self.ln_fp, self.ln_fp_frozen)
+    }
+}
+
+/// [`solve`] in log space: the same recursion, whose visit counts `g_i` stay in the
+/// normal `f64` range where they matter (they are at most the messages per cycle, and
+/// near σ they are of order `1/k`), with `ρ(i)` taken as its log
+/// ([`super::transitions::ln_rho`]) and the FP numerators summed as log-sum-exps
+/// ([`crate::numeric::LnSum`]). A `g_i` that underflows belongs to a state a cycle almost
+/// never visits (fewer than `k` bits set with colliding hashes); its term is below
+/// 1e-308 of the largest and is dropped.
+///
+/// # Errors
+/// As [`solve`].
+pub fn solve_ln(law: Law, sigma: u64, retention: Retention) -> Result<ChainLogs, ModelError> {
+    solve_with(law, sigma, retention, true).map(|(_, logs)| logs)
+}
+
+/// [`solve`], and with `logs` also [`solve_ln`] (without, the logs are `−∞`).
+fn solve_with(
+    law: Law,
+    sigma: u64,
+    retention: Retention,
+    logs: bool,
+) -> Result<(ChainSolution, ChainLogs), ModelError> {
     let k = law.k as usize;
     let starts = start_states(law, retention);
     let lanes = starts.len();
@@ -141,12 +182,22 @@ pub fn solve(law: Law, sigma: u64, retention: Retention) -> Result<ChainSolution
     let mut fr = vec![0.0; lanes]; // Σ g·overflow·ρ
     let mut next = vec![vec![0.0; k + 1]; lanes]; // next[l][c]: start c after lane l
     let mut law_out = vec![0.0; k + 1];
+    // With `logs`: ln Σ g ρ and ln Σ g·overflow·ρ per lane.
+    let (mut a_ln, mut fr_ln) = (vec![LnSum::new(); lanes], vec![LnSum::new(); lanes]);
     let zone = sigma.saturating_sub(law.k as u64) + 1;
     forward(law, sigma, &starts, None, |i, g, row| {
         let rho = row[0]; // ρ(i) = τ(i, i), Eq. (17) [RBF]
+        let ln_rho = if logs {
+            law.ln_rho(i)
+        } else {
+            f64::NEG_INFINITY
+        };
         for l in 0..lanes {
             a[l].add(g[l] * rho);
             b[l].add(g[l]);
+            if logs {
+                a_ln[l].add(g[l].ln() + ln_rho);
+            }
         }
         if i >= zone {
             recycle_law(law, sigma, i, retention, row, &mut law_out);
@@ -154,6 +205,9 @@ pub fn solve(law: Law, sigma: u64, retention: Retention) -> Result<ChainSolution
             for l in 0..lanes {
                 fh[l] += g[l] * ov;
                 fr[l] += g[l] * ov * rho;
+                if logs {
+                    fr_ln[l].add(g[l].ln() + ov.ln() + ln_rho);
+                }
                 for (n, p) in next[l].iter_mut().zip(&law_out) {
                     *n += g[l] * p;
                 }
@@ -189,12 +243,28 @@ pub fn solve(law: Law, sigma: u64, retention: Retention) -> Result<ChainSolution
     for (&c, w) in starts.iter().zip(&r) {
         start[c] = *w;
     }
-    Ok(ChainSolution {
-        fp: dot(&av) / messages,
-        fp_frozen: dot(&fr) / dot(&fh),
-        messages,
-        start,
-    })
+    let recycles = dot(&fh);
+    // ln Σ_l r_l·e^(x_l).
+    let ln_dot = |v: &[LnSum]| {
+        v.iter()
+            .zip(&r)
+            .map(|(x, w)| x.value() + w.ln())
+            .collect::<LnSum>()
+            .value()
+    };
+    let ln = ChainLogs {
+        ln_fp: ln_dot(&a_ln) - messages.ln(),
+        ln_fp_frozen: ln_dot(&fr_ln) - recycles.ln(),
+    };
+    Ok((
+        ChainSolution {
+            fp: dot(&av) / messages,
+            fp_frozen: dot(&fr) / recycles,
+            messages,
+            start,
+        },
+        ln,
+    ))
 }
 
 /// The stationary distribution `π_0..π_σ` seen by arriving new messages.

@@ -41,7 +41,25 @@ pub fn tail_integral(k: u32, s: f64) -> f64 {
         let head: f64 = (1..=k).map(|j| s.powi(j as i32) / f64::from(j)).sum();
         return (-(-s).ln_1p() - head).max(0.0);
     }
-    let mut term = s.powi(k as i32 + 1);
+    tail_series(k, s, s.powi(k as i32 + 1))
+}
+
+/// The natural log of [`tail_integral`], in log space so that it keeps its relative
+/// precision where `s^(k+1)` is below the smallest `f64`:
+/// `ln Σ_{j>k} s^j/j = (k + 1)·ln s + ln Σ_{j>k} s^(j−k−1)/j`; `−∞` at `s ≤ 0`.
+pub fn ln_tail_integral(k: u32, s: f64) -> f64 {
+    if s <= 0.0 {
+        return f64::NEG_INFINITY;
+    }
+    if s > 0.95 {
+        return tail_integral(k, s).ln();
+    }
+    (f64::from(k) + 1.0) * s.ln() + tail_series(k, s, 1.0).ln()
+}
+
+/// `Σ_{j>k} first·s^(j−k−1)/j` for `s ≤ 0.95`, to 1e-18 relative.
+fn tail_series(k: u32, s: f64, first: f64) -> f64 {
+    let mut term = first;
     let mut j = f64::from(k) + 1.0;
     let mut sum = 0.0;
     while term / j > 1e-18 * sum || sum == 0.0 {
@@ -77,26 +95,66 @@ fn rate(law: Law) -> f64 {
     }
 }
 
+/// The fill levels of the fluid estimate at threshold `sigma`.
+struct Levels {
+    /// The fill `s = (σ + ½)/M` at which a cycle ends.
+    s: f64,
+    /// The start fill `s0`.
+    s0: f64,
+    /// The start bits `M·s0`.
+    start_bits: f64,
+    /// `∫_{s0−½/M}^{s} dx/(1−x) = ln((1 − s0 + ½/M)/(1 − s))`.
+    log_span: f64,
+    /// The frozen filter's mean fill, `(σ − (k − 1)(1 − σ/M)/2)/M`.
+    frozen_fill: f64,
+}
+
+fn levels(law: Law, sigma: u64, retaining: bool) -> Levels {
+    let m = law.m as f64;
+    let s = (sigma as f64 + 0.5) / m;
+    let start_bits = if retaining { m * rate(law) } else { 0.0 };
+    let s0 = start_bits / m;
+    let half = 0.5 / m;
+    let x = sigma as f64 / m;
+    Levels {
+        s,
+        s0,
+        start_bits,
+        log_span: ((s - s0 + half) / (1.0 - s)).ln_1p(),
+        frozen_fill: ((sigma as f64 - f64::from(law.k - 1) * (1.0 - x) / 2.0) / m).max(0.0),
+    }
+}
+
 /// The fluid estimate at threshold `sigma`; `retaining` starts each cycle with the
 /// retained message's expected distinct positions set.
 pub fn point(law: Law, sigma: u64, retaining: bool) -> FluidPoint {
     let m = law.m as f64;
     let c = rate(law);
-    let s = (sigma as f64 + 0.5) / m;
-    let start_bits = if retaining { m * c } else { 0.0 };
-    let s0 = start_bits / m;
-    let half = 0.5 / m;
-    // ∫_{s0−½/M}^{s} dx/(1−x) = ln((1 − s0 + ½/M)/(1 − s)).
-    let log_span = ((s - s0 + half) / (1.0 - s)).ln_1p();
-    let messages = log_span / c;
-    let num = tail_integral(law.k, s) - tail_integral(law.k, s0);
-    let x = sigma as f64 / m;
-    let frozen_fill = ((sigma as f64 - f64::from(law.k - 1) * (1.0 - x) / 2.0) / m).max(0.0);
-    let paper_span = ((sigma as f64 - start_bits) / (m - sigma as f64 + 0.5)).ln_1p();
+    let l = levels(law, sigma, retaining);
+    let messages = l.log_span / c;
+    let num = tail_integral(law.k, l.s) - tail_integral(law.k, l.s0);
+    let paper_span = ((sigma as f64 - l.start_bits) / (m - sigma as f64 + 0.5)).ln_1p();
     FluidPoint {
-        fp: (num / log_span).clamp(0.0, 1.0),
-        fp_frozen: frozen_fill.powi(law.k as i32),
+        fp: (num / l.log_span).clamp(0.0, 1.0),
+        fp_frozen: l.frozen_fill.powi(law.k as i32),
         messages,
         messages_paper: paper_span / c,
     }
+}
+
+/// The natural logs of [`point`]'s `fp` and `fp_frozen`, in log space so that they keep
+/// their relative precision below the smallest `f64`:
+/// ```text
+/// ln fp        = ln T(s) + ln(1 − e^(ln T(s0) − ln T(s))) − ln(log span)
+/// ln fp_frozen = k·ln(frozen fill)
+/// ```
+/// with `T` = [`ln_tail_integral`]'s integral (the formula of the module doc).
+pub fn ln_point(law: Law, sigma: u64, retaining: bool) -> (f64, f64) {
+    let l = levels(law, sigma, retaining);
+    let (hi, lo) = (ln_tail_integral(law.k, l.s), ln_tail_integral(law.k, l.s0));
+    let ln_num = hi + (-(lo - hi).min(0.0).exp()).ln_1p();
+    (
+        (ln_num - l.log_span.ln()).min(0.0),
+        f64::from(law.k) * l.frozen_fill.ln(),
+    )
 }

@@ -259,6 +259,13 @@ impl RbfParams {
         }
     }
 
+    /// The retention of `fp_avg_paper` where it differs from [`Self::retention`]: Eq. (10)
+    /// [RBF] as printed, for colliding + retaining.
+    fn paper_retention(&self) -> Option<Retention> {
+        (self.recycling == Recycling::Retaining && self.hashing == Hashing::Colliding)
+            .then_some(Retention::Paper)
+    }
+
     /// Fewest new messages a cycle can take: `⌈(σ + 1 − s)/k⌉` with start bits `s = 0`
     /// (non-retaining) or `s = k` (retaining).
     pub fn min_messages(&self) -> u64 {
@@ -277,6 +284,91 @@ impl RbfParams {
     /// and clears the first. `None` with one phase (the next arrival may recycle).
     pub fn fn_window(&self) -> Option<u64> {
         (self.phases == 2).then(|| 1 + self.min_messages())
+    }
+
+    /// `method` resolved for these parameters.
+    ///
+    /// # Errors
+    /// [`ModelError::InvalidParam`] naming `sigma` when [`Method::Exact`] is asked for
+    /// beyond [`EXACT_LIMIT`].
+    fn resolve(&self, method: Method) -> Result<Method, ModelError> {
+        let method = method.resolve(self.k, self.sigma);
+        let work = f64::from(self.k).powi(2) * self.sigma as f64;
+        if method == Method::Exact && work > EXACT_LIMIT {
+            return Err(ModelError::invalid(
+                "sigma",
+                self.sigma,
+                format!(
+                    "k²·sigma <= {EXACT_LIMIT:e} with the exact method (k²·sigma = {work:.1e} \
+                     would take about {:.0} s; use auto or fluid)",
+                    work * 4e-9
+                ),
+            ));
+        }
+        Ok(method)
+    }
+
+    /// The natural logs of the FPs of [`Self::metrics`] by `method`, keyed by their names
+    /// (`fp_avg`, `fp_avg_paper`, and `fp_frozen` with two phases), in log space so that
+    /// they keep their relative precision below the smallest `f64` (2.2e-308).
+    ///
+    /// # Formula
+    /// The chain ([`chain::solve_ln`]): `ln f_σ¹ = LSE_i(ln g_i + ln ρ(i)) − ln Σ_i g_i`,
+    /// Eq. (18) [RBF], with `ln ρ(i)` of Eq. (17) ([`transitions::ln_rho`]); the frozen
+    /// filter likewise (Eqs. (24)-(25)); two phases `ln f_σ²` by
+    /// [`crate::numeric::ln_either`] (Eq. (26)). The fluid limit: [`fluid::ln_point`].
+    ///
+    /// # Example
+    /// M = 10^7 bits, k = 64, σ = 100: `ρ(σ) = 10^-320`, so `fp_avg` underflows to 0 in
+    /// [`Self::metrics`] but not here.
+    /// ```
+    /// use bfopt_models::rbf::{Hashing, Method, RbfParams, Recycling};
+    /// let p = RbfParams::new(10_000_000, 64, 100, 1, Hashing::Colliding, Recycling::NonRetaining)?;
+    /// assert_eq!(p.metrics(Method::Auto)?.fp_avg, 0.0);
+    /// let ln = p.ln_metrics(Method::Auto)?;
+    /// assert_eq!(ln[0].0, "fp_avg");
+    /// let log10 = ln[0].1 / std::f64::consts::LN_10;
+    /// assert!(log10 < -322.0 && log10 > -330.0, "{log10}");
+    /// # Ok::<(), bfopt_models::error::ModelError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Self::metrics`].
+    pub fn ln_metrics(&self, method: Method) -> Result<Vec<(&'static str, f64)>, ModelError> {
+        let law = self.law();
+        let two = self.phases == 2;
+        let (ln_fp, ln_paper, ln_frozen) = match self.resolve(method)? {
+            Method::Exact => {
+                let sol = chain::solve_ln(law, self.sigma, self.retention())?;
+                let paper = match self.paper_retention() {
+                    Some(r) => chain::solve_ln(law, self.sigma, r)?,
+                    None => sol,
+                };
+                let pick = |s: &chain::ChainLogs| {
+                    if two {
+                        s.ln_fp_two_phase()
+                    } else {
+                        s.ln_fp
+                    }
+                };
+                (pick(&sol), pick(&paper), sol.ln_fp_frozen)
+            }
+            _ => {
+                let (ln_fp, ln_frozen) =
+                    fluid::ln_point(law, self.sigma, self.recycling == Recycling::Retaining);
+                let f = if two {
+                    crate::numeric::ln_either(ln_fp, ln_frozen)
+                } else {
+                    ln_fp
+                };
+                (f, f, ln_frozen)
+            }
+        };
+        let mut out = vec![("fp_avg", ln_fp), ("fp_avg_paper", ln_paper)];
+        if two {
+            out.push(("fp_frozen", ln_frozen));
+        }
+        Ok(out)
     }
 
     /// All metrics by `method`.
@@ -304,28 +396,13 @@ impl RbfParams {
     pub fn metrics(&self, method: Method) -> Result<RbfMetrics, ModelError> {
         let law = self.law();
         let two = self.phases == 2;
-        let method = method.resolve(self.k, self.sigma);
-        let work = f64::from(self.k).powi(2) * self.sigma as f64;
-        if method == Method::Exact && work > EXACT_LIMIT {
-            return Err(ModelError::invalid(
-                "sigma",
-                self.sigma,
-                format!(
-                    "k²·sigma <= {EXACT_LIMIT:e} with the exact method (k²·sigma = {work:.1e} \
-                     would take about {:.0} s; use auto or fluid)",
-                    work * 4e-9
-                ),
-            ));
-        }
+        let method = self.resolve(method)?;
         let (fp_avg, fp_avg_paper, fp_frozen, messages, messages_paper) = match method {
             Method::Exact => {
                 let sol = chain::solve(law, self.sigma, self.retention())?;
-                let paper = if self.recycling == Recycling::Retaining
-                    && self.hashing == Hashing::Colliding
-                {
-                    chain::solve(law, self.sigma, Retention::Paper)?
-                } else {
-                    sol.clone()
+                let paper = match self.paper_retention() {
+                    Some(r) => chain::solve(law, self.sigma, r)?,
+                    None => sol.clone(),
                 };
                 let pick = |s: &chain::ChainSolution| if two { s.fp_two_phase() } else { s.fp };
                 (

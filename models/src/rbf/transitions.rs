@@ -123,6 +123,20 @@ pub fn rho_real(m: u64, k: u32, x: f64, hashing: Hashing) -> f64 {
     }
 }
 
+/// The natural log of [`rho`], `ln ρ(i)`, in log space so that it keeps its relative
+/// precision where `ρ(i)` is below the smallest `f64`: `k·ln(i/M)` (colliding),
+/// `Σ_{h<k} ln((i − h)/(M − h))` (distinct), Eq. (17) [RBF]; `−∞` where `ρ(i) = 0`.
+pub fn ln_rho(m: u64, k: u32, i: u64, hashing: Hashing) -> f64 {
+    let mf = m as f64;
+    match hashing {
+        Hashing::Colliding => f64::from(k) * (i as f64 / mf).ln(),
+        Hashing::Distinct if i < u64::from(k) => f64::NEG_INFINITY,
+        Hashing::Distinct => (0..k)
+            .map(|h| ((i - u64::from(h)) as f64 / (mf - f64::from(h))).ln())
+            .sum(),
+    }
+}
+
 /// Where a recycle from state `i` sends the chain (threshold `σ`): `out[c]` for
 /// `c = 0..=k` is the probability that the arrival in state `i` overflows (`b > σ`) and the
 /// next cycle starts with `c` bits set.
@@ -194,6 +208,10 @@ impl Law {
     /// [`rho`] for this law.
     pub fn rho(&self, i: u64) -> f64 {
         rho(self.m, self.k, i, self.hashing)
+    }
+    /// [`ln_rho`] for this law.
+    pub fn ln_rho(&self, i: u64) -> f64 {
+        ln_rho(self.m, self.k, i, self.hashing)
     }
 }
 

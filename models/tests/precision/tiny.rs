@@ -7,11 +7,11 @@
 //! resolved to `|ln p|·ε` (`ε` = 2.2e-16): from `|ln p| ≈ 4500` (`p ≈ 10^-1950`) that
 //! spacing exceeds 1e-12, and the bound is [`tol`], a few of those spacings.
 
-use super::hp::{f, one, powu, to_f64, u, F, REL};
+use super::hp::{f, one, powu, to_f64, u, zero, F, REL};
 use bfopt_models::apbf::{consecutive_match, ln_consecutive_match, ApbbfParams};
 use bfopt_models::classic::{fp_blocked, ln_fp_blocked, ClassicParams, Layout};
 use bfopt_models::pbf::{AllocationProblem, LN2_SQ};
-use bfopt_models::rbf::RbfNParams;
+use bfopt_models::rbf::{Hashing, Method, RbfNParams, RbfParams, Recycling};
 use bfopt_models::timing::btbf::{BtbfModel, BtbfParams};
 use bfopt_models::timing::prior::{Distinct, StreamPrior};
 use proptest::prelude::*;
@@ -50,6 +50,93 @@ fn agrees_hp(form: &str, what: &str, ln_got: f64, want: &F) -> Result<(), TestCa
 fn fill_pow(m: u64, t: u64, k: u32) -> F {
     let keep = one() - one() / u(m);
     powu(&(one() - powu(&keep, t)), u64::from(k))
+}
+
+/// `C(n, r)` at 256 bits (0 for `r > n`).
+fn binom_hp(n: u64, r: u64) -> F {
+    if r > n {
+        return zero();
+    }
+    (0..r).fold(one(), |acc, j| acc * u(n - j) / u(j + 1))
+}
+
+/// The σ-bounded chain of one filter at 256 bits, written from its definition rather
+/// than from the production recursion over the hash index: `τ(i, i + d)`, the chance
+/// that one message sets exactly `d` new bits with `i` of `m` set, is the hypergeometric
+/// `C(M−i, d)·C(i, k−d)/C(M, k)` (distinct hashes) or, colliding, the ways `k` draws
+/// with replacement land in the `i` set bits and cover exactly `d` given unset ones,
+/// `C(M−i, d)·Σ_t C(k, t)·i^(k−t)·d!·S(t, d)/M^k` (Stirling numbers of the second kind;
+/// all terms positive, no cancellation). The expected visits `g_i` of a cycle started in
+/// state `start` (0, or `k` for distinct + retaining) satisfy the balance equations
+/// (Eq. (15) [RBF]) `g_i(1 − τ(i,i)) = δ_{i,start} + Σ_d g_(i−d)·τ(i−d, i)`.
+/// Returns `(f_σ¹, frozen FP)`: `Σ g ρ / Σ g` (Eq. (18)) and `Σ g·ov·ρ / Σ g·ov`
+/// (Eqs. (24)-(25)), `ρ(i) = τ(i, i)` (Eq. (17)), `ov` the chance of passing σ.
+fn rbf_chain_hp(m: u64, k: u32, sigma: u64, distinct: bool, start: u64) -> (F, F) {
+    let k64 = u64::from(k);
+    // stirling[t][d] = S(t, d)·d! (surjections of t draws onto d given bits).
+    let mut surj = vec![vec![zero(); k as usize + 1]; k as usize + 1];
+    surj[0][0] = one();
+    for t in 1..=k as usize {
+        for d in 1..=t {
+            surj[t][d] = u(d as u64) * (&surj[t - 1][d] + &surj[t - 1][d - 1]);
+        }
+    }
+    let m_k = if distinct {
+        binom_hp(m, k64)
+    } else {
+        powu(&u(m), k64)
+    };
+    let c_k: Vec<F> = (0..=k64).map(|t| binom_hp(k64, t)).collect();
+    let n = sigma as usize + 1;
+    let rows: Vec<Vec<F>> = (0..n as u64)
+        .map(|i| {
+            // C(M − i, d), walked up in d.
+            let mut c_new = one();
+            let pow_i: Vec<F> = (0..=k64).map(|e| powu(&u(i), e)).collect();
+            (0..=k64)
+                .map(|d| {
+                    let ways = if distinct {
+                        binom_hp(i, k64 - d)
+                    } else {
+                        (d..=k64).fold(zero(), |acc, t| {
+                            acc + &c_k[t as usize]
+                                * &pow_i[(k64 - t) as usize]
+                                * &surj[t as usize][d as usize]
+                        })
+                    };
+                    let p = &c_new * ways / &m_k;
+                    c_new = if d < m - i {
+                        c_new.clone() * u(m - i - d) / u(d + 1)
+                    } else {
+                        zero()
+                    };
+                    p
+                })
+                .collect()
+        })
+        .collect();
+    let mut g = vec![zero(); n];
+    for i in 0..n {
+        let mut s = if i as u64 == start { one() } else { zero() };
+        for d in 1..=(k as usize).min(i) {
+            s += &g[i - d] * &rows[i - d][d];
+        }
+        g[i] = s / (one() - &rows[i][0]);
+    }
+    let (mut a, mut b, mut fr, mut fh) = (zero(), zero(), zero(), zero());
+    for i in 0..n {
+        let rho = &rows[i][0];
+        a += &g[i] * rho;
+        b += &g[i];
+        let ov = rows[i]
+            .iter()
+            .enumerate()
+            .filter(|(d, _)| i + d > sigma as usize)
+            .fold(zero(), |acc, (_, p)| acc + p);
+        fr += &g[i] * &ov * rho;
+        fh += &g[i] * &ov;
+    }
+    (a / b, fr / fh)
 }
 
 proptest! {
@@ -252,6 +339,10 @@ proptest! {
         agrees("apbbf fp_paper", &what, get("fp_paper"), m.fp_paper)?;
         agrees("apbbf fp", &what, get("fp"), m.fp)?;
         agrees("apbbf fp_apbf", &what, get("fp_apbf"), m.fp_apbf)?;
+        // A whole generation in: the worst case, by the uncut walk where it matters.
+        if let Some(s) = p.sizing() {
+            agrees("apbbf fp_after(g)", &what, get("fp"), p.fp_after(s.generation))?;
+        }
     }
 
     /// Blocked classic, independent-bits law: `Σ_j Bin(j; n, B/m)(1 − (1 − 1/B)^(kj))^k`
@@ -301,4 +392,94 @@ proptest! {
         let what = format!("m={m} B={bb} k={k} n={n} law={:?}", p.fp_law());
         agrees("classic blocked params", &what, p.ln_fp().unwrap(), p.fp())?;
     }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    /// The σ-bounded RBF (Eqs. (15)-(18), (24)-(26) [RBF]): `RbfParams::ln_metrics` by
+    /// the exact chain against `metrics` where that is a normal `f64`, and against the
+    /// 256-bit chain of [`rbf_chain_hp`] down to FPs near 10^-1000 (non-retaining, and
+    /// retaining with distinct hashes, whose cycles all start at `k` bits); the fluid
+    /// limit's logs against its `f64` form.
+    #[test]
+    fn rbf_sigma_bounded_ln_metrics_to_1e12(
+        m_exp in 3.0f64..50.0,
+        k in 1u32..=64,
+        extra in 0u64..=12,
+        distinct in any::<bool>(),
+        retaining in any::<bool>(),
+    ) {
+        let m = 2f64.powf(m_exp) as u64 + 2;
+        let sigma = u64::from(k) + extra;
+        let hashing = if distinct { Hashing::Distinct } else { Hashing::Colliding };
+        let recycling = if retaining { Recycling::Retaining } else { Recycling::NonRetaining };
+        let what = format!("M={m} k={k} σ={sigma} {hashing:?} {recycling:?}");
+        let (Ok(one_phase), Ok(two_phase)) = (
+            RbfParams::new(m, k, sigma, 1, hashing, recycling),
+            RbfParams::new(2 * m, k, sigma, 2, hashing, recycling),
+        ) else {
+            return Err(TestCaseError::reject("sigma >= M"));
+        };
+        for method in [Method::Exact, Method::Fluid] {
+            let form = format!("rbf σ-bounded {method:?}");
+            for p in [one_phase, two_phase] {
+                let lin = p.metrics(method).unwrap();
+                let ln = p.ln_metrics(method).unwrap();
+                let linear = [Some(lin.fp_avg), Some(lin.fp_avg_paper), lin.fp_frozen];
+                prop_assert_eq!(ln.len(), if p.phases() == 2 { 3 } else { 2 });
+                for ((key, ln_got), want) in ln.iter().zip(linear) {
+                    prop_assert!(ln_got.is_finite() && *ln_got <= 0.0, "{} {}: {}", form, key, ln_got);
+                    agrees(&format!("{form} {key}"), &what, *ln_got, want.unwrap())?;
+                }
+            }
+        }
+        if !retaining || distinct {
+            let start = if retaining { u64::from(k) } else { 0 };
+            let (fp, frozen) = rbf_chain_hp(m, k, sigma, distinct, start);
+            let ln = one_phase.ln_metrics(Method::Exact).unwrap();
+            agrees_hp("rbf σ-bounded fp_avg", &what, ln[0].1, &fp)?;
+            let ln2 = two_phase.ln_metrics(Method::Exact).unwrap();
+            agrees_hp("rbf σ-bounded fp_frozen", &what, ln2[2].1, &frozen)?;
+            let either = &fp + &frozen - &fp * &frozen;
+            agrees_hp("rbf σ-bounded two-phase fp_avg", &what, ln2[0].1, &either)?;
+        }
+    }
+}
+
+/// `ApbbfParams::fp_after` walks the uncut block-load law where the cut can matter. With
+/// `l < k` every window of `k` consecutive segments holds a young segment, whose match
+/// comes from block loads far above its mean (`k = 12`, `B = 4096`, `b = 64`: segment 1's
+/// terms peak near load 30 at mean 3.7, and the cut at 1e-30 of the mode's mass drops
+/// loads past 44 whose terms are still about 1e-8 of the peak). After a whole generation
+/// the filter is the worst case, so `fp_after(g)` is `fp` and its log form `ln_fps`;
+/// the cut mixture was off by far more than 1e-12 there.
+#[test]
+fn apbbf_fp_after_walks_the_uncut_load_law() {
+    let p = ApbbfParams::new(12, 1, 4096, 64)
+        .unwrap()
+        .with_window(100_000)
+        .unwrap();
+    let g = p.sizing().unwrap().generation;
+    let ln_fp = p
+        .ln_fps()
+        .into_iter()
+        .find(|(key, _)| *key == "fp")
+        .unwrap()
+        .1;
+    let after = p.fp_after(g);
+    assert!(after > 1e-300, "{after:e}");
+    let err = (after.ln() - ln_fp).abs();
+    assert!(
+        err <= REL,
+        "fp_after(g) = {after:e}, e^ln_fp = {:e} (|Δ ln| = {err:e})",
+        ln_fp.exp()
+    );
+    assert_eq!(after, p.fp());
+    // Fewer insertions, fewer matches.
+    let (first, half) = (p.fp_after(1), p.fp_after(g / 2));
+    assert!(
+        0.0 < first && first <= half && half <= after,
+        "{first:e} {half:e} {after:e}"
+    );
 }
