@@ -347,13 +347,7 @@ fn replay_table(tp: &TracePlan, v: &TraceValidation) -> String {
         100.0 * v.confidence
     );
     let header = [
-        "#",
-        "design",
-        "check",
-        "rate",
-        "model",
-        "measured",
-        "99% interval",
+        "#", "design", "check", "rate", "model", "measured", "interval",
     ];
     let interval = |lo: f64, hi: f64| format!("[{}, {}]", prob(lo), prob(hi));
     let mut body: Vec<Vec<String>> = Vec::new();
