@@ -252,33 +252,39 @@ fn table(
     wide: bool,
 ) -> (String, String) {
     let plan = &tp.plan;
-    let mut out = format!(
-        "trace {}: {} records, {} distinct{}\n",
-        info.path,
-        info.records,
-        num(info.distinct),
-        if info.distinct_exact {
-            ""
-        } else {
-            " (estimate)"
-        },
+    let mut out = wrap(
+        &format!(
+            "trace {}: {} records, {} distinct{}",
+            info.path,
+            info.records,
+            num(info.distinct),
+            if info.distinct_exact {
+                ""
+            } else {
+                " (estimate)"
+            },
+        ),
+        "",
     );
-    match (info.window, info.window_seconds, info.arrival_rate) {
-        (Some(w), Some(s), Some(rate)) => out.push_str(&format!(
-            "window: {} s x {} records/s (the trace's arrival rate) = {w} insertions, {} distinct in a window\n",
-            num(s),
-            num(rate),
-            num(info.distinct_in_window.unwrap_or(0.0))
-        )),
-        (Some(w), ..) => out.push_str(&format!(
-            "window: {w} insertions, {} distinct in a window of the trace\n",
-            num(info.distinct_in_window.unwrap_or(0.0))
-        )),
-        _ => out.push_str(&format!(
-            "no window: a static set of the trace's {} distinct items\n",
-            num(info.distinct)
-        )),
-    }
+    out.push_str(&wrap(
+        &match (info.window, info.window_seconds, info.arrival_rate) {
+            (Some(w), Some(s), Some(rate)) => format!(
+                "window: {} s x {} records/s (the trace's arrival rate) = {w} insertions, {} distinct in a window",
+                num(s),
+                num(rate),
+                num(info.distinct_in_window.unwrap_or(0.0))
+            ),
+            (Some(w), ..) => format!(
+                "window: {w} insertions, {} distinct in a window of the trace",
+                num(info.distinct_in_window.unwrap_or(0.0))
+            ),
+            _ => format!(
+                "no window: a static set of the trace's {} distinct items",
+                num(info.distinct)
+            ),
+        },
+        "",
+    ));
     out.push('\n');
     let mut header = vec!["#", "design", "parameters", "bits/item (x)", "sized on"];
     if wide {
