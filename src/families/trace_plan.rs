@@ -286,7 +286,13 @@ fn table(
         "",
     ));
     out.push('\n');
-    let mut header = vec!["#", "design", "parameters", "bits/item (x)", "sized on"];
+    let mut header = vec![
+        "#",
+        "design",
+        "parameters",
+        if wide { "bits/item (x)" } else { "bits/item" },
+        "sized on",
+    ];
     if wide {
         header.extend(["ins/query", "npws"]);
     }
@@ -302,7 +308,11 @@ fn table(
                 format!("{}{mark}", i + 1),
                 c.design.clone(),
                 c.params.to_string(),
-                format!("{:.1} ({:.2})", c.bits_per_item, c.times_limit),
+                if wide {
+                    format!("{:.1} ({:.2})", c.bits_per_item, c.times_limit)
+                } else {
+                    format!("{:.1}", c.bits_per_item)
+                },
                 sized_on(r),
             ];
             if wide {
@@ -322,7 +332,7 @@ fn table(
         wrap(&plan.pick.reason, "  ")
     ));
     out.push_str(&wrap(
-        "bits/item: memory over the window's insertions (or the distinct items); sized on: trace (its measured D(L); in parentheses the bits/item of the same design sized for distinct insertions), distinct total, or distinct (the row assumes distinct insertions: on a repeating stream its FP is at most the figure)",
+        "bits/item: memory over the window's insertions (or the distinct items; with --wide, x: times the lower bound log2(1/fp)); sized on: trace (its measured D(L); in parentheses the bits/item of the same design sized for distinct insertions), distinct total, or distinct (the row assumes distinct insertions: on a repeating stream its FP is at most the figure)",
         "",
     ));
     if let Some(v) = v {
