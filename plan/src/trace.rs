@@ -5,8 +5,11 @@
 //! [`plan_on_trace`] plans the requirement as usual (every row on a distinct stream),
 //! then re-sizes the rows whose models take a workload curve
 //! ([`bfopt_models::workload`]): the APBF (slice fills `1 − (1 − 1/m)^D(n)`,
-//! [`bfopt_models::apbf::design_on`]), the rotating rings (each filter holds `D(g)`
-//! distinct items, [`bfopt_models::baseline::rotating::design_rotating_on`]), the BTBF
+//! [`bfopt_models::apbf::design_on`]), the APBBF (a segment's blocks hold the `D(n)`
+//! distinct items of its run, [`ApbbfParams::fp_on`]), the rotating rings (each filter
+//! holds `D(g)` distinct items, [`bfopt_models::baseline::rotating::design_rotating_on`]),
+//! the fingerprint queue (a fresh key meets the window's `D(W)` distinct fingerprints,
+//! [`design_fingerprint_queue_on`]), the BTBF
 //! (the unexpired timers were set by the `D(w + B − 1)` distinct items of the horizon,
 //! Section 3.2.2 and Eq. (21) [TBF]), the GBF with an FN allowance (window FN over the
 //! `D(w)` distinct window items, Eqs. (28)-(31) [TBF]) and the two-phase RBF (`D(W)` new
@@ -23,7 +26,7 @@
 //!   insertions (their figure is a bound on any stream);
 //! * the FP on returning items (last occurrence older than the window) against the
 //!   model's bound: an item `j` generations old is reported with the probability of
-//!   Figure 4 [APBF] (APBF), surely while its filter is in the ring (rotating ring),
+//!   Figure 4 [APBF] (APBF, APBBF), surely while its filter is in the ring (rotating ring),
 //!   never past the window (fingerprint queue), and at the background FP otherwise; the
 //!   bound holds at the worst phase, so the check is one-sided;
 //!   the BTBF, GBF and RBF rows use the models' estimates on the trace (BTBF
@@ -41,8 +44,9 @@ use crate::requirement::Requirement;
 use crate::validation::Status;
 use bfopt_models::apbf::ApbfRequirement;
 use bfopt_models::apbf::{design_on, report_probability_on, ApbbfParams, ApbfParams};
+use bfopt_models::baseline::fingerprint_queue::design_fingerprint_queue_on;
 use bfopt_models::baseline::rotating::design_rotating_on;
-use bfopt_models::baseline::RotatingRequirement;
+use bfopt_models::baseline::{FingerprintQueueRequirement, RotatingRequirement};
 use bfopt_models::classic::{self, ClassicRequirement, Layout};
 use bfopt_models::gbf::GbfParams;
 use bfopt_models::rbf::stream::{two_phase_on, RbfStreamMetrics};
@@ -152,7 +156,8 @@ impl std::fmt::Debug for TracePlan {
 /// The plan for `req` on a stream described by `workload` (a trace's measured curve,
 /// [`Distinct::sampled`]).
 ///
-/// A window requirement re-sizes the APBF and the rotating rings on `workload` (each
+/// A window requirement re-sizes the rows whose models take `D(·)` (see the module
+/// documentation) on `workload` (each
 /// kept only if it still meets the budgets; else the distinct-stream design stays, with
 /// a note); other rows keep their distinct-stream figures ([`Sizing::AssumesDistinct`]).
 /// Any other shape is planned as is: the caller sizes a static set on the trace's
@@ -195,6 +200,10 @@ pub fn plan_on_trace(req: &Requirement, workload: &Distinct) -> Result<TracePlan
             fitted_gbf(req, w, workload).map(|c| (c, None))
         } else if c.design == "rbf/two-phase" {
             fitted_rbf(req, w, workload).map(|c| (c, None))
+        } else if c.design == "apbbf" {
+            fitted_apbbf(req, w, c, workload).map(|c| (c, None))
+        } else if c.design == "fingerprint-queue" {
+            fitted_queue(req, w, workload).map(|c| (c, None))
         } else {
             let layout = ring_layout(c)?;
             fitted_ring(req, w, layout, workload).map(|c| (c, Some(layout)))
@@ -252,7 +261,7 @@ pub fn plan_on_trace(req: &Requirement, workload: &Distinct) -> Result<TracePlan
     };
     p.notes.extend(notes);
     p.notes.push(
-        "sized on the trace: the apbf, rotating, btbf, gbf and rbf/two-phase rows on its measured D(L) (the 'sized on' column); rows marked distinct assume distinct insertions (on a repeating stream their FP is at most the figure)".into(),
+        "sized on the trace: the apbf, apbbf, rotating, fingerprint-queue, btbf, gbf and rbf/two-phase rows on its measured D(L) (the 'sized on' column); rows marked distinct assume distinct insertions (on a repeating stream their FP is at most the figure)".into(),
     );
     let replays = p
         .candidates
@@ -308,6 +317,46 @@ fn fitted_apbf(req: &Requirement, w: u64, workload: &Distinct) -> Result<Candida
         "sized on the trace's D(L): slice fills 1-(1-1/m)^D(n), worst case over the generation"
             .into(),
     );
+    Ok(unsimulated(c))
+}
+
+/// The APBBF of candidate `c`'s block (`B`, `b`) sized on `workload`: segment loads of
+/// `D(n)` distinct items ([`ApbbfParams::fp_on`], Section 6 [APBF]).
+fn fitted_apbbf(
+    req: &Requirement,
+    w: u64,
+    c: &Candidate,
+    workload: &Distinct,
+) -> Result<Candidate, ModelError> {
+    let Params::Apbf {
+        block_bits: Some(bb),
+        block_hashes: Some(b),
+        ..
+    } = c.params
+    else {
+        return Err(ModelError::invalid("design", &c.design, "an apbbf row"));
+    };
+    let d = design_on(
+        &ApbfRequirement::new(req.fp(), w)?.blocked(bb, b)?,
+        workload,
+    )?;
+    let mut c = apbf::row(req, w, d, None);
+    c.notes.push(
+        "sized on the trace's D(L): a segment's blocks hold the D(n) distinct items of its n insertions, worst case over the generation"
+            .into(),
+    );
+    Ok(unsimulated(c))
+}
+
+/// The fingerprint queue sized on `workload`: a fresh key matches one of the `D(W)`
+/// distinct fingerprints of the window ([`design_fingerprint_queue_on`]).
+fn fitted_queue(req: &Requirement, w: u64, workload: &Distinct) -> Result<Candidate, ModelError> {
+    let d = design_fingerprint_queue_on(&FingerprintQueueRequirement::new(req.fp(), w)?, workload)?;
+    let mut c = baseline::queue_row(req.fp(), w, d);
+    c.notes.push(format!(
+        "sized on the trace's D(L): a repeat is stored again but adds no fingerprint, so a fresh key meets the D(W) = {:.0} distinct fingerprints of the window; buffer and dictionary still hold W (a window of distinct items can occur)",
+        workload.d(w as f64)
+    ));
     Ok(unsimulated(c))
 }
 
@@ -464,10 +513,21 @@ fn replay_design(
             let p = ApbbfParams::new(k, l, bb, block_hashes.unwrap_or(1))
                 .and_then(|p| p.with_window(w))
                 .map_err(bad)?;
-            // Not modelled on a workload: surely reported while any of its slices is
-            // left (a loose bound), the distinct background FP after.
-            let mut by_age = vec![1.0; (k + l) as usize];
-            by_age.push(c.fp);
+            // Sized on the trace: reported with the probability of Figure 4 [APBF] over
+            // the segments' match probabilities on the trace, by age in generations.
+            // Otherwise surely while any of its segments is left (a loose bound), the
+            // distinct background FP after.
+            let (by_age, fresh) = if on_trace {
+                let by_age: Vec<f64> = (0..=k + l)
+                    .map(|j| p.report_probability_on(j, workload))
+                    .collect::<Result<_, _>>()
+                    .map_err(bad)?;
+                (by_age, p.fp_on(workload).map_err(bad)?)
+            } else {
+                let mut by_age = vec![1.0; (k + l) as usize];
+                by_age.push(c.fp);
+                (by_age, c.fp)
+            };
             Ok(ReplayDesign {
                 make: Arc::new(move |seed| Box::new(ApbfFilter::blocked(&p, seed))),
                 report: generations(g, by_age),
@@ -477,7 +537,7 @@ fn replay_design(
                 generation: g,
                 phase: 0,
                 warmup: u64::from(k + l) * g,
-                fresh: (c.fp, false),
+                fresh: (fresh, on_trace),
                 tolerance: Tolerance::EXACT,
             })
         }
@@ -516,7 +576,10 @@ fn replay_design(
                 generation: (w / 8).max(1),
                 phase: 0,
                 warmup: w,
-                fresh: (fp, false),
+                // Sized on the trace: the window's D(W) distinct fingerprints on average
+                // (the FP is concave in D: the mean over windows is at most the figure,
+                // within O(2^−2b Var D)); otherwise a bound.
+                fresh: (fp, on_trace),
                 tolerance: Tolerance::EXACT,
             })
         }
@@ -1013,6 +1076,34 @@ mod tests {
                 assert!(m.window_fn.rate <= allow_fn, "{:?}", m.window_fn);
                 assert!(m.false_negatives > 0);
             }
+        }
+    }
+
+    /// Issue 20: the APBBF (segment blocks loaded by the `D(n)` distinct items of their
+    /// run) and the fingerprint queue (a fresh key meets the window's `D(W)` distinct
+    /// fingerprints) for a Zipf(1.1) trace with repeats at W = 1e4, 1% FP, are sized on
+    /// its D(L) with fewer bits per item than the distinct-stream designs, and replaying
+    /// the trace measures an FP on fresh keys whose 99% interval holds the prediction and
+    /// which is at most the target; returning items stay within the model's bound and no
+    /// window item is missed.
+    #[test]
+    fn issue_20_apbbf_and_fingerprint_queue_sized_on_a_zipf_trace_replay_within_prediction() {
+        let (w, fp) = (10_000u64, 0.01);
+        let keys = zipf_trace(200_000, 1_000_000, 1.1, 11);
+        let profile = profile_keys(&keys, ProfileOptions::default());
+        let workload = profile.workload().unwrap();
+        let req = Requirement::window(fp, w).unwrap();
+        let tp = plan_on_trace(&req, &workload).unwrap();
+        let v = tp.replay(&keys, 6, 5);
+        let rows = fitted(&tp, &v, &["apbbf", "fingerprint-queue"]);
+        for (c, d) in rows {
+            let m = d.measured.as_ref().unwrap();
+            let predicted = d.fresh_predicted.unwrap();
+            assert!(predicted <= fp, "{}: {predicted}", c.design);
+            assert!(m.fresh_fp.rate <= fp, "{}: {:?}", c.design, m.fresh_fp);
+            assert!(m.fresh_fp.interval.contains(predicted), "{}", c.design);
+            assert_eq!(m.false_negatives, 0);
+            assert!(m.window_queries > 0 && m.returning_fp.trials > 0);
         }
     }
 

@@ -15,7 +15,7 @@ use crate::families::recommend::{accesses, rows, skipped_and_failed, wrap, Recom
 use crate::render::aligned;
 use crate::report::Report;
 use bfopt_plan::text::{num, prob};
-use bfopt_plan::trace::{plan_on_trace, TracePlan, TraceValidation};
+use bfopt_plan::trace::{plan_on_trace, Sizing, TracePlan, TraceRow, TraceValidation};
 use bfopt_plan::{PlanError, Status};
 use bfopt_validation::workload::profile::{ProfileOptions, TraceProfiler, DEFAULT_MAX_TRACKED};
 use serde::Serialize;
@@ -235,7 +235,16 @@ fn csv_rows(tp: &TracePlan, v: Option<&TraceValidation>) -> Vec<crate::report::R
         .collect()
 }
 
-/// The table (at most 120 columns unless `wide`) and the legend under it.
+/// How a row was sized, with the distinct-stream design's bits per item beside a row
+/// sized on the trace (`trace (19.7)`).
+fn sized_on(r: &TraceRow) -> String {
+    match r.sizing {
+        Sizing::Profile => format!("trace ({:.1})", r.distinct_bits_per_item),
+        s => s.label().into(),
+    }
+}
+
+/// The table (at most 100 columns unless `wide`) and the legend under it.
 fn table(
     tp: &TracePlan,
     info: &TraceInfo,
@@ -243,49 +252,51 @@ fn table(
     wide: bool,
 ) -> (String, String) {
     let plan = &tp.plan;
-    let mut out = format!(
-        "trace {}: {} records, {} distinct{}\n",
-        info.path,
-        info.records,
-        num(info.distinct),
-        if info.distinct_exact {
-            ""
-        } else {
-            " (estimate)"
-        },
+    let mut out = wrap(
+        &format!(
+            "trace {}: {} records, {} distinct{}",
+            info.path,
+            info.records,
+            num(info.distinct),
+            if info.distinct_exact {
+                ""
+            } else {
+                " (estimate)"
+            },
+        ),
+        "",
     );
-    match (info.window, info.window_seconds, info.arrival_rate) {
-        (Some(w), Some(s), Some(rate)) => out.push_str(&format!(
-            "window: {} s x {} records/s (the trace's arrival rate) = {w} insertions, {} distinct in a window\n",
-            num(s),
-            num(rate),
-            num(info.distinct_in_window.unwrap_or(0.0))
-        )),
-        (Some(w), ..) => out.push_str(&format!(
-            "window: {w} insertions, {} distinct in a window of the trace\n",
-            num(info.distinct_in_window.unwrap_or(0.0))
-        )),
-        _ => out.push_str(&format!(
-            "no window: a static set of the trace's {} distinct items\n",
-            num(info.distinct)
-        )),
-    }
+    out.push_str(&wrap(
+        &match (info.window, info.window_seconds, info.arrival_rate) {
+            (Some(w), Some(s), Some(rate)) => format!(
+                "window: {} s x {} records/s (the trace's arrival rate) = {w} insertions, {} distinct in a window",
+                num(s),
+                num(rate),
+                num(info.distinct_in_window.unwrap_or(0.0))
+            ),
+            (Some(w), ..) => format!(
+                "window: {w} insertions, {} distinct in a window of the trace",
+                num(info.distinct_in_window.unwrap_or(0.0))
+            ),
+            _ => format!(
+                "no window: a static set of the trace's {} distinct items",
+                num(info.distinct)
+            ),
+        },
+        "",
+    ));
     out.push('\n');
     let mut header = vec![
         "#",
         "design",
         "parameters",
-        "bits/item (x)",
-        "distinct",
+        if wide { "bits/item (x)" } else { "bits/item" },
         "sized on",
     ];
     if wide {
         header.extend(["ins/query", "npws"]);
     }
     header.extend(["fp", "fp kind"]);
-    if v.is_some() {
-        header.push("check");
-    }
     let body: Vec<Vec<String>> = plan
         .candidates
         .iter()
@@ -297,9 +308,12 @@ fn table(
                 format!("{}{mark}", i + 1),
                 c.design.clone(),
                 c.params.to_string(),
-                format!("{:.1} ({:.2})", c.bits_per_item, c.times_limit),
-                format!("{:.1}", r.distinct_bits_per_item),
-                r.sizing.label().into(),
+                if wide {
+                    format!("{:.1} ({:.2})", c.bits_per_item, c.times_limit)
+                } else {
+                    format!("{:.1}", c.bits_per_item)
+                },
+                sized_on(r),
             ];
             if wide {
                 row.push(accesses(c));
@@ -307,9 +321,6 @@ fn table(
             }
             row.push(prob(c.fp));
             row.push(c.fp_kind.short().into());
-            if let Some(v) = v {
-                row.push(v.designs[i].status.label().into());
-            }
             row
         })
         .collect();
@@ -321,7 +332,7 @@ fn table(
         wrap(&plan.pick.reason, "  ")
     ));
     out.push_str(&wrap(
-        "bits/item: memory over the window's insertions (or the distinct items); distinct: the same design sized for distinct insertions; sized on: trace (its measured D(L)), distinct total, or distinct (the row assumes distinct insertions: on a repeating stream its FP is at most the figure)",
+        "bits/item: memory over the window's insertions (or the distinct items; with --wide, x: times the lower bound log2(1/fp)); sized on: trace (its measured D(L); in parentheses the bits/item of the same design sized for distinct insertions), distinct total, or distinct (the row assumes distinct insertions: on a repeating stream its FP is at most the figure)",
         "",
     ));
     if let Some(v) = v {
@@ -352,58 +363,65 @@ fn replay_table(tp: &TracePlan, v: &TraceValidation) -> String {
         100.0 * v.confidence
     );
     let header = [
-        "design",
-        "check",
-        "fresh fp",
-        "measured",
-        "interval",
-        "returning",
-        "measured",
-        "interval",
-        "fn",
+        "#", "design", "check", "rate", "model", "measured", "interval",
     ];
     let interval = |lo: f64, hi: f64| format!("[{}, {}]", prob(lo), prob(hi));
-    let body: Vec<Vec<String>> = tp
-        .plan
-        .candidates
-        .iter()
-        .zip(&v.designs)
-        .map(|(c, d)| match (&d.measured, d.fresh_predicted) {
-            (Some(m), Some(pred)) => vec![
-                c.design.clone(),
-                d.status.label().into(),
-                prob(pred),
-                prob(m.fresh_fp.rate),
-                interval(m.fresh_fp.interval.lo, m.fresh_fp.interval.hi),
-                format!(
-                    "{}{}",
-                    if d.returning_estimate { "" } else { "<=" },
-                    prob(m.returning_predicted)
-                ),
-                prob(m.returning_fp.rate),
-                interval(m.returning_fp.interval.lo, m.returning_fp.interval.hi),
-                if m.window_fn_predicted > 0.0 {
-                    format!(
-                        "{} (model {})",
-                        prob(m.window_fn.rate),
-                        prob(m.window_fn_predicted)
-                    )
-                } else {
-                    format!("{}/{}", m.false_negatives, m.window_queries)
-                },
-            ],
-            _ => {
-                let mut row = vec![c.design.clone(), d.status.label().into()];
-                row.extend(std::iter::repeat_n("-".to_string(), 7));
-                row
-            }
-        })
-        .collect();
+    let mut body: Vec<Vec<String>> = Vec::new();
+    for (i, (c, d)) in tp.plan.candidates.iter().zip(&v.designs).enumerate() {
+        let mut head = vec![
+            (i + 1).to_string(),
+            c.design.clone(),
+            d.status.label().into(),
+        ];
+        let (Some(m), Some(pred)) = (&d.measured, d.fresh_predicted) else {
+            head.extend(std::iter::repeat_n("-".to_string(), 4));
+            body.push(head);
+            continue;
+        };
+        let fresh = [
+            "fresh fp".into(),
+            prob(pred),
+            prob(m.fresh_fp.rate),
+            interval(m.fresh_fp.interval.lo, m.fresh_fp.interval.hi),
+        ];
+        let returning = [
+            "returning".into(),
+            format!(
+                "{}{}",
+                if d.returning_estimate { "" } else { "<=" },
+                prob(m.returning_predicted)
+            ),
+            prob(m.returning_fp.rate),
+            interval(m.returning_fp.interval.lo, m.returning_fp.interval.hi),
+        ];
+        let window = if m.window_fn_predicted > 0.0 {
+            [
+                "fn".into(),
+                prob(m.window_fn_predicted),
+                prob(m.window_fn.rate),
+                interval(m.window_fn.interval.lo, m.window_fn.interval.hi),
+            ]
+        } else {
+            [
+                "fn".into(),
+                "0".into(),
+                format!("{}/{}", m.false_negatives, m.window_queries),
+                "-".into(),
+            ]
+        };
+        head.extend(fresh);
+        body.push(head);
+        for rest in [returning, window] {
+            let mut row = vec![String::new(); 3];
+            row.extend(rest);
+            body.push(row);
+        }
+    }
     for line in aligned(&header, &body).lines() {
         out.push_str(&format!("  {line}\n"));
     }
     out.push_str(&wrap(
-        "fresh fp: the model's FP on never-seen keys at the worst phase (just before a shift or rotation) on the trace's D(L) (a bound for rows sized for distinct insertions); returning: items whose last occurrence is older than the window, reported with the model's probability while the design still holds them (its slack) and at the background FP after (a bound, <=, where it takes the worst phase; the btbf and gbf models' estimate on the trace otherwise); fn: false negatives over window-item queries (for a design that forgets, the rate beside the model's)",
+        "fresh fp: FP on never-seen keys at the worst phase (just before a shift or rotation), the model's on the trace's D(L) (a bound for rows sized for distinct insertions); returning: positives on items whose last occurrence is older than the window, reported with the model's probability while the design still holds them (its slack) and at the background FP after (a bound, <=, where it takes the worst phase; the btbf and gbf models' estimate on the trace otherwise); fn: false negatives over window-item queries (for a design that forgets or drops, their rate beside the model's)",
         "  ",
     ));
     out.push_str(&skipped_and_failed(

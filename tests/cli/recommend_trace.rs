@@ -69,13 +69,22 @@ fn issue_20_window_designs_are_sized_on_the_trace_and_replay() {
         match c["sized_on"].as_str().unwrap() {
             "profile" => {
                 fitted += 1;
-                assert!(own < distinct, "{c}");
+                // The queue's fingerprints are whole bits: here D(W) = 7688 of 10^4 still
+                // needs 20 bits (19 would give 0.0146), so it saves nothing but its FP.
+                if c["design"] == "fingerprint-queue" {
+                    assert!(own <= distinct, "{c}");
+                } else {
+                    assert!(own < distinct, "{c}");
+                }
             }
             "assumes_distinct" => assert_eq!(own, distinct, "{c}"),
             other => panic!("sized_on {other}"),
         }
     }
-    assert_eq!(fitted, 5, "apbf, both rings, btbf and rbf/two-phase");
+    assert_eq!(
+        fitted, 7,
+        "apbf, apbbf, both rings, fingerprint-queue, btbf and rbf/two-phase"
+    );
     let designs = v["trace_validation"]["designs"].as_array().unwrap();
     assert_eq!(designs.len(), candidates.len());
     for (c, d) in candidates.iter().zip(designs) {
@@ -109,13 +118,10 @@ fn issue_20_window_designs_are_sized_on_the_trace_and_replay() {
     ] {
         assert!(out.contains(text), "{text} missing:\n{out}");
     }
-    let widest = out
-        .lines()
-        .take_while(|l| !l.starts_with("pick:"))
-        .map(|l| l.chars().count())
-        .max()
-        .unwrap();
-    assert!(widest <= 120, "table {widest} columns wide:\n{out}");
+    // Readable at 100 columns: every line of the default text output, both tables
+    // and the notes.
+    let widest = out.lines().map(|l| l.chars().count()).max().unwrap();
+    assert!(widest <= 100, "output {widest} columns wide:\n{out}");
 }
 
 /// With `--allow-fn` the GBF row is sized on the trace too, and its replay compares the
@@ -155,7 +161,12 @@ fn issue_20_gbf_is_sized_on_the_trace_with_allow_fn() {
     );
     let run = bfopt().args(args).assert().success();
     let out = String::from_utf8_lossy(&run.get_output().stdout).to_string();
-    assert!(out.contains("(model "), "{out}");
+    // The replay table's `fn` line of the GBF gives the model's miss rate (not 0).
+    let fn_model = out.lines().any(|l| {
+        let words: Vec<&str> = l.split_whitespace().collect();
+        words.first() == Some(&"fn") && words.get(1).is_some_and(|m| *m != "0")
+    });
+    assert!(fn_model, "{out}");
 }
 
 #[test]

@@ -18,7 +18,8 @@
 //! `1/blocks`) load of its blocks ([`ApbbfParams::fp`]).
 
 use super::recursion::{
-    consecutive_match, ln_consecutive_match, query_accesses, window_accesses, QueryAccesses,
+    consecutive_match, ln_consecutive_match, query_accesses, report_probability, window_accesses,
+    QueryAccesses,
 };
 use super::{fills, npws_formula, ApbfParams};
 use crate::error::{check, ModelError};
@@ -26,6 +27,7 @@ use crate::numeric::{
     binomial_cut_tail_bound, binomial_pmf, ln_binomial_mixture, ln_poisson_mixture,
     one_minus_pow1m, poisson_pmf,
 };
+use crate::workload::Distinct;
 use serde::Serialize;
 use std::ops::RangeInclusive;
 
@@ -34,6 +36,11 @@ use std::ops::RangeInclusive;
 /// first segment of `(4, 10, 512, 16)` (FP 4.9e-10) was off by 6.9e-13 relative (issue
 /// 17's precision test); 1e-30 costs a few more terms.
 const CUT: f64 = 1e-30;
+
+/// The error of a model that needs a sized filter.
+fn not_sized() -> ModelError {
+    ModelError::invalid("window", "none", "a sized APBBF (give a window)")
+}
 
 /// Segment size of a sized APBBF.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -284,8 +291,62 @@ impl ApbbfParams {
         let Some(s) = self.sizing else {
             return self.segments_paper();
         };
+        self.segments_with(s, |n| n)
+    }
+
+    /// The worst-case segment match probabilities (just before a shift) on a stream
+    /// with `D(·)`: segment `i` has seen a run of `n = min(i+1, k)·g` insertions, which
+    /// hold `D(n)` distinct items; a repeat picks the block and bits of its first
+    /// insertion, so the block load is `Binomial(round(D(n)), 1/blocks)` and the match
+    /// probability `Σ_j P(load = j)·(1 − (1 − b/B)^j)^b` (Section 6 [APBF] with the
+    /// distinct count in place of the insertions, as [`ApbfParams::fills_on`] does for
+    /// the slices). Equals [`Self::segments_real`] when `D(n) = n`.
+    ///
+    /// # Errors
+    /// An unsized filter.
+    pub fn segments_on(&self, workload: &Distinct) -> Result<Vec<f64>, ModelError> {
+        let s = self.sizing.ok_or_else(not_sized)?;
+        Ok(self.segments_with(s, |n| workload.d(n)))
+    }
+
+    /// Worst-case FP (just before a shift) on a stream with `D(·)`: `F(k, l, 0, 0)`
+    /// (Sections 5.3 and 6 [APBF]) over [`Self::segments_on`].
+    ///
+    /// # Errors
+    /// An unsized filter.
+    pub fn fp_on(&self, workload: &Distinct) -> Result<f64, ModelError> {
+        Ok(consecutive_match(
+            &self.segments_on(workload)?,
+            self.k as usize,
+        ))
+    }
+
+    /// Probability that an item inserted `j` generations before the current one is
+    /// reported just before a shift, on `workload`: its `k` segments hold it, the others
+    /// match with [`Self::segments_on`] (Figure 4 [APBF], blocked segments in place of
+    /// slices). 1 for `j <= l`; the background FP for `j >= k + l`; a bound at any other
+    /// phase.
+    ///
+    /// # Errors
+    /// An unsized filter.
+    pub fn report_probability_on(&self, j: u32, workload: &Distinct) -> Result<f64, ModelError> {
+        let seg = self.segments_on(workload)?;
+        let j = j.min(self.k + self.l) as usize;
+        Ok(report_probability(
+            &seg,
+            self.k as usize,
+            j..j + self.k as usize,
+        ))
+    }
+
+    /// Segment match probabilities of a sized filter whose segment `i` holds
+    /// `distinct(min(i+1, k)·g)` items, Binomial over the blocks.
+    fn segments_with(&self, s: ApbbfSizing, distinct: impl Fn(f64) -> f64) -> Vec<f64> {
         let p = 1.0 / s.blocks as f64;
-        let seg = |gens: u64| self.segment_fp_binomial(gens * s.generation, p);
+        let seg = |gens: u64| {
+            let n = distinct((gens * s.generation) as f64).round().max(0.0) as u64;
+            self.segment_fp_binomial(n, p)
+        };
         let full = seg(u64::from(self.k));
         (0..self.k + self.l)
             .map(|i| {

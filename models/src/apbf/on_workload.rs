@@ -1,13 +1,16 @@
-//! The least-memory APBF for a window on a stream described by its `D(·)`
+//! The least-memory APBF (or APBBF) for a window on a stream described by its `D(·)`
 //! ([`crate::workload::Distinct`]): a measured trace, or any other workload curve.
 //!
 //! The slices keep the paper's sizing (`g = ⌈W/l⌉`, `m` the smallest slice with
 //! `⌊m ln2/k⌋ ≥ g`, Section 5.1 [APBF]); the workload lowers their fills to
 //! `1 − (1 − 1/m)^D(n)` ([`ApbfParams::fills_on`]), so a stream that repeats items meets
 //! the FP target with more, smaller generations (a larger `l` for the same `k`) and
-//! fewer bits per window item.
+//! fewer bits per window item. The APBBF's segments keep their block sizing
+//! ([`ApbbfParams::with_window`]) and hold the `D(n)` distinct items of their run
+//! ([`ApbbfParams::segments_on`]).
 
-use super::{query_accesses, report_probability, ApbfDesign, ApbfParams, ApbfRequirement};
+use super::ApbfRequirement;
+use super::{query_accesses, report_probability, ApbbfParams, ApbfDesign, ApbfParams};
 use super::{Constraint, DesignMetrics, Structure};
 use crate::error::ModelError;
 use crate::workload::Distinct;
@@ -17,18 +20,34 @@ use std::f64::consts::LN_2;
 /// total memory `(k + l)·m` is monotone in `l` only up to the rounding of `g` and `m`.
 const ROUNDING_SCAN: u32 = 8;
 
-/// `(k, l)` sized for `req`'s window with its worst-case FP on `workload`.
-fn sized(req: &ApbfRequirement, workload: &Distinct, k: u32, l: u32) -> Option<(ApbfParams, f64)> {
-    let p = ApbfParams::new(k, l).ok()?.with_window(req.window()).ok()?;
-    let fp = p.fp_on(workload).ok()?;
-    Some((p, fp))
+/// `(k, l)` of `req`'s structure sized for its window: its total bits and its
+/// worst-case FP on `workload` ([`ApbfParams::fp_on`], [`ApbbfParams::fp_on`]).
+fn sized(req: &ApbfRequirement, workload: &Distinct, k: u32, l: u32) -> Option<(u64, f64)> {
+    let w = req.window();
+    match req.structure() {
+        Structure::Apbf => {
+            let p = ApbfParams::new(k, l).ok()?.with_window(w).ok()?;
+            Some((p.total_bits()?, p.fp_on(workload).ok()?))
+        }
+        Structure::Apbbf {
+            block_bits,
+            block_hashes,
+        } => {
+            let p = ApbbfParams::new(k, l, block_bits, block_hashes)
+                .ok()?
+                .with_window(w)
+                .ok()?;
+            Some((p.total_bits()?, p.fp_on(workload).ok()?))
+        }
+    }
 }
 
-/// The APBF with the least memory whose worst-case FP on `workload`
+/// The APBF (or APBBF) with the least memory whose worst-case FP on `workload`
 /// ([`ApbfParams::fp_on`]: `F(k, l, 0, 0)` of Section 5.3 [APBF] over the fills
-/// `1 − (1 − 1/m)^D(n)`) is at most `req.fp()`. The requirement's structure must be
-/// [`Structure::Apbf`]; its memory, accesses and NPWS budgets are not applied here (the
-/// caller compares the design's figures with them).
+/// `1 − (1 − 1/m)^D(n)`; for a blocked requirement [`ApbbfParams::fp_on`], the block
+/// loads of `D(n)` distinct items, Section 6 [APBF]) is at most `req.fp()`. The
+/// requirement's memory, accesses and NPWS budgets are not applied here (the caller
+/// compares the design's figures with them).
 ///
 /// # Formula
 /// For each `k`, the FP grows with `l` (smaller generations fill their slices to the
@@ -53,17 +72,10 @@ fn sized(req: &ApbfRequirement, workload: &Distinct, k: u32, l: u32) -> Option<(
 /// # Ok::<(), bfopt_models::ModelError>(())
 /// ```
 pub fn design_on(req: &ApbfRequirement, workload: &Distinct) -> Result<ApbfDesign, ModelError> {
-    if req.structure() != Structure::Apbf {
-        return Err(ModelError::invalid(
-            "structure",
-            "apbbf",
-            "apbf (the blocked APBF is not modelled on a workload)",
-        ));
-    }
     let (fp, w) = (req.fp(), req.window());
     let ok = |k: u32, l: u32| sized(req, workload, k, l).filter(|s| s.1 <= fp);
     let l_cap = ApbfRequirement::L_MAX.min(u32::try_from(w).unwrap_or(u32::MAX));
-    let mut best: Option<(u64, ApbfParams, f64)> = None;
+    let mut best: Option<(u64, u32, u32, f64)> = None;
     for k in 1..=ApbfRequirement::K_MAX {
         if best.is_some_and(|(bits, ..)| f64::from(k) * w as f64 / LN_2 > bits as f64) {
             break;
@@ -82,36 +94,63 @@ pub fn design_on(req: &ApbfRequirement, workload: &Distinct) -> Result<ApbfDesig
             }
         }
         for l in lo.saturating_sub(ROUNDING_SCAN).max(1)..=lo {
-            if let Some((p, f)) = ok(k, l) {
-                let bits = p.total_bits().unwrap_or(u64::MAX);
+            if let Some((bits, f)) = ok(k, l) {
                 if best.is_none_or(|(b, ..)| bits < b) {
-                    best = Some((bits, p, f));
+                    best = Some((bits, k, l, f));
                 }
             }
         }
     }
-    let Some((bits, p, f)) = best else {
+    let Some((bits, k, l, f)) = best else {
         return Err(ModelError::infeasible(
             format!("fp <= {fp} binds (window {w}, on the given workload)"),
             "no (k, l) up to k = 64, l = 4096",
         ));
     };
-    let g = p.sizing().map_or(1, |s| s.generation);
-    let fills = p.fills_on(g, workload)?;
-    let acc = query_accesses(&fills, p.k() as usize, p.l() as usize);
+    let (ku, lu) = (k as usize, l as usize);
+    let (segments, window, generation, bits_per_item, npws) = match req.structure() {
+        Structure::Apbf => {
+            let p = ApbfParams::new(k, l)?.with_window(w)?;
+            let g = p.sizing().map_or(1, |s| s.generation);
+            let window = p.window().unwrap_or(w);
+            (
+                p.fills_on(g, workload)?,
+                window,
+                g,
+                p.bits_per_item(),
+                p.npws(),
+            )
+        }
+        Structure::Apbbf {
+            block_bits,
+            block_hashes,
+        } => {
+            let p = ApbbfParams::new(k, l, block_bits, block_hashes)?.with_window(w)?;
+            let g = p.sizing().map_or(1, |s| s.generation);
+            let window = p.window().unwrap_or(w);
+            (
+                p.segments_on(workload)?,
+                window,
+                g,
+                p.bits_per_item(),
+                p.npws(),
+            )
+        }
+    };
+    let acc = query_accesses(&segments, ku, lu);
     Ok(ApbfDesign {
-        k: p.k(),
-        l: p.l(),
-        structure: Structure::Apbf,
+        k,
+        l,
+        structure: req.structure(),
         metrics: DesignMetrics {
             fp: f,
             total_bits: bits,
-            bits_per_item: p.bits_per_item(),
-            window: p.window().unwrap_or(w),
-            generation: g,
+            bits_per_item,
+            window,
+            generation,
             accesses_false: acc.given_false(),
             accesses_fp: acc.given_true(),
-            npws: p.npws(),
+            npws,
         },
         binding: Constraint::Fp,
     })
@@ -171,13 +210,45 @@ mod tests {
         );
     }
 
+    /// The blocked search: on the distinct stream its FP model is the sized filter's
+    /// ([`ApbbfParams::segments_on`] equals [`ApbbfParams::segments_real`]) and it needs
+    /// no more memory than the distinct-stream design; on a Zipf stream it needs less.
     #[test]
-    fn blocked_requirement_is_refused_by_name() {
-        let req = ApbfRequirement::new(0.01, 1000)
+    fn blocked_design_on_a_workload() {
+        let req = ApbfRequirement::new(0.01, 100_000)
             .unwrap()
             .blocked(512, 8)
             .unwrap();
-        let e = design_on(&req, &Distinct::Identity).unwrap_err();
-        assert!(e.to_string().contains("structure"), "{e}");
+        let on = design_on(&req, &Distinct::Identity).unwrap();
+        let plain = super::super::design(&req).unwrap();
+        assert!(on.metrics.fp <= 0.01);
+        assert!(
+            on.metrics.total_bits <= plain.metrics.total_bits,
+            "{on:?} vs {plain:?}"
+        );
+        let zipf = design_on(&req, &Distinct::zipf_tabulated(100_000)).unwrap();
+        assert!(zipf.metrics.fp <= 0.01);
+        assert!(zipf.metrics.total_bits < on.metrics.total_bits, "{zipf:?}");
+        let p = ApbbfParams::new(on.k, on.l, 512, 8)
+            .unwrap()
+            .with_window(100_000)
+            .unwrap();
+        let (a, b) = (
+            p.segments_on(&Distinct::Identity).unwrap(),
+            p.segments_real(),
+        );
+        assert_eq!(a, b);
+        assert_eq!(
+            p.report_probability_on(on.l, &Distinct::Identity).unwrap(),
+            1.0
+        );
+        let gone = p
+            .report_probability_on(on.k + on.l, &Distinct::Identity)
+            .unwrap();
+        assert!(
+            (gone - p.fp()).abs() <= 1e-12 * p.fp(),
+            "{gone} vs {}",
+            p.fp()
+        );
     }
 }

@@ -10,7 +10,10 @@
 //! ```text
 //! FP = 1 − (1 − 2^−b)^D  ≤  1 − (1 − 2^−b)^W
 //! ```
-//! for uniform fingerprints; the design uses the worst case `D = W`.
+//! for uniform fingerprints; the design uses the worst case `D = W`. The buffer stores
+//! every insertion, a repeat included, but a repeat adds no new fingerprint to the
+//! dictionary, so on a stream that repeats items `D` is the number of distinct items in
+//! the window, `D(W)` on average ([`design_fingerprint_queue_on`]).
 //!
 //! # Memory
 //! `W·b` bits of buffer plus `⌈W/α⌉` dictionary slots of `b + c` bits, where
@@ -21,6 +24,7 @@
 
 use crate::error::{check, ModelError};
 use crate::numeric::one_minus_pow1m;
+use crate::workload::Distinct;
 use serde::Serialize;
 use std::ops::RangeInclusive;
 
@@ -127,6 +131,40 @@ pub fn design_fingerprint_queue(
         slots,
         req.load_factor,
     ))
+}
+
+/// The shortest fingerprint meeting the target on a stream described by its `D(·)`
+/// ([`crate::workload::Distinct`], e.g. a trace's measured curve): a non-member matches
+/// one of the window's `D(W)` distinct fingerprints with probability
+/// `1 − (1 − 2^−b)^D(W)`, the design's `fp`. The buffer and the dictionary keep their
+/// sizes (`W` fingerprints, `⌈W/α⌉` slots): a window of `W` distinct items can still
+/// occur, and the queue must hold it exactly. `D(W)` is a mean; the FP is concave in
+/// `D`, so the mean of the FP over windows is at most the figure (and within
+/// `O(2^−2b·Var D)` of it).
+///
+/// # Errors
+/// [`ModelError::Infeasible`] when even 64-bit fingerprints miss the target.
+pub fn design_fingerprint_queue_on(
+    req: &FingerprintQueueRequirement,
+    workload: &Distinct,
+) -> Result<FingerprintQueueDesign, ModelError> {
+    let d = workload.d(req.window as f64).clamp(1.0, req.window as f64);
+    let fp_on = |b: u32| one_minus_pow1m((-f64::from(b)).exp2(), d);
+    let max = FingerprintQueueRequirement::MAX_FINGERPRINT_BITS;
+    let b = (1..=max).find(|&b| fp_on(b) <= req.fp).ok_or_else(|| {
+        ModelError::infeasible(
+            format!(
+                "fp = {} with 64-bit fingerprints",
+                crate::error::show_rate(req.fp)
+            ),
+            format!("fp = {:e} on D(W) = {d:.0}", fp_on(max)),
+        )
+    })?;
+    let w = req.window;
+    let slots = (w as f64 / req.load_factor).ceil() as u64;
+    let mut out = FingerprintQueueDesign::build(w, b, counter_bits(w), slots, req.load_factor);
+    out.fp = fp_on(b);
+    Ok(out)
 }
 
 /// `1 − (1 − 2^−b)^W`: some of `W` uniform `b`-bit fingerprints matches a non-member's.

@@ -1,4 +1,4 @@
-use super::fingerprint_queue::design_fingerprint_queue;
+use super::fingerprint_queue::{design_fingerprint_queue, design_fingerprint_queue_on};
 use super::rotating::design_rotating;
 use super::*;
 use crate::classic::Layout;
@@ -45,6 +45,29 @@ fn fingerprint_queue_picks_the_shortest_fingerprint() {
     assert_eq!(d.counter_bits, 20);
     assert_eq!(d.slots, 1_250_000);
     assert_eq!(d.bits, 1_000_000 * 27 + 1_250_000 * 47);
+}
+
+/// On a stream with `D(W)` distinct items per window the fingerprint needs only
+/// `1 − (1 − 2^−b)^D(W) <= fp`: `D(W) = 1e4` of `W = 1e6` saves `log2(100)`, 6-7 bits; the
+/// identity stream gives the distinct design.
+#[test]
+fn fingerprint_queue_on_a_workload_counts_distinct_fingerprints() {
+    let req = FingerprintQueueRequirement::new(0.01, 1_000_000).unwrap();
+    let distinct = design_fingerprint_queue(&req).unwrap();
+    let same = design_fingerprint_queue_on(&req, &crate::workload::Distinct::Identity).unwrap();
+    assert_eq!(same, distinct);
+    let uniform = crate::workload::Distinct::Uniform { universe: 10_000 };
+    let d_w = uniform.d(1e6);
+    assert!((d_w - 10_000.0).abs() < 1.0, "{d_w}");
+    let on = design_fingerprint_queue_on(&req, &uniform).unwrap();
+    // 1e4·2^−b ≤ 0.01 needs b ≥ log2(1e6) = 19.9.
+    assert_eq!(on.fingerprint_bits, 20);
+    assert!(on.fp <= 0.01 && on.fp > 0.005, "{on:?}");
+    assert_eq!(
+        (on.slots, on.counter_bits),
+        (distinct.slots, distinct.counter_bits)
+    );
+    assert!(on.bits < distinct.bits);
 }
 
 #[test]
