@@ -319,8 +319,10 @@ impl RbfParams {
     /// [`crate::numeric::ln_either`] (Eq. (26)). The fluid limit: [`fluid::ln_point`].
     ///
     /// # Example
-    /// M = 10^7 bits, k = 64, σ = 100: `ρ(σ) = 10^-320`, so `fp_avg` underflows to 0 in
-    /// [`Self::metrics`] but not here.
+    /// M = 10^7 bits, k = 64, σ = 100: a cycle's first message sees 0 bits and sets 64,
+    /// the second sees 64 and recycles (128 > σ), so `f_σ¹ ≈ ρ(64)/2 = (6.4·10^-6)^64/2
+    /// = 10^-332.7` (collisions move it by about 1e-4 relative): `fp_avg` underflows
+    /// to 0 in [`Self::metrics`] but not here.
     /// ```
     /// use bfopt_models::rbf::{Hashing, Method, RbfParams, Recycling};
     /// let p = RbfParams::new(10_000_000, 64, 100, 1, Hashing::Colliding, Recycling::NonRetaining)?;
@@ -328,7 +330,8 @@ impl RbfParams {
     /// let ln = p.ln_metrics(Method::Auto)?;
     /// assert_eq!(ln[0].0, "fp_avg");
     /// let log10 = ln[0].1 / std::f64::consts::LN_10;
-    /// assert!(log10 < -322.0 && log10 > -330.0, "{log10}");
+    /// let want = 64.0 * 6.4e-6f64.log10() - 2f64.log10();
+    /// assert!((log10 - want).abs() < 1e-3, "{log10}");
     /// # Ok::<(), bfopt_models::error::ModelError>(())
     /// ```
     ///
