@@ -63,9 +63,11 @@ pub(crate) fn solve_screen(params: &IbfParams) -> Result<IbfSolution, ModelError
 /// single insertion saturates), whose decrements are a Poisson approximation.
 ///
 /// # Errors
-/// `fp` outside the supported FP targets.
+/// `fp` outside `(0, 1)`.
 pub fn least_decrements(params: &IbfParams, fp: f64) -> Result<u64, ModelError> {
-    check::fp_target("fp", fp)?;
+    if !(fp > 0.0 && fp < 1.0) {
+        return Err(ModelError::invalid("fp", fp, "0 < fp < 1"));
+    }
     let k = f64::from(params.k());
     let zeros = -(fp.ln() / k).exp_m1();
     let v_min = params

@@ -635,6 +635,9 @@ fn least_decrements_is_a_floor_on_the_fp_meeting_p() {
     assert!(checked >= 300, "{checked} solves");
     let x = IbfParams::new(Policy::Ibf3, 4096, 4, 3, 1, dist).unwrap();
     for bad in [0.0, 1.0, f64::NAN, -0.5] {
-        assert!(least_decrements(&x, bad).is_err(), "{bad}");
+        let e = least_decrements(&x, bad).unwrap_err().to_string();
+        assert!(e.contains("fp"), "{bad}: {e}");
     }
+    // Any target in (0, 1), however small, has a floor (every cell empty: K·v_min).
+    assert_eq!(least_decrements(&x, 1e-300), Ok(12));
 }
