@@ -43,6 +43,44 @@ pub(crate) fn solve_screen(params: &IbfParams) -> Result<IbfSolution, ModelError
     solve_with(params, true)
 }
 
+/// A lower bound on the number of decrements `P` with which the stable point of
+/// `params`'s policy (its `m`, `K`, `Max`, importance law and counter; `params.p()` is
+/// ignored) can meet the FP target `fp`: every `P` below it has FP above `fp`.
+///
+/// # Formula
+/// ```text
+/// P ≥ K·π0·v_min ≥ K·(1 − fp^(1/K))·v_min
+/// ```
+/// A stable-point cell starts a non-zero run (is set while empty) `π0·K/m` times per
+/// insertion, and each run takes at least `v_min` decrements to end, `v_min` the least
+/// value an insertion writes (after a run's last set its value only falls, one per
+/// decrement). The chain of [`solve`] spends at most `P/m` decrements per cell and
+/// insertion: random deletion `(1 − π0)·P/m`; probabilistic deletion `P/m` by the
+/// mean-field normalisation (less where `min(1, ·)` caps); MinImp's threshold limit `P/m`
+/// (less when under-loaded). So `π0 ≤ P/(K·v_min)`, while FP `= (1 − π0)^K ≤ fp` needs
+/// `π0 ≥ 1 − fp^(1/K)`. Rounded down with a relative margin of 1e-6 (rounding, the
+/// mean-field root's tolerance). Not proven for MinImp's rank map (counters that no
+/// single insertion saturates), whose decrements are a Poisson approximation.
+///
+/// # Errors
+/// `fp` outside `(0, 1)`.
+pub fn least_decrements(params: &IbfParams, fp: f64) -> Result<u64, ModelError> {
+    if !(fp > 0.0 && fp < 1.0) {
+        return Err(ModelError::invalid("fp", fp, "0 < fp < 1"));
+    }
+    let k = f64::from(params.k());
+    let zeros = -(fp.ln() / k).exp_m1();
+    let v_min = params
+        .importance()
+        .iter()
+        .filter(|&(_, w)| w > 0.0)
+        .map(|(imp, _)| params.insert_value(imp))
+        .min()
+        .unwrap_or(params.max());
+    let bound = k * zeros * f64::from(v_min) * (1.0 - 1e-6);
+    Ok((bound.ceil() as u64).max(1))
+}
+
 fn solve_with(params: &IbfParams, screen: bool) -> Result<IbfSolution, ModelError> {
     let (m, p) = (params.m() as f64, params.p() as f64);
     let finish = |chain: CellChain, method| -> Result<IbfSolution, ModelError> {

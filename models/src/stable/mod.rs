@@ -24,6 +24,7 @@
 //! | FN and FP on a stream with repeats (Tables 3-4) | age law of the last insertion; per-cell items (SBF, IBF1, IBF6), per-cell items and binned counter (IBF2-IBF5) | [`stream_metrics`], [`RepeatStream`] |
 //! | zero fraction from an empty filter, every policy | forward chain (time-stepped mean field) | [`zero_fraction_transient`] |
 //! | `P` for an FP target | smallest integer `P` with FP ≤ target | [`design_decrements`] |
+//! | least `P` for an FP target, any policy | `P ≥ K·(1 − fp^(1/K))·v_min` (decrements per run) | [`least_decrements`] |
 //! | IBF stable point | exact cell chain (SBF, IBF1); mean-field fixed point (IBF2-6) | [`solve`] |
 //! | FN per importance | Eq. (10) [SBF] in expectation | [`IbfSolution::fn_by_importance`] |
 //! | wFP, wFN, precision, recall | Eqs. (5)-(8) [SBF] | [`weighted`] |
@@ -158,8 +159,8 @@ mod stream;
 pub use audit::{Decrements, IbfOccupancy, SbfOccupancy, StableAudit, ZeroVariance};
 pub use design::{design, design_observed, grid_size, Cost, IbfDesign, IbfRequirement};
 pub use ibf::{
-    crossover, solve, weighted, zero_fraction_transient, IbfMetrics, IbfSolution, Weighted,
-    TRANSIENT_WORK,
+    crossover, least_decrements, solve, weighted, zero_fraction_transient, IbfMetrics, IbfSolution,
+    Weighted, TRANSIENT_WORK,
 };
 pub use importance::ImportanceDist;
 pub use on_stream::{prior_workload, EXACT_STEPS, PRIOR_CLASSES};

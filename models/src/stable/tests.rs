@@ -571,3 +571,73 @@ proptest! {
         }
     }
 }
+
+/// [`least_decrements`] is a floor: one decrement fewer misses the FP target, for every
+/// policy with the planner's counters (MinImp by its threshold limit: 4-bit counters that
+/// importances up to 50 saturate), and the flow balance it rests on holds at the stable
+/// point (`π0·K·v_min ≤ P`).
+#[test]
+fn least_decrements_is_a_floor_on_the_fp_meeting_p() {
+    let dist = lin50();
+    let mut checked = 0;
+    for policy in Policy::ALL {
+        let maxima: &[u32] = if policy.tracks_cumulative() {
+            &[1, 3]
+        } else {
+            &[1, 3, 7]
+        };
+        for &max in maxima {
+            for k in [1u32, 2, 4, 8] {
+                let at = |p: u64| {
+                    let x = IbfParams::new(policy, 4096, k, max, p, dist.clone()).unwrap();
+                    if policy.tracks_cumulative() {
+                        x.with_counter_bits(4).unwrap()
+                    } else {
+                        x
+                    }
+                };
+                let v_min = dist
+                    .iter()
+                    .map(|(i, _)| at(1).insert_value(i))
+                    .min()
+                    .unwrap();
+                for fp in [0.2, 0.05, 0.01] {
+                    let floor = least_decrements(&at(1), fp).unwrap();
+                    assert!(floor >= 1);
+                    if floor > 1 {
+                        let Ok(s) = solve(&at(floor - 1)) else {
+                            continue;
+                        };
+                        checked += 1;
+                        assert!(
+                            s.fp() > fp,
+                            "{policy} Max {max} K {k} fp {fp}: P = {} meets it ({})",
+                            floor - 1,
+                            s.fp()
+                        );
+                    }
+                    for p in [floor, 2 * floor + 3] {
+                        let Ok(s) = solve(&at(p)) else {
+                            continue;
+                        };
+                        checked += 1;
+                        let used = s.zero_fraction() * f64::from(k * v_min);
+                        assert!(
+                            used <= p as f64 * (1.0 + 1e-9),
+                            "{policy} Max {max} K {k} P {p}: π0·K·v_min = {used}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+    // 204 (policy, Max, K, fp), two or three solves each.
+    assert!(checked >= 300, "{checked} solves");
+    let x = IbfParams::new(Policy::Ibf3, 4096, 4, 3, 1, dist).unwrap();
+    for bad in [0.0, 1.0, f64::NAN, -0.5] {
+        let e = least_decrements(&x, bad).unwrap_err().to_string();
+        assert!(e.contains("fp"), "{bad}: {e}");
+    }
+    // Any target in (0, 1), however small, has a floor (every cell empty: K·v_min).
+    assert_eq!(least_decrements(&x, 1e-300), Ok(12));
+}
