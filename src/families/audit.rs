@@ -54,7 +54,7 @@ pub enum AuditFamily {
     /// zero cells from the model's stable point, insertions since empty while
     /// converging, FP given the cells.
     #[command(
-        after_help = "Example:\n  bfopt audit ibf --policy ibf3 --cells 512 --hashes 4 --max 5 --decrements 5 --zeros 140\n\nThe band's variance: two-cell chains for random deletion (sbf, ibf1; --decrement-cells says\nwhich cells), the linear-noise approximation of the whole filter for ibf2-ibf6 (for ibf2 and ibf4 not calibrated\nwhere no insertion saturates the counters: there, while m·Max/P <= 2173, the variance is measured on a\nseeded reference filter instead, JSON variance simulated; beyond, a bound, linear_noise_bound)."
+        after_help = "Example:\n  bfopt audit ibf --policy ibf3 --cells 512 --hashes 4 --max 5 --decrements 5 --zeros 140\n\nThe band's variance: two-cell chains for random deletion (sbf, ibf1; --decrement-cells says\nwhich cells), the linear-noise approximation of the whole filter for ibf2-ibf6 (for ibf2 and ibf4 not calibrated\nwhere no insertion saturates the counters: there, while m·Max/P <= 1351, the variance is measured on a\nseeded reference filter instead, JSON variance simulated; beyond, a bound, linear_noise_bound)."
     )]
     Ibf(IbfAuditArgs),
     /// Block Timing Bloom filter: distinct items last inserted in the last a + 1 blocks
@@ -321,7 +321,8 @@ pub fn ibf(args: &IbfAuditArgs) -> Result<Report, CliError> {
         }
         (d, _) => d.map_or(Decrements::Consecutive, Decrements::from),
     };
-    let occupancy = IbfOccupancy::new(&p, decrements).map_err(|e| CliError::from_model(e, flags))?;
+    let occupancy =
+        IbfOccupancy::new(&p, decrements).map_err(|e| CliError::from_model(e, flags))?;
     let (occupancy, simulated) = simulated_band(&p, occupancy, args.confidence)
         .map_err(|e| CliError::from_model(e, flags))?;
     let audit = occupancy
@@ -341,6 +342,7 @@ pub fn ibf(args: &IbfAuditArgs) -> Result<Report, CliError> {
             json!({
                 "seed": sim.seed, "burn_in": sim.burn_in, "batches": sim.batches,
                 "batch_len": sim.batch_len, "variance": sim.variance, "variance_se": sim.se,
+                "mean_distance": sim.mean_distance, "drift": sim.drift,
                 "degrees_of_freedom": sim.degrees_of_freedom(),
             }),
         );

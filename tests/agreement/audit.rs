@@ -226,7 +226,13 @@ fn share_within_band(
 ) -> (f64, f64, bfopt_models::stable::ZeroVariance) {
     use bfopt_validation::filters::stable::StableFilter;
     use rand::Rng;
-    let (policy, m, k, max, p) = (params.policy(), params.m(), params.k(), params.max(), params.p());
+    let (policy, m, k, max, p) = (
+        params.policy(),
+        params.m(),
+        params.k(),
+        params.max(),
+        params.p(),
+    );
     let counter_bits = params.counter_bits();
     let imp = params.importance().clone();
     let mut within = 0u64;
@@ -338,15 +344,21 @@ fn ibf_minimp_without_saturation_is_within_the_simulated_band() {
         let params = ibf_params(policy, (512, 4, 5, 5, 8));
         let occupancy = IbfOccupancy::new(&params, Decrements::Consecutive).unwrap();
         let computed = occupancy.zero_variance();
-        assert!(!computed.1.is_calibrated(), "{}: {computed:?}", policy.name());
+        assert!(
+            !computed.1.is_calibrated(),
+            "{}: {computed:?}",
+            policy.name()
+        );
         let stable = occupancy.solution().zero_fraction() * 512.0;
         let sim = simulate_zero_spread(&params, stable, 22).unwrap();
         eprintln!(
-            "simulated band {}: Var Z {:.2} ± {:.2} (dof {:.0}), computed {:.2} ({:?})",
+            "simulated band {}: Var Z {:.2} ± {:.2} (dof {:.0}), mean distance {:.2}, drift {:.2}; computed {:.2} ({:?})",
             policy.name(),
             sim.variance,
             sim.se,
             sim.degrees_of_freedom(),
+            sim.mean_distance,
+            sim.drift,
             computed.0,
             computed.1
         );
@@ -356,7 +368,10 @@ fn ibf_minimp_without_saturation_is_within_the_simulated_band() {
         let (share, ratio, used) = share_within_band(&params, &audit, 2 * sim.burn_in, seed);
         assert_eq!(used, ZeroVariance::Simulated);
         if !BAND.contains(&share) {
-            failures.push(format!("{}: {share:.3} (variance ratio {ratio:.3})", policy.name()));
+            failures.push(format!(
+                "{}: {share:.3} (variance ratio {ratio:.3})",
+                policy.name()
+            ));
         }
     }
     assert!(
