@@ -373,6 +373,12 @@ pub fn ibf(args: &IbfAuditArgs) -> Result<Report, CliError> {
 /// Seed of the reference filter behind a simulated audit band.
 const SIMULATION_SEED: u64 = 22;
 
+/// An IBF's audit model and, where its band was measured, the measurement.
+type WithSimulation = (
+    bfopt_models::stable::IbfOccupancy,
+    Option<bfopt_validation::experiments::stable_spread::SimulatedSpread>,
+);
+
 /// `occupancy` with its variance measured on the reference filter where the computed one
 /// is not calibrated for a global policy (MinImp whose counters no insertion saturates:
 /// a bound, or beyond the linear noise's work limit), within the simulation's budget
@@ -383,13 +389,7 @@ fn simulated_band(
     p: &bfopt_models::stable::IbfParams,
     occupancy: bfopt_models::stable::IbfOccupancy,
     confidence: f64,
-) -> Result<
-    (
-        bfopt_models::stable::IbfOccupancy,
-        Option<bfopt_validation::experiments::stable_spread::SimulatedSpread>,
-    ),
-    bfopt_models::ModelError,
-> {
+) -> Result<WithSimulation, bfopt_models::ModelError> {
     use bfopt_validation::experiments::stable_spread::simulate_zero_spread;
     if occupancy.zero_variance().1.is_calibrated() || p.policy().is_local() {
         return Ok((occupancy, None));
