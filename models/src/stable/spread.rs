@@ -83,7 +83,8 @@ pub enum ZeroVariance {
     /// The linear-noise approximation of the whole filter's chain.
     LinearNoise,
     /// The linear noise of MinImp whose counters no insertion saturates (the rank map):
-    /// an upper bound, not calibrated. Measured at m = 512, 8-bit counters: the variance
+    /// an upper bound, not calibrated (the CLI measures [`Self::Simulated`] instead
+    /// while the simulation is small). Measured at m = 512, 8-bit counters: the variance
     /// of the zero count is 0.49-0.51 of this one (IBF2), so the band is about 1.4 times
     /// too wide (module doc, "Accuracy").
     LinearNoiseBound,

@@ -26,7 +26,19 @@
 //! in a test build); none beyond [`MAX_INSERTIONS`] (`T` up to 1351).
 //!
 //! # Measured
-//! `tests/agreement/audit.rs`, `ibf_minimp_without_saturation_is_within_the_simulated_band`.
+//! `tests/agreement/audit.rs`, `ibf_minimp_without_saturation_is_within_the_simulated_band`
+//! (m = 512, K = 4, Max = 5, P = 5, importance 1..50, 8-bit counters; 1000 fresh filters
+//! run 40,960 insertions):
+//!
+//! | policy | `V ± se` | computed | within the 95% band | measured / `V` |
+//! |---|---|---|---|---|
+//! | IBF2 | 43.8 ± 1.8 | 83.9 (linear noise, a bound) | 0.961 | 0.900 |
+//! | IBF4 | 23.2 ± 1.0 | 91.3 (binomial) | 0.946 | 0.971 |
+//!
+//! IBF4 is not stationary at this horizon: its zero count still falls by 1.15 cells
+//! (0.24 sd) between the first and second half of the batches (insertions 20,480 to
+//! 151,552; [`SimulatedSpread::drift`]), and the fresh filters sit 0.21 sd below the
+//! model's stable point. The band covers them because `V` includes that offset.
 
 use crate::filters::stable::StableFilter;
 use crate::workload::{member, rng};
