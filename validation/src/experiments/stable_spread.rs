@@ -94,7 +94,7 @@ impl SimulatedSpread {
     pub fn band_variance(&self, confidence: f64) -> f64 {
         let q = (1.0 + confidence) / 2.0;
         let nu = self.degrees_of_freedom();
-        if !(confidence > 0.0 && confidence < 1.0) || !nu.is_finite() {
+        if !(confidence > 0.0 && confidence < 1.0 && nu.is_finite()) {
             return self.variance;
         }
         let z = Normal::new(0.0, 1.0).map(|n| n.inverse_cdf(q));
