@@ -54,7 +54,7 @@ pub enum AuditFamily {
     /// zero cells from the model's stable point, insertions since empty while
     /// converging, FP given the cells.
     #[command(
-        after_help = "Example:\n  bfopt audit ibf --policy ibf3 --cells 512 --hashes 4 --max 5 --decrements 5 --zeros 140\n\nThe band's variance: two-cell chains for random deletion (sbf, ibf1; --decrement-cells says\nwhich cells), the linear-noise approximation of the whole filter for ibf2-ibf6 (for ibf2 and ibf4 a bound,\nnot calibrated, where no insertion saturates the counters: JSON variance linear_noise_bound)."
+        after_help = "Example:\n  bfopt audit ibf --policy ibf3 --cells 512 --hashes 4 --max 5 --decrements 5 --zeros 140\n\nThe band's variance: two-cell chains for random deletion (sbf, ibf1; --decrement-cells says\nwhich cells), the linear-noise approximation of the whole filter for ibf2-ibf6 (for ibf2 and ibf4 not calibrated\nwhere no insertion saturates the counters: there, while m·Max/P <= 1351, the variance is measured on a\nseeded reference filter instead, JSON variance simulated; beyond, a bound, linear_noise_bound)."
     )]
     Ibf(IbfAuditArgs),
     /// Block Timing Bloom filter: distinct items last inserted in the last a + 1 blocks
@@ -321,8 +321,12 @@ pub fn ibf(args: &IbfAuditArgs) -> Result<Report, CliError> {
         }
         (d, _) => d.map_or(Decrements::Consecutive, Decrements::from),
     };
-    let audit = IbfOccupancy::new(&p, decrements)
-        .and_then(|o| o.audit(args.zeros, args.confidence))
+    let occupancy =
+        IbfOccupancy::new(&p, decrements).map_err(|e| CliError::from_model(e, flags))?;
+    let (occupancy, simulated) = simulated_band(&p, occupancy, args.confidence)
+        .map_err(|e| CliError::from_model(e, flags))?;
+    let audit = occupancy
+        .audit(args.zeros, args.confidence)
         .map_err(|e| CliError::from_model(e, flags))?;
     let mut params = json!({
         "policy": policy.name(), "m": p.m(), "k": p.k(), "max": p.max(), "p": p.p(),
@@ -331,7 +335,32 @@ pub fn ibf(args: &IbfAuditArgs) -> Result<Report, CliError> {
     if policy.is_local() {
         params["decrement_cells"] = json!(decrements);
     }
-    let mut report = stable_report(Row::new("ibf", params, audit), &audit);
+    let mut row = Row::new("ibf", params, audit);
+    if let Some(sim) = simulated {
+        row = row.metric(
+            "simulation",
+            json!({
+                "seed": sim.seed, "burn_in": sim.burn_in, "batches": sim.batches,
+                "batch_len": sim.batch_len, "variance": sim.variance, "variance_se": sim.se,
+                "mean_distance": sim.mean_distance, "drift": sim.drift,
+                "degrees_of_freedom": sim.degrees_of_freedom(),
+            }),
+        );
+    }
+    let mut report = stable_report(row, &audit);
+    if let Some(sim) = simulated {
+        report.notes.push(format!(
+            "note: {}'s band is simulated: where no insertion saturates the counters MinImp's linear noise is only a bound, so Var Z is the mean squared distance of the reference filter's zero count from the stable point, {:.1} ± {:.1} (standard error), over {} batches of {} insertions after {} (seed {}), its Monte-Carlo error folded in as a Student-t band with {:.0} degrees of freedom",
+            policy.name(),
+            sim.variance,
+            sim.se,
+            sim.batches,
+            sim.batch_len,
+            sim.burn_in,
+            sim.seed,
+            sim.degrees_of_freedom(),
+        ));
+    }
     if audit.variance == bfopt_models::stable::ZeroVariance::LinearNoiseBound {
         report.notes.push(format!(
             "note: {}'s band is a bound, not calibrated: with counters that no insertion saturates MinImp holds the zero count tighter than the linear noise (measured variance 0.49-0.51 of the model's for ibf2 at m = 512, 8-bit counters); zeros outside it are off the stable point, zeros inside it may be too. Counters that importances saturate (--counter-bits 4 with importances up to 50) are calibrated",
@@ -339,6 +368,40 @@ pub fn ibf(args: &IbfAuditArgs) -> Result<Report, CliError> {
         ));
     }
     Ok(report)
+}
+
+/// Seed of the reference filter behind a simulated audit band.
+const SIMULATION_SEED: u64 = 22;
+
+/// An IBF's audit model and, where its band was measured, the measurement.
+type WithSimulation = (
+    bfopt_models::stable::IbfOccupancy,
+    Option<bfopt_validation::experiments::stable_spread::SimulatedSpread>,
+);
+
+/// `occupancy` with its variance measured on the reference filter where the computed one
+/// is not calibrated for a global policy (MinImp whose counters no insertion saturates:
+/// a bound, or beyond the linear noise's work limit), within the simulation's budget
+/// (`bfopt_validation::experiments::stable_spread`); unchanged otherwise. Random deletion
+/// (sbf, ibf1) is left alone: the reference filter decrements runs, `--decrement-cells`
+/// may say otherwise.
+fn simulated_band(
+    p: &bfopt_models::stable::IbfParams,
+    occupancy: bfopt_models::stable::IbfOccupancy,
+    confidence: f64,
+) -> Result<WithSimulation, bfopt_models::ModelError> {
+    use bfopt_validation::experiments::stable_spread::simulate_zero_spread;
+    if occupancy.zero_variance().1.is_calibrated() || p.policy().is_local() {
+        return Ok((occupancy, None));
+    }
+    let stable_zeros = occupancy.solution().zero_fraction() * p.m() as f64;
+    match simulate_zero_spread(p, stable_zeros, SIMULATION_SEED) {
+        Some(sim) => Ok((
+            occupancy.with_simulated_variance(sim.band_variance(confidence))?,
+            Some(sim),
+        )),
+        None => Ok((occupancy, None)),
+    }
 }
 
 /// Reads a bitmap file, or an error naming it and what is allowed.

@@ -183,17 +183,13 @@ fn sbf_at_its_stable_point_is_within_the_band() {
 /// stable point, and the measured over the model's variance.
 fn ibf_within_band(
     policy: bfopt_models::stable::Policy,
-    (m, k, max, p, counter_bits): (u64, u32, u32, u64, u32),
+    cells: (u64, u32, u32, u64, u32),
     steps: u64,
     seed: u64,
 ) -> (f64, f64, bfopt_models::stable::ZeroVariance) {
-    use bfopt_models::stable::{Decrements, IbfOccupancy, IbfParams, ImportanceDist};
-    use bfopt_validation::filters::stable::StableFilter;
-    use rand::Rng;
-    let imp = ImportanceDist::linear(1, 50).unwrap();
-    let params = IbfParams::new(policy, m, k, max, p, imp.clone())
-        .and_then(|p| p.with_counter_bits(counter_bits))
-        .unwrap();
+    use bfopt_models::stable::{Decrements, IbfOccupancy};
+    let params = ibf_params(policy, cells);
+    let m = params.m();
     // The reference filter decrements a run of P consecutive cells (random deletion).
     let audit = IbfOccupancy::new(&params, Decrements::Consecutive).unwrap();
     // Run long enough: the model's expected zeros after `steps` insertions from empty
@@ -206,11 +202,44 @@ fn ibf_within_band(
         "{}: {gap} sd from the stable point after {steps}",
         policy.name()
     );
+    share_within_band(&params, &audit, steps, seed)
+}
+
+/// The IBF of `policy` at `(m, K, Max, P, counter bits)`, importance `linear:1:50`.
+fn ibf_params(
+    policy: bfopt_models::stable::Policy,
+    (m, k, max, p, counter_bits): (u64, u32, u32, u64, u32),
+) -> bfopt_models::stable::IbfParams {
+    use bfopt_models::stable::{IbfParams, ImportanceDist};
+    IbfParams::new(policy, m, k, max, p, ImportanceDist::linear(1, 50).unwrap())
+        .and_then(|p| p.with_counter_bits(counter_bits))
+        .unwrap()
+}
+
+/// The body of [`ibf_within_band`]: `TRIALS` reference filters of `params` run `steps`
+/// insertions from empty, audited by `audit`.
+fn share_within_band(
+    params: &bfopt_models::stable::IbfParams,
+    audit: &bfopt_models::stable::IbfOccupancy,
+    steps: u64,
+    seed: u64,
+) -> (f64, f64, bfopt_models::stable::ZeroVariance) {
+    use bfopt_validation::filters::stable::StableFilter;
+    use rand::Rng;
+    let (policy, m, k, max, p) = (
+        params.policy(),
+        params.m(),
+        params.k(),
+        params.max(),
+        params.p(),
+    );
+    let counter_bits = params.counter_bits();
+    let imp = params.importance().clone();
     let mut within = 0u64;
     let (mut distance, mut distance_sq) = (0.0, 0.0);
     for trial in 0..TRIALS {
         let seed = seed + trial;
-        let mut f = StableFilter::new(&params, seed);
+        let mut f = StableFilter::new(params, seed);
         let mut r = bfopt_validation::workload::rng(seed ^ 0x1B5);
         (0..steps).for_each(|i| f.insert_u64(member(seed, i), imp.quantile(r.random::<f64>())));
         let a = audit.audit(f.zero_cells(), CONFIDENCE).unwrap();
@@ -300,20 +329,57 @@ fn ibf_minimp_at_its_stable_point_is_within_the_band() {
 }
 
 #[test]
-fn ibf_minimp_band_without_saturation_is_a_bound() {
-    // With 8-bit counters no importance up to 50 saturates a counter: the rank map, whose
-    // linear noise overstates the spread (not calibrated; `ZeroVariance::LinearNoiseBound`).
-    // Measured, IBF2 at m = 512, 6000 insertions: 0.995 within the band, variance ratio
-    // 0.508 (0.494 after 24000 insertions: not a transient). Required here: the band holds
-    // at least its nominal 95% (a bound) and the measured variance is below the model's.
-    // IBF4 with 8-bit counters is not checked: the model's own transient is still 0.23 sd
-    // from its stable point after 24000 insertions.
-    use bfopt_models::stable::{Policy, ZeroVariance};
-    let (share, ratio, used) = ibf_within_band(Policy::Ibf2, (512, 4, 5, 5, 8), 6000, 110_000);
-    assert_eq!(used, ZeroVariance::LinearNoiseBound);
+fn ibf_minimp_without_saturation_is_within_the_simulated_band() {
+    // With 8-bit counters no importance up to 50 saturates a counter (the rank map): the
+    // linear noise is a bound there (`ZeroVariance::LinearNoiseBound`, IBF2: measured
+    // variance 0.51 of it) or beyond its work limit (IBF4), so `audit ibf` measures the
+    // band on a seeded reference filter (`stable_spread`, seed 22 as the CLI's, its
+    // Monte-Carlo error folded in). Fresh reference filters (other seeds) run
+    // 2·burn-in = 40,960 insertions from empty must fall within that band in 92-98% of
+    // 1000 trials. Measured: ibf2 0.961 (variance ratio measured/band 0.900; the linear
+    // noise's bound was 83.9 against V = 43.8 ± 1.8), ibf4 0.946 (0.971; binomial 91.3
+    // against V = 23.2 ± 1.0, a drift of −1.15 zeros left between the halves of the
+    // batches: IBF4's cumulative counters are not stationary yet).
+    use bfopt_models::stable::{Decrements, IbfOccupancy, Policy, ZeroVariance};
+    use bfopt_validation::experiments::stable_spread::simulate_zero_spread;
+    let mut failures = Vec::new();
+    for (policy, seed) in [(Policy::Ibf2, 110_000u64), (Policy::Ibf4, 130_000)] {
+        let params = ibf_params(policy, (512, 4, 5, 5, 8));
+        let occupancy = IbfOccupancy::new(&params, Decrements::Consecutive).unwrap();
+        let computed = occupancy.zero_variance();
+        assert!(
+            !computed.1.is_calibrated(),
+            "{}: {computed:?}",
+            policy.name()
+        );
+        let stable = occupancy.solution().zero_fraction() * 512.0;
+        let sim = simulate_zero_spread(&params, stable, 22).unwrap();
+        eprintln!(
+            "simulated band {}: Var Z {:.2} ± {:.2} (dof {:.0}), mean distance {:.2}, drift {:.2}; computed {:.2} ({:?})",
+            policy.name(),
+            sim.variance,
+            sim.se,
+            sim.degrees_of_freedom(),
+            sim.mean_distance,
+            sim.drift,
+            computed.0,
+            computed.1
+        );
+        let audit = occupancy
+            .with_simulated_variance(sim.band_variance(CONFIDENCE))
+            .unwrap();
+        let (share, ratio, used) = share_within_band(&params, &audit, 2 * sim.burn_in, seed);
+        assert_eq!(used, ZeroVariance::Simulated);
+        if !BAND.contains(&share) {
+            failures.push(format!(
+                "{}: {share:.3} (variance ratio {ratio:.3})",
+                policy.name()
+            ));
+        }
+    }
     assert!(
-        share >= CONFIDENCE && ratio < 1.0,
-        "ibf2 8-bit: {share:.3} within the band, variance ratio {ratio:.3}"
+        failures.is_empty(),
+        "outside {BAND:?} in {TRIALS} trials: {failures:?}"
     );
 }
 

@@ -243,6 +243,27 @@ impl IbfOccupancy {
         })
     }
 
+    /// The same stable point with `Var Z = variance` measured by simulating the filter
+    /// ([`ZeroVariance::Simulated`]): for the cases whose computed variance is not
+    /// calibrated ([`ZeroVariance::is_calibrated`]); the caller (bfopt-validation, which
+    /// runs the reference filter) states how it was measured and its Monte-Carlo error.
+    ///
+    /// # Errors
+    /// `variance` not finite and positive.
+    pub fn with_simulated_variance(self, variance: f64) -> Result<Self, ModelError> {
+        if !(variance.is_finite() && variance > 0.0) {
+            return Err(ModelError::invalid(
+                "variance",
+                variance,
+                "a finite variance above 0",
+            ));
+        }
+        Ok(Self {
+            variance: (variance, ZeroVariance::Simulated),
+            ..self
+        })
+    }
+
     /// The solved stable point.
     pub fn solution(&self) -> &IbfSolution {
         &self.solution

@@ -63,7 +63,10 @@
 //! measured variance is 0.51 of the model's for ibf2 (0.995 within the band) after 6000
 //! insertions, 0.49 after 24000, and the deletion noise is only 1% of the model's
 //! variance there, so the error is in the linearised relaxation of the rank map's chain,
-//! not in the picks. [`ZeroVariance::LinearNoiseBound`] names that band a bound.
+//! not in the picks. [`ZeroVariance::LinearNoiseBound`] names that band a bound; the CLI
+//! replaces it (and IBF4's binomial fallback) by a band measured on a seeded reference
+//! filter ([`ZeroVariance::Simulated`], bfopt-validation's `experiments::stable_spread`)
+//! while that simulation is small.
 
 use super::chain::CellChain;
 use super::{Decrements, Delete};
@@ -80,13 +83,30 @@ pub enum ZeroVariance {
     /// The linear-noise approximation of the whole filter's chain.
     LinearNoise,
     /// The linear noise of MinImp whose counters no insertion saturates (the rank map):
-    /// an upper bound, not calibrated. Measured at m = 512, 8-bit counters: the variance
+    /// an upper bound, not calibrated (the CLI measures [`Self::Simulated`] instead
+    /// while the simulation is small). Measured at m = 512, 8-bit counters: the variance
     /// of the zero count is 0.49-0.51 of this one (IBF2), so the band is about 1.4 times
     /// too wide (module doc, "Accuracy").
     LinearNoiseBound,
     /// Binomial, cells taken as independent: the exact methods beyond their work limit.
     /// Not calibrated (cells are correlated).
     Binomial,
+    /// Measured on reference filters run at the audited parameters (seeded, a fixed
+    /// number of insertions): the mean squared distance of their zero count from the
+    /// model's stable point, its Monte-Carlo error folded into the band. Used where the
+    /// linear noise is a bound or beyond its work limit (MinImp whose counters no
+    /// insertion saturates); supplied by the caller
+    /// ([`super::IbfOccupancy::with_simulated_variance`]).
+    Simulated,
+}
+
+impl ZeroVariance {
+    /// Whether a 95% band with this variance was measured to hold 92-98% of filters at
+    /// their stable point (module doc, "Accuracy"): not for [`Self::LinearNoiseBound`]
+    /// and [`Self::Binomial`].
+    pub fn is_calibrated(self) -> bool {
+        !matches!(self, Self::LinearNoiseBound | Self::Binomial)
+    }
 }
 
 /// Largest work `(classes of pairs)·(states²)³` spent on the two-cell chains.

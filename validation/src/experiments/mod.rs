@@ -13,4 +13,5 @@ pub mod rbf;
 pub mod sbf_stream;
 pub mod scalable;
 pub mod stable;
+pub mod stable_spread;
 pub mod timing;
