@@ -310,10 +310,16 @@ mod tests {
         let w = (x.arrivals / 4.0) as u64;
         let fneg = x.window_fn(w, &Distinct::Identity);
         let expected = w as f64 / (2.0 * x.arrivals);
-        assert!((fneg - expected).abs() <= 1e-6 * expected, "{fneg} vs {expected}");
+        assert!(
+            (fneg - expected).abs() <= 1e-6 * expected,
+            "{fneg} vs {expected}"
+        );
         let s = one_phase_cycle_on(10_000, 0.05, &Distinct::Identity).unwrap();
         assert!((s - 100_000.0).abs() <= 1e-6 * s, "{s}");
-        assert_eq!(one_phase_cycle_on(10_000, 0.9, &Distinct::Identity).unwrap(), 10_000.0);
+        assert_eq!(
+            one_phase_cycle_on(10_000, 0.9, &Distinct::Identity).unwrap(),
+            10_000.0
+        );
         assert!(one_phase_cycle_on(10_000, 0.0, &Distinct::Identity)
             .unwrap_err()
             .to_string()
@@ -334,17 +340,26 @@ mod tests {
         assert!(x.fp > x.fp_per_message, "{x:?}");
         for w in [(x.arrivals / 3.0) as u64, (2.0 * x.arrivals) as u64] {
             let direct: f64 = (0..w)
-                .map(|a| (zipf.d(a as f64 + 1.0) - zipf.d(a as f64)) * x.forgotten_at_age(a as f64 + 0.5))
+                .map(|a| {
+                    (zipf.d(a as f64 + 1.0) - zipf.d(a as f64)) * x.forgotten_at_age(a as f64 + 0.5)
+                })
                 .sum::<f64>()
                 / zipf.d(w as f64);
             let got = x.window_fn(w, &zipf);
-            assert!((got - direct).abs() <= 1e-4 * direct, "w={w}: {got} vs {direct}");
+            assert!(
+                (got - direct).abs() <= 1e-4 * direct,
+                "w={w}: {got} vs {direct}"
+            );
         }
         let (w, rate) = (10_000u64, 0.05);
         let s = one_phase_cycle_on(w, rate, &zipf).unwrap();
         assert!(s < w as f64 / (2.0 * rate), "{s}");
         let at = RbfStreamMetrics { arrivals: s, ..x };
-        assert!((at.window_fn(w, &zipf) - rate).abs() <= 1e-9, "{}", at.window_fn(w, &zipf));
+        assert!(
+            (at.window_fn(w, &zipf) - rate).abs() <= 1e-9,
+            "{}",
+            at.window_fn(w, &zipf)
+        );
         assert_eq!(x.report_at_age(0.0), 1.0);
         assert!((x.report_at_age(0.25 * x.arrivals) - either(0.75, x.fp)).abs() < 1e-12);
         assert_eq!(x.report_at_age(x.arrivals), x.fp);
