@@ -476,7 +476,7 @@ fn fitted_one_phase_rbf(
         of: "window's distinct items forgotten by a recycle since their last arrival (about min(age/S, 1))",
     };
     c.notes.push(format!(
-        "sized on the trace's D(L): a cycle of {:.0} arrivals brings {:.0} new messages (a repeat of a held item sets no bit); window FN {:.4} over the D(W) = {:.0} distinct window items; fp per arrival (Eq. (26) per new message: {:.4})",
+        "sized on the trace's D(L): a cycle of {:.0} arrivals brings {:.0} new messages (every arrival is inserted, but a repeat of an item still held sets no bit; after a recycle it is new again); window FN {:.4} over the D(W) = {:.0} distinct window items; fp per arrival (Eq. (26) per new message: {:.4})",
         x.arrivals, x.messages, fneg, workload.d(w as f64), x.fp_per_message
     ));
     Ok(unsimulated(c))
