@@ -3,7 +3,8 @@ use crate::report::Report;
 use serde_json::Value;
 use std::io::{self, Write};
 
-/// Formats a number for people: integers as they are, reals to 4 significant digits.
+/// Formats a number for people: integers as they are, reals to 4 significant digits; an
+/// object as `key=value` pairs (its exact digits are in `--format json`).
 pub(crate) fn human(v: &Value) -> String {
     match v {
         Value::Null => "-".to_string(),
@@ -21,6 +22,11 @@ pub(crate) fn human(v: &Value) -> String {
                 format!("{x:.digits$}")
             }
         }
+        Value::Object(map) => map
+            .iter()
+            .map(|(k, v)| format!("{k}={}", human(v)))
+            .collect::<Vec<_>>()
+            .join(" "),
         other => other.to_string(),
     }
 }
@@ -75,4 +81,16 @@ pub(super) fn write(report: &Report, out: &mut dyn Write) -> io::Result<()> {
         writeln!(out, "{note}")?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::human;
+    use serde_json::json;
+
+    #[test]
+    fn an_object_reads_as_key_value_pairs_with_human_numbers() {
+        let v = json!({"seed": 22, "variance": 43.8439788370582, "drift": 0.0});
+        assert_eq!(human(&v), "seed=22 variance=43.84 drift=0");
+    }
 }
