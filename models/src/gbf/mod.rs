@@ -244,7 +244,7 @@ impl GbfParams {
         for (weight, px) in prior.classes(64) {
             pos_in += weight * self.positive_mass(px, 0, Some(w));
             pos_out += weight * self.positive_mass(px, w, None);
-            inside += weight * (1.0 - prior_range(px, w, None));
+            inside += weight * prior_range(px, 0, Some(w));
         }
         self.window_metrics(
             pos_in,
@@ -317,7 +317,7 @@ impl GbfParams {
             let (num, den) = table.sums(&all);
             pos_in += weight * px * num;
             pos_out += weight * px * (den - num).max(0.0);
-            inside += weight * (1.0 - prior_range(px, w, None));
+            inside += weight * prior_range(px, 0, Some(w));
         }
         // Pos at one age, for an item of the stream's mean class (uniform: exact).
         let pos_at = |i: u64| {
@@ -721,6 +721,25 @@ mod tests {
         assert_relative_eq!(m.fn_, 1.0 - pin / win, max_relative = 1e-9);
         assert_eq!(m.positive_at_age, Some(p.positive_at_age(10)));
         assert!(m.positive_never < m.fp);
+    }
+
+    /// A fuzz input (`model gbf --bits 208956729 --reset-hashes 40 --set-hashes 1
+    /// --window 1 --prior uniform:811357 --distinct-decay`): at `w·p_x = 1.2e-6` the window's
+    /// prior mass taken as `1 − P(I_x >= w)` lost 1e-10 of itself to cancellation and the
+    /// FN came out -2e-11. The mass is now `P(0 <= I_x < w)` directly.
+    #[test]
+    fn window_of_one_has_a_non_negative_fn() {
+        let p = GbfParams::new(208_956_729, 40, 1).unwrap();
+        let prior = StreamPrior::uniform(811_357).unwrap();
+        let d = crate::timing::prior::Distinct::Uniform { universe: 811_357 };
+        let px = 1.0 / 811_357.0;
+        for m in [
+            p.metrics(1, &prior, None),
+            p.metrics_distinct(1, &prior, &d, None),
+        ] {
+            assert!((0.0..1e-12).contains(&m.fn_), "{m:?}");
+            assert_relative_eq!(m.in_window, px, max_relative = 1e-15);
+        }
     }
 
     #[test]
