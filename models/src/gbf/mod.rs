@@ -396,6 +396,45 @@ pub struct GbfDistinctTable {
     rows: Vec<[f64; 5]>,
 }
 
+/// `out[c] = scale · x^c · y^(n−c)` for `c = 0..=n` (`n = out.len() − 1`), by
+/// repeated multiplication: suffix powers of `y` first, then prefix powers of `x`.
+fn powers_times(x: f64, y: f64, scale: f64, out: &mut [f64]) {
+    let mut p = scale;
+    for v in out.iter_mut().rev() {
+        *v = p;
+        p *= y;
+    }
+    let mut p = 1.0;
+    for v in out.iter_mut() {
+        *v *= p;
+        p *= x;
+    }
+}
+
+/// The sums of [`GbfDistinctTable::sums`] for every observation of one `(r0, r1)`
+/// ([`GbfDistinctTable::all_sums`]).
+#[derive(Debug, Clone)]
+pub struct ObservationSums {
+    r1: u32,
+    /// `Σ_{i<w}` per `(c0, c1)`, row-major in `c0`.
+    num: Vec<f64>,
+    /// `Σ_i` per `(c0, c1)`.
+    den: Vec<f64>,
+}
+
+impl ObservationSums {
+    /// `(Σ_{i<w} (1−p)^i L_o(i), Σ_i (1−p)^i L_o(i))` for `c0` zero cells and `c1` one
+    /// cells.
+    ///
+    /// # Panics
+    /// `c0 > r0` or `c1 > r1`.
+    pub fn get(&self, c0: u32, c1: u32) -> (f64, f64) {
+        assert!(c1 <= self.r1, "c1 = {c1} > r1 = {}", self.r1);
+        let at = c0 as usize * (self.r1 as usize + 1) + c1 as usize;
+        (self.num[at], self.den[at])
+    }
+}
+
 /// The observations a [`GbfDistinctTable`]'s pieces were cut for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum CutFor {
@@ -477,13 +516,14 @@ impl GbfDistinctTable {
             }
             // Sensitivity of ln L to ln t: each of the K = k0 + k1 factors moves by at most
             // t/(1 − t) + t/min(π0, 1 − π0) per unit of ln t, largest at the piece's start.
-            let t_a = (ln_q * d(a as f64)).exp();
+            let d_a = d(a as f64);
+            let t_a = (ln_q * d_a).exp();
             let mismatch = match cut_for {
                 CutFor::NoMismatch => 0.0,
-                CutFor::Any => t_a / -(ln_q * d(a as f64)).exp_m1(),
+                CutFor::Any => t_a / -(ln_q * d_a).exp_m1(),
             };
             let sens = f64::from(params.k0 + params.k1) * (mismatch + t_a / p0.min(1.0 - p0));
-            let slope = (d(a as f64 + 1.0) - d(a as f64)).max(0.0);
+            let slope = (d(a as f64 + 1.0) - d_a).max(0.0);
             let room = Self::DELTA / (-ln_q * slope * sens);
             let step = if room.is_finite() && room < 1e18 {
                 (room.floor() as u64).max(1)
@@ -532,6 +572,48 @@ impl GbfDistinctTable {
             }
         }
         (num.value(), den.value())
+    }
+
+    /// [`Self::sums`] for every observation with `r0` and `r1` cells at once (the
+    /// chooser's inner loop, [`design::expected_penalty`]): `L_o(i)` factors as
+    /// `A_c0(i)·B_c1(i)` with `A_c0 = f0(1,i)^c0 (1−f0(1,i))^(r0−c0)` and
+    /// `B_c1 = (1−f0(0,i))^c1 f0(0,i)^(r1−c1)` (Eq. (32) [TBF]), so one pass over the
+    /// pieces builds both power vectors by repeated multiplication and adds their outer
+    /// product, instead of four `powi` per piece and observation. Each power carries at
+    /// most `r0` (or `r1`) roundings more than `powi`'s.
+    ///
+    /// # Panics
+    /// On a table from [`Self::positive`] (its pieces were not cut for mismatches).
+    pub fn all_sums(&self, r0: u32, r1: u32) -> ObservationSums {
+        assert!(
+            self.cut_for == CutFor::Any,
+            "GbfDistinctTable::positive used for every observation"
+        );
+        let (n0, n1) = (r0 as usize + 1, r1 as usize + 1);
+        let mut num = vec![CompensatedSum::new(); n0 * n1];
+        let mut den = vec![CompensatedSum::new(); n0 * n1];
+        let (mut a, mut b) = (vec![0.0; n0], vec![0.0; n1]);
+        for (i, r) in self.rows.iter().enumerate() {
+            powers_times(r[1], r[2], r[0], &mut a);
+            powers_times(r[3], r[4], 1.0, &mut b);
+            let inside = i < self.inside;
+            for (c0, &ac) in a.iter().enumerate() {
+                let row = c0 * n1..(c0 + 1) * n1;
+                for (d, &bc) in den[row.clone()].iter_mut().zip(&b) {
+                    d.add(ac * bc);
+                }
+                if inside {
+                    for (n, &bc) in num[row].iter_mut().zip(&b) {
+                        n.add(ac * bc);
+                    }
+                }
+            }
+        }
+        ObservationSums {
+            r1,
+            num: num.iter().map(CompensatedSum::value).collect(),
+            den: den.iter().map(CompensatedSum::value).collect(),
+        }
     }
 
     /// Pieces in the table.
@@ -739,6 +821,59 @@ mod tests {
         ] {
             assert!((0.0..1e-12).contains(&m.fn_), "{m:?}");
             assert_relative_eq!(m.in_window, px, max_relative = 1e-15);
+        }
+    }
+
+    /// The chooser's one-pass sums equal the per-observation sums for every observation
+    /// (to the extra roundings of building powers by multiplication), on uniform and
+    /// tabulated Zipf decay, with small and large `k`, and on tables whose mismatch terms
+    /// underflow.
+    #[test]
+    fn all_sums_equal_the_per_observation_sums() {
+        use crate::timing::prior::Distinct;
+        let cases = [
+            (
+                GbfParams::new(20_000, 3, 5).unwrap(),
+                1e-3,
+                2000,
+                Distinct::Uniform { universe: 1000 },
+            ),
+            (
+                GbfParams::new(65_536, 12, 7).unwrap(),
+                1.0 / 65_536.0,
+                6553,
+                Distinct::Uniform { universe: 65_536 },
+            ),
+            (
+                GbfParams::new(4_440, 42, 42).unwrap(),
+                2e-4,
+                1480,
+                Distinct::zipf_tabulated(4096),
+            ),
+            (
+                GbfParams::new(1_000, 30, 1).unwrap(),
+                0.5,
+                10,
+                Distinct::Identity,
+            ),
+        ];
+        for (params, px, w, d) in cases {
+            let table = GbfDistinctTable::new(&params, px, w, &d).unwrap();
+            let (r0, r1) = (params.k0(), params.k1());
+            let all = table.all_sums(r0, r1);
+            for c0 in 0..=r0 {
+                for c1 in 0..=r1 {
+                    let (n, dn) = table.sums(&GbfObservation { c0, r0, c1, r1 });
+                    let (an, ad) = all.get(c0, c1);
+                    let tol = 1e-13 * f64::from(r0 + r1 + 1);
+                    for (x, y) in [(an, n), (ad, dn)] {
+                        assert!(
+                            (x - y).abs() <= tol * y.abs() || (x - y).abs() < 1e-300,
+                            "{params:?} px = {px} ({c0}, {c1}): {x:e} vs {y:e}"
+                        );
+                    }
+                }
+            }
         }
     }
 
