@@ -623,6 +623,21 @@ mod repeat_cells_diagnostic {
         exact: bool,
         timed: bool,
     ) -> (f64, f64, f64) {
+        let (fnr, indep, pooled, _) = measure_by_own(policy, m, arrivals, epochs, gap, exact, timed);
+        (fnr, indep, pooled)
+    }
+
+    /// [`measure`] with, per own-insertion class (1, 2, 3, >= 4), `(share of the
+    /// repeats, FN of repeats, independent cells at the bucket's zero rate)`.
+    fn measure_by_own(
+        policy: Policy,
+        m: u64,
+        arrivals: u64,
+        epochs: u64,
+        gap: bool,
+        exact: bool,
+        timed: bool,
+    ) -> (f64, f64, f64, [(f64, f64, f64); 4]) {
         let imp = ImportanceDist::linear(1, 50).unwrap();
         let params = IbfParams::new(policy, m, 4, 4, 7, imp.clone()).unwrap();
         let k = params.k() as usize;
@@ -682,6 +697,7 @@ mod repeat_cells_diagnostic {
             acc
         });
         let (mut n, mut miss, mut indep, mut pooled_z) = (0.0, 0.0, 0.0, 0.0);
+        let mut own = [(0.0, 0.0, 0.0); 4];
         for b in 0..buckets {
             let (q, z, x) = per_epoch.iter().fold((0u64, 0u64, 0u64), |a, e| {
                 (a.0 + e[b].0, a.1 + e[b].1, a.2 + e[b].2)
@@ -692,11 +708,38 @@ mod repeat_cells_diagnostic {
             let zbar = z as f64 / (q as f64 * k as f64);
             n += q as f64;
             miss += x as f64;
-            indep += q as f64 * (1.0 - (1.0 - zbar).powi(k as i32));
+            let ind = q as f64 * (1.0 - (1.0 - zbar).powi(k as i32));
+            indep += ind;
             pooled_z += z as f64;
+            let o = &mut own[(b / 5) % 4];
+            o.0 += q as f64;
+            o.1 += x as f64;
+            o.2 += ind;
         }
         let pooled = 1.0 - (1.0 - pooled_z / (n * k as f64)).powi(k as i32);
-        (miss / n, indep / n, pooled)
+        let own = own.map(|(q, x, ind)| (q / n, x / q.max(1.0), ind / q.max(1.0)));
+        (miss / n, indep / n, pooled, own)
+    }
+
+    /// Is the excess of independent cells there for repeats never re-inserted before their
+    /// last insertion (own class 1, whose cells share no history)? Prints per own class.
+    #[test]
+    #[ignore = "diagnostic: prints numbers"]
+    fn correlation_by_own_insertions() {
+        for (m, arrivals) in [(1024u64, 12_000u64), (8192, 3125)] {
+            for policy in [Policy::Sbf, Policy::Ibf3, Policy::Ibf2] {
+                let (fnr, indep, _, own) =
+                    measure_by_own(policy, m, arrivals, 64, false, false, true);
+                println!("{policy} m={m} arrivals={arrivals}: FN {fnr:.4} independent {indep:.4}");
+                for (c, (share, f, i)) in own.iter().enumerate() {
+                    println!(
+                        "  own {}: share {share:.3} FN {f:.4} independent {i:.4} ({:+.1}%)",
+                        c + 1,
+                        100.0 * (i / f - 1.0)
+                    );
+                }
+            }
+        }
     }
 
     #[test]
