@@ -721,6 +721,103 @@ mod repeat_cells_diagnostic {
         (miss / n, indep / n, pooled, own)
     }
 
+    /// The correlation of a repeat's `K = 4` cells measured without the within-bucket
+    /// spread: buckets by exact importance, age in 64ths of the stream, query time in
+    /// quarters and own-insertion class; the independent-cells FN of a bucket is the
+    /// unbiased U-statistic over 4 *distinct* repeats of the bucket, one cell each
+    /// (`1 − e4(y)/C(q, 4)`, `y` a repeat's share of non-zero cells), so neither a sparse
+    /// bucket nor an item's own cells bias it. Returns `(FN, independent cells)` over the
+    /// buckets with at least 4 repeats, and per own class.
+    fn measure_cross(
+        policy: Policy,
+        m: u64,
+        arrivals: u64,
+        epochs: u64,
+    ) -> ((f64, f64), [(f64, f64); 4]) {
+        let imp = ImportanceDist::linear(1, 50).unwrap();
+        let params = IbfParams::new(policy, m, 4, 4, 7, imp.clone()).unwrap();
+        let buckets = 50 * 64 * 4 * 4;
+        let bucket = |i: u32, t: u64, age: u64, own: u32| {
+            let a = (age * 64 / arrivals).min(63) as usize;
+            let tq = (t * 4 / arrivals) as usize;
+            (((i as usize - 1) * 64 + a) * 4 + tq) * 4 + (own.min(4) - 1) as usize
+        };
+        // Per bucket: repeats, misses, power sums 1..4 of the non-zero share.
+        let per_epoch = run_epochs(epochs, 9, "diag-cross", |_, seed| {
+            let mut f = StableFilter::new(&params, seed);
+            let mut r = rng(mix(seed ^ 0x57EA));
+            let mut seen: Vec<(u64, u32, u64, u32)> = Vec::new();
+            let mut acc = vec![[0.0f64; 6]; buckets];
+            for t in 0..arrivals {
+                if !seen.is_empty() && r.random::<f64>() < 0.7 {
+                    let j = r.random_range(0..seen.len());
+                    let (key, i, last, own) = seen[j];
+                    let z = f.zero_cells_of_u64(key);
+                    let y = 1.0 - z as f64 / 4.0;
+                    let b = &mut acc[bucket(i, t, t - 1 - last, own)];
+                    b[0] += 1.0;
+                    b[1] += f64::from(u8::from(z > 0));
+                    b[2] += y;
+                    b[3] += y * y;
+                    b[4] += y.powi(3);
+                    b[5] += y.powi(4);
+                    f.insert_u64(key, i);
+                    seen[j] = (key, i, t, own + 1);
+                } else {
+                    let key = member(seed, seen.len() as u64);
+                    let i = imp.quantile(r.random::<f64>());
+                    f.insert_u64(key, i);
+                    seen.push((key, i, t, 1));
+                }
+            }
+            acc
+        });
+        let (mut all, mut own) = ((0.0, 0.0, 0.0), [(0.0, 0.0, 0.0); 4]);
+        for b in 0..buckets {
+            let mut s = [0.0; 6];
+            for e in &per_epoch {
+                s.iter_mut().zip(&e[b]).for_each(|(a, x)| *a += x);
+            }
+            let q = s[0];
+            if q < 4.0 {
+                continue;
+            }
+            let (p1, p2, p3, p4) = (s[2], s[3], s[4], s[5]);
+            let e2 = (p1 * p1 - p2) / 2.0;
+            let e3 = (e2 * p1 - p1 * p2 + p3) / 3.0;
+            let e4 = (e3 * p1 - e2 * p2 + p1 * p3 - p4) / 4.0;
+            let choose4 = q * (q - 1.0) * (q - 2.0) * (q - 3.0) / 24.0;
+            let ind = q * (1.0 - e4 / choose4);
+            for a in [&mut all, &mut own[b % 4]] {
+                a.0 += q;
+                a.1 += s[1];
+                a.2 += ind;
+            }
+        }
+        (
+            (all.1 / all.0, all.2 / all.0),
+            own.map(|(q, x, i)| (x / q.max(1.0), i / q.max(1.0))),
+        )
+    }
+
+    /// Prints [`measure_cross`] per policy and own class.
+    #[test]
+    #[ignore = "diagnostic: prints numbers"]
+    fn correlation_across_distinct_repeats() {
+        for (m, arrivals) in [(1024u64, 12_000u64), (8192, 3125)] {
+            for policy in [Policy::Sbf, Policy::Ibf3, Policy::Ibf5, Policy::Ibf2, Policy::Ibf4] {
+                let ((f, i), own) = measure_cross(policy, m, arrivals, 256);
+                println!(
+                    "{policy} m={m} arrivals={arrivals}: FN {f:.4} independent {i:.4} ({:+.1}%)",
+                    100.0 * (i / f - 1.0)
+                );
+                for (c, (f, i)) in own.iter().enumerate() {
+                    println!("  own {}: FN {f:.4} independent {i:.4}", c + 1);
+                }
+            }
+        }
+    }
+
     /// Is the excess of independent cells there for repeats never re-inserted before their
     /// last insertion (own class 1, whose cells share no history)? Prints per own class.
     #[test]
