@@ -836,7 +836,13 @@ mod tests {
             md.dec_law(&x, &mut dec[u * nl..(u + 1) * nl]);
             md.delete(&x, &dec[u * nl..(u + 1) * nl], &mut y);
             md.columns(&y, &mut cols[u * ncol..(u + 1) * ncol]);
-            md.arrive(&y, &cols[u * ncol..(u + 1) * ncol], stream.p_new(u), rho(u), &mut x);
+            md.arrive(
+                &y,
+                &cols[u * ncol..(u + 1) * ncol],
+                stream.p_new(u),
+                rho(u),
+                &mut x,
+            );
         }
         let weights: Vec<f64> = params
             .importance()
@@ -848,7 +854,8 @@ mod tests {
         // The own repeats from their own generator: with the same seed, `mixed` and the
         // whole history query the same (importance, birth, time) samples.
         let mut hist = rand_chacha::ChaCha8Rng::seed_from_u64(seed ^ 0x5EED);
-        let (mut w, mut out, mut own_out) = (vec![0.0; states], vec![0.0; states], vec![0.0; states]);
+        let (mut w, mut out, mut own_out) =
+            (vec![0.0; states], vec![0.0; states], vec![0.0; states]);
         let mut colt = vec![0.0; ncol];
         let k = params.k();
         let mut fns = Vec::with_capacity(samples);
@@ -877,7 +884,11 @@ mod tests {
                 u01 -= wq;
             }
             let v = md.values[j];
-            place(&mut w, &md.set_with(&cols[s * ncol..(s + 1) * ncol], j, 1), v);
+            place(
+                &mut w,
+                &md.set_with(&cols[s * ncol..(s + 1) * ncol], j, 1),
+                v,
+            );
             for u in s + 1..t {
                 let (pn, rh) = (stream.p_new(u), rho(u));
                 md.delete(&w, &dec[u * nl..(u + 1) * nl], &mut y);
@@ -931,8 +942,8 @@ mod tests {
     /// averaged (K = 4, Max = 4, P = 7, importance 1..50, 70% repeats).
     fn compare_history(policy: Policy, m: u64, arrivals: u64, samples: usize) {
         {
-            let p = IbfParams::new(policy, m, 4, 4, 7, ImportanceDist::linear(1, 50).unwrap())
-                .unwrap();
+            let p =
+                IbfParams::new(policy, m, 4, 4, 7, ImportanceDist::linear(1, 50).unwrap()).unwrap();
             let stream = RepeatStream::new(arrivals, 0.7).unwrap();
             let model = crate::stable::stream_metrics(&p, &stream).unwrap();
             let crate::stable::StreamMethod::CellItemsCounter { items_cap, .. } = model.method
@@ -958,7 +969,11 @@ mod tests {
         };
         let (_, fns, _) = run(p, stream, cap, &red).unwrap();
         let dist = p.importance();
-        dist.iter().zip(&fns).map(|((i, w), f)| w * f64::from(i) * f).sum::<f64>() / dist.mean()
+        dist.iter()
+            .zip(&fns)
+            .map(|((i, w), f)| w * f64::from(i) * f)
+            .sum::<f64>()
+            / dist.mean()
     }
 
     #[test]
@@ -970,8 +985,8 @@ mod tests {
             (Policy::Ibf2, 8192, 3125),
             (Policy::Ibf3, 1024, 12_000),
         ] {
-            let p = IbfParams::new(policy, m, 4, 4, 7, ImportanceDist::linear(1, 50).unwrap())
-                .unwrap();
+            let p =
+                IbfParams::new(policy, m, 4, 4, 7, ImportanceDist::linear(1, 50).unwrap()).unwrap();
             let stream = RepeatStream::new(n, 0.7).unwrap();
             let cap = match crate::stable::stream_metrics(&p, &stream).unwrap().method {
                 crate::stable::StreamMethod::CellItemsCounter { items_cap, .. } => items_cap,

@@ -623,7 +623,8 @@ mod repeat_cells_diagnostic {
         exact: bool,
         timed: bool,
     ) -> (f64, f64, f64) {
-        let (fnr, indep, pooled, _) = measure_by_own(policy, m, arrivals, epochs, gap, exact, timed);
+        let (fnr, indep, pooled, _) =
+            measure_by_own(policy, m, arrivals, epochs, gap, exact, timed);
         (fnr, indep, pooled)
     }
 
@@ -722,8 +723,8 @@ mod repeat_cells_diagnostic {
     }
 
     /// The correlation of a repeat's `K = 4` cells measured without the within-bucket
-    /// spread: buckets by exact importance, age in 64ths of the stream, query time in
-    /// quarters and own-insertion class; the independent-cells FN of a bucket is the
+    /// spread: buckets by exact importance, age in `ages`-ths of the stream, query time in
+    /// `times`-ths and, with `own_classes`, own-insertion class; the independent-cells FN of a bucket is the
     /// unbiased U-statistic over 4 *distinct* repeats of the bucket, one cell each
     /// (`1 − e4(y)/C(q, 4)`, `y` a repeat's share of non-zero cells), so neither a sparse
     /// bucket nor an item's own cells bias it. Returns `(FN, independent cells)` over the
@@ -733,14 +734,17 @@ mod repeat_cells_diagnostic {
         m: u64,
         arrivals: u64,
         epochs: u64,
+        (ages, times, own_classes): (u64, u64, bool),
     ) -> ((f64, f64), [(f64, f64); 4]) {
         let imp = ImportanceDist::linear(1, 50).unwrap();
         let params = IbfParams::new(policy, m, 4, 4, 7, imp.clone()).unwrap();
-        let buckets = 50 * 64 * 4 * 4;
+        let buckets = 50 * (ages * times) as usize * 4;
         let bucket = |i: u32, t: u64, age: u64, own: u32| {
-            let a = (age * 64 / arrivals).min(63) as usize;
-            let tq = (t * 4 / arrivals) as usize;
-            (((i as usize - 1) * 64 + a) * 4 + tq) * 4 + (own.min(4) - 1) as usize
+            let a = (age * ages / arrivals).min(ages - 1);
+            let tq = t * times / arrivals;
+            let o = if own_classes { own.min(4) - 1 } else { 0 };
+            (((i as usize - 1) * ages as usize + a as usize) * times as usize + tq as usize) * 4
+                + o as usize
         };
         // Per bucket: repeats, misses, power sums 1..4 of the non-zero share.
         let per_epoch = run_epochs(epochs, 9, "diag-cross", |_, seed| {
@@ -805,11 +809,19 @@ mod repeat_cells_diagnostic {
     #[ignore = "diagnostic: prints numbers"]
     fn correlation_across_distinct_repeats() {
         for (m, arrivals) in [(1024u64, 12_000u64), (8192, 3125)] {
-            for policy in [Policy::Sbf, Policy::Ibf3, Policy::Ibf5, Policy::Ibf2, Policy::Ibf4] {
-                let ((f, i), own) = measure_cross(policy, m, arrivals, 256);
+            for policy in [
+                Policy::Sbf,
+                Policy::Ibf3,
+                Policy::Ibf5,
+                Policy::Ibf2,
+                Policy::Ibf4,
+            ] {
+                let ((f, i), own) = measure_cross(policy, m, arrivals, 256, (64, 4, true));
+                let ((f2, i2), _) = measure_cross(policy, m, arrivals, 256, (256, 1, false));
                 println!(
-                    "{policy} m={m} arrivals={arrivals}: FN {f:.4} independent {i:.4} ({:+.1}%)",
-                    100.0 * (i / f - 1.0)
+                    "{policy} m={m} arrivals={arrivals}: FN {f:.4} independent {i:.4} ({:+.1}%); ages in 256ths only: {f2:.4} / {i2:.4} ({:+.1}%)",
+                    100.0 * (i / f - 1.0),
+                    100.0 * (i2 / f2 - 1.0)
                 );
                 for (c, (f, i)) in own.iter().enumerate() {
                     println!("  own {}: FN {f:.4} independent {i:.4}", c + 1);
