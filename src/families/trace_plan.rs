@@ -15,7 +15,9 @@ use crate::families::recommend::{accesses, rows, skipped_and_failed, wrap, Recom
 use crate::render::aligned;
 use crate::report::Report;
 use bfopt_plan::text::{num, prob};
-use bfopt_plan::trace::{plan_on_trace, Sizing, TracePlan, TraceRow, TraceValidation};
+use bfopt_plan::trace::{
+    plan_on_trace, Sizing, TracePlan, TraceRow, TraceValidation, MIN_CYCLES,
+};
 use bfopt_plan::{PlanError, Status};
 use bfopt_validation::workload::profile::{ProfileOptions, TraceProfiler, DEFAULT_MAX_TRACKED};
 use serde::Serialize;
@@ -216,6 +218,9 @@ fn csv_rows(tp: &TracePlan, v: Option<&TraceValidation>) -> Vec<crate::report::R
                 .metric("distinct_bits_per_item", r.distinct_bits_per_item);
             if let Some(d) = v.map(|v| &v.designs[i]) {
                 row = row.metric("validated", d.status.label());
+                if let Some(n) = d.cycles {
+                    row = row.metric("recycle_cycles", n);
+                }
                 if let Some(m) = &d.measured {
                     row = row
                         .metric("fresh_fp_predicted", d.fresh_predicted)
@@ -419,6 +424,18 @@ fn replay_table(tp: &TracePlan, v: &TraceValidation) -> String {
     }
     for line in aligned(&header, &body).lines() {
         out.push_str(&format!("  {line}\n"));
+    }
+    for (i, d) in v.designs.iter().enumerate() {
+        if let (Some(n), Some(_)) = (d.cycles, &d.measured) {
+            out.push_str(&wrap(
+                &format!(
+                    "[{}] {}: the trace spans {n:.1} recycle cycles after the warm-up (judged from {MIN_CYCLES})",
+                    i + 1,
+                    d.design
+                ),
+                "  ",
+            ));
+        }
     }
     out.push_str(&wrap(
         "fresh fp: FP on never-seen keys at the worst phase (just before a shift or rotation), the model's on the trace's D(L) (a bound for rows sized for distinct insertions); returning: positives on items whose last occurrence is older than the window, reported with the model's probability while the design still holds them (its slack) and at the background FP after (a bound, <=, where it takes the worst phase; the btbf and gbf models' estimate on the trace otherwise); fn: false negatives over window-item queries (for a design that forgets or drops, their rate beside the model's)",
