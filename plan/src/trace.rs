@@ -70,6 +70,10 @@ use bfopt_validation::workload::mix;
 use serde::Serialize;
 use std::sync::Arc;
 
+mod inferential;
+pub use bfopt_models::timing::ItemFrequencies;
+pub use inferential::PenaltyReplay;
+
 /// How a row was sized.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -110,7 +114,15 @@ type Make = Arc<dyn Fn(u64) -> Box<dyn Replayed> + Send + Sync>;
 /// (returning items) or missed (window items) after `t` insertions.
 type Report = Arc<dyn Fn(u64, u64) -> f64 + Send + Sync>;
 
-/// How to replay one row.
+/// How to replay one row: a window filter's answers, or an inferential filter's
+/// penalties.
+#[derive(Clone)]
+enum Replay {
+    Window(ReplayDesign),
+    Penalty(inferential::PenaltyDesign),
+}
+
+/// How to replay one window row.
 #[derive(Clone)]
 struct ReplayDesign {
     make: Make,
@@ -148,7 +160,7 @@ pub struct TracePlan {
     /// design needs.
     pub trace_rows: Vec<TraceRow>,
     #[serde(skip)]
-    replays: Vec<Result<ReplayDesign, String>>,
+    replays: Vec<Result<Replay, String>>,
     #[serde(skip)]
     workload: Distinct,
 }
@@ -188,6 +200,21 @@ impl std::fmt::Debug for TracePlan {
 /// # Errors
 /// As [`plan`].
 pub fn plan_on_trace(req: &Requirement, workload: &Distinct) -> Result<TracePlan, PlanError> {
+    plan_on_trace_with(req, workload, None)
+}
+
+/// [`plan_on_trace`] with the trace's item frequencies, which the `btbf/inferential` row
+/// (with penalties) needs to be sized on the trace: its expected penalty per query on
+/// the frequency classes ([`bfopt_models::timing::expected_penalty_over`]). Without them
+/// that row keeps its distinct-stream sizing.
+///
+/// # Errors
+/// As [`plan`].
+pub fn plan_on_trace_with(
+    req: &Requirement,
+    workload: &Distinct,
+    frequencies: Option<&ItemFrequencies>,
+) -> Result<TracePlan, PlanError> {
     let base = plan(req)?;
     let Some(w) = req.window_insertions() else {
         let sizing = match req.shape() {
@@ -197,11 +224,22 @@ pub fn plan_on_trace(req: &Requirement, workload: &Distinct) -> Result<TracePlan
         return Ok(finish(base, workload, sizing));
     };
     let mut notes = Vec::new();
+    let mut planned_penalty = None;
     let mut refit = |c: &Candidate| -> Option<(Candidate, Option<Layout>)> {
         if req.duplicates().is_some() {
             return None;
         }
-        let fitted = if c.design == "apbf" {
+        let fitted = if c.design == "btbf/inferential" {
+            frequencies
+                .ok_or_else(|| {
+                    ModelError::invalid("frequencies", "none", "the trace's item frequencies")
+                })
+                .and_then(|f| inferential::fitted(req, w, workload, f))
+                .map(|(c, e)| {
+                    planned_penalty = Some(e);
+                    (c, None)
+                })
+        } else if c.design == "apbf" {
             fitted_apbf(req, w, workload).map(|c| (c, None))
         } else if c.design == "btbf" {
             fitted_btbf(req, w, workload).map(|c| (c, None))
@@ -272,13 +310,21 @@ pub fn plan_on_trace(req: &Requirement, workload: &Distinct) -> Result<TracePlan
     };
     p.notes.extend(notes);
     p.notes.push(
-        "sized on the trace: the apbf, apbbf, rotating, fingerprint-queue, btbf, gbf, rbf/two-phase and rbf/one-phase rows on its measured D(L) (the 'sized on' column); rows marked distinct assume distinct insertions (on a repeating stream their FP is at most the figure)".into(),
+        "sized on the trace: the apbf, apbbf, rotating, fingerprint-queue, btbf, btbf/inferential (also on its item frequencies), gbf, rbf/two-phase and rbf/one-phase rows on its measured D(L) (the 'sized on' column); rows marked distinct assume distinct insertions (on a repeating stream their FP is at most the figure)".into(),
     );
     let replays = p
         .candidates
         .iter()
         .zip(&trace_rows)
-        .map(|(c, r)| replay_design(c, r.sizing, w, workload))
+        .map(|(c, r)| {
+            if c.design == "btbf/inferential" {
+                let planned = planned_penalty.filter(|_| r.sizing == Sizing::Profile);
+                let pen = req.penalties().ok_or("no penalties")?;
+                inferential::design(c, w, workload, pen, planned).map(Replay::Penalty)
+            } else {
+                replay_design(c, r.sizing, w, workload).map(Replay::Window)
+            }
+        })
         .collect();
     Ok(TracePlan {
         plan: p,
@@ -854,6 +900,9 @@ pub struct TraceDesignReplay {
     /// warm-up ([`cycles_spanned`]); below [`MIN_CYCLES`] the design is not judged.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cycles: Option<f64>,
+    /// For an inferential row: its penalty per query and FP on fresh keys.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub penalty: Option<PenaltyReplay>,
     /// The checks.
     pub checks: Vec<Check>,
 }
@@ -926,10 +975,14 @@ impl TracePlan {
                     fresh_predicted: None,
                     returning_estimate: false,
                     cycles,
+                    penalty: None,
                     checks: Vec::new(),
                 };
                 let r = match r {
-                    Ok(r) => r,
+                    Ok(Replay::Window(r)) => r,
+                    Ok(Replay::Penalty(d)) => {
+                        return inferential::replay(&c.design, d, keys, epochs, seed, fp)
+                    }
                     Err(why) => return skipped(why.clone(), None),
                 };
                 let len = keys.len() as u64;
@@ -980,6 +1033,7 @@ impl TracePlan {
                     fresh_predicted: Some(r.fresh.0),
                     returning_estimate: r.returning_estimate,
                     cycles,
+                    penalty: None,
                     measured: Some(m),
                     checks,
                 }
@@ -1324,9 +1378,68 @@ mod tests {
         let spanned = d.cycles.unwrap();
         assert!((spanned - 0.95 * MIN_CYCLES).abs() < 0.01, "{spanned}");
         let why = d.skipped.as_deref().unwrap();
-        assert!(why.contains("recycle cycles") && why.contains("at least 10"), "{why}");
+        assert!(
+            why.contains("recycle cycles") && why.contains("at least 10"),
+            "{why}"
+        );
         // The other rows are still judged on the prefix.
         assert!(v.designs.iter().any(|d| d.status == Status::Pass));
+    }
+
+    /// Issue 20: the inferential BTBF for a Zipf(1.1) trace with repeats at W = 1e4, 1%
+    /// FP, penalties uniform in [1, 10), is sized on the trace's D(L) and item
+    /// frequencies with fewer bits per item than the distinct-stream design; replaying the
+    /// trace through the filter answering by the posterior measures a penalty per query
+    /// whose 99% interval holds the model's prediction at the queries' own ages, and an FP
+    /// on fresh keys at most the standard answer's and the target.
+    #[test]
+    fn issue_20_inferential_btbf_sized_on_a_zipf_trace_replays_within_prediction() {
+        let (w, fp) = (10_000u64, 0.01);
+        let keys = zipf_trace(200_000, 1_000_000, 1.1, 13);
+        let profile = profile_keys(&keys, ProfileOptions::default());
+        let workload = profile.workload().unwrap();
+        let frequencies = ItemFrequencies::of_keys(&keys).unwrap();
+        let req = Requirement::window(fp, w)
+            .unwrap()
+            .with_penalties(bfopt_models::timing::PenaltyDist::paper())
+            .unwrap();
+        let tp = plan_on_trace_with(&req, &workload, Some(&frequencies)).unwrap();
+        let v = tp.replay(&keys, 6, 9);
+        let (c, d) = fitted(&tp, &v, &["btbf/inferential"])[0];
+        let pen = d.penalty.as_ref().unwrap();
+        eprintln!(
+            "penalty/query: model at the ages {:.5}, row's estimate {:?}, measured {:.5} [{:.5}, {:.5}]; fresh fp {:.5} [{:.5}, {:.5}] (bound {:.5})",
+            pen.predicted,
+            pen.planned,
+            pen.measured.mean,
+            pen.measured.interval.lo,
+            pen.measured.interval.hi,
+            pen.fresh_fp.rate,
+            pen.fresh_fp.interval.lo,
+            pen.fresh_fp.interval.hi,
+            pen.fresh_bound
+        );
+        assert!(pen.planned.is_some() && pen.queries > 0);
+        assert!(pen.fresh_bound <= fp && pen.fresh_fp.rate <= fp);
+        assert!(pen.fresh_fp.interval.lo <= pen.fresh_bound);
+        assert_eq!(c.false_negatives, FalseNegatives::ByChoice);
+        // The standard row of the same trace is the same filter.
+        let standard = tp
+            .plan
+            .candidates
+            .iter()
+            .find(|c| c.design == "btbf")
+            .unwrap();
+        assert_eq!(standard.params, c.params);
+        // Without the frequencies the row keeps its distinct-stream sizing.
+        let plain = plan_on_trace(&req, &workload).unwrap();
+        let i = plain
+            .plan
+            .candidates
+            .iter()
+            .position(|c| c.design == "btbf/inferential")
+            .unwrap();
+        assert_eq!(plain.trace_rows[i].sizing, Sizing::AssumesDistinct);
     }
 
     #[test]
