@@ -169,6 +169,50 @@ fn issue_20_gbf_is_sized_on_the_trace_with_allow_fn() {
     assert!(fn_model, "{out}");
 }
 
+/// With `--penalties` the inferential BTBF is sized on the trace's D(L) and item
+/// frequencies, and its replay (the filter answering by the posterior) measures the
+/// penalty per query beside the model's at each query's age, and the FP on fresh keys
+/// at most the standard answer's.
+#[test]
+fn issue_20_inferential_btbf_is_sized_on_the_trace_with_penalties() {
+    let path = file("inferential.txt", &trace(60_000, false));
+    let args = [
+        "recommend",
+        "--trace",
+        path.to_str().unwrap(),
+        "--fp",
+        "0.01",
+        "--window",
+        "1e4",
+        "--penalties",
+        "1:10",
+        "--validate",
+    ];
+    let v = json(&args, 0);
+    let candidates = v["candidates"].as_array().unwrap();
+    let designs = v["trace_validation"]["designs"].as_array().unwrap();
+    let (c, d) = candidates
+        .iter()
+        .zip(designs)
+        .find(|(c, _)| c["design"] == "btbf/inferential")
+        .expect("an inferential row");
+    assert_eq!(c["sized_on"], "profile", "{c}");
+    assert!(
+        c["bits_per_item"].as_f64().unwrap() < c["distinct_bits_per_item"].as_f64().unwrap(),
+        "{c}"
+    );
+    assert_eq!(d["status"], "pass", "{d}");
+    let pen = &d["penalty"];
+    assert!(pen["predicted"].as_f64().unwrap() > 0.0, "{d}");
+    assert!(pen["planned"].as_f64().is_some(), "{d}");
+    assert!(pen["fresh_fp"]["rate"].as_f64().unwrap() <= pen["fresh_bound"].as_f64().unwrap());
+    let run = bfopt().args(args).assert().success();
+    let out = String::from_utf8_lossy(&run.get_output().stdout).to_string();
+    assert!(out.lines().any(|l| l.contains("penalty")), "{out}");
+    let widest = out.lines().map(|l| l.chars().count()).max().unwrap();
+    assert!(widest <= 100, "output {widest} columns wide:\n{out}");
+}
+
 #[test]
 fn issue_20_window_seconds_through_the_arrival_rate() {
     let path = file("timed.csv", &trace(30_000, true));
