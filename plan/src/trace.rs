@@ -225,43 +225,34 @@ pub fn plan_on_trace_with(
     };
     let mut notes = Vec::new();
     let mut planned_penalty = None;
-    let mut refit = |c: &Candidate| -> Option<(Candidate, Option<Layout>)> {
+    let mut refit = |c: &Candidate| -> Option<Candidate> {
         if req.duplicates().is_some() {
             return None;
         }
-        let fitted = if c.design == "btbf/inferential" {
-            frequencies
-                .ok_or_else(|| {
-                    ModelError::invalid("frequencies", "none", "the trace's item frequencies")
-                })
-                .and_then(|f| inferential::fitted(req, w, workload, f))
-                .map(|(c, e)| {
-                    planned_penalty = Some(e);
-                    (c, None)
-                })
-        } else if c.design == "apbf" {
-            fitted_apbf(req, w, workload).map(|c| (c, None))
-        } else if c.design == "btbf" {
-            fitted_btbf(req, w, workload).map(|c| (c, None))
-        } else if c.design == "gbf" {
-            fitted_gbf(req, w, workload).map(|c| (c, None))
-        } else if c.design == "rbf/two-phase" {
-            fitted_rbf(req, w, workload).map(|c| (c, None))
-        } else if c.design == "apbbf" {
-            fitted_apbbf(req, w, c, workload).map(|c| (c, None))
-        } else if c.design == "fingerprint-queue" {
-            fitted_queue(req, w, workload).map(|c| (c, None))
-        } else if c.design == "rbf/one-phase" {
-            fitted_one_phase_rbf(req, w, workload).map(|c| (c, None))
-        } else {
-            let layout = ring_layout(c)?;
-            fitted_ring(req, w, layout, workload).map(|c| (c, Some(layout)))
+        let fit = Fit {
+            req,
+            w,
+            workload,
+            row: c,
+            frequencies,
+        };
+        let fitted = match FITTINGS.iter().find(|(design, _)| *design == c.design) {
+            Some((_, fitting)) => fitting(&fit),
+            None => {
+                let layout = ring_layout(c)?;
+                fitted_ring(req, w, layout, workload).map(|c| (c, None))
+            }
         };
         match fitted {
-            Ok((mut f, layout)) => {
+            Ok((mut f, planned)) => {
                 f.count_against(req);
                 match over_budget(&f, req) {
-                    None => Some((f, layout)),
+                    None => {
+                        if planned.is_some() {
+                            planned_penalty = planned;
+                        }
+                        Some(f)
+                    }
                     Some((_, why)) => {
                         notes.push(format!(
                             "{}: the design sized on the trace {why}; the distinct-stream design is kept",
@@ -284,7 +275,7 @@ pub fn plan_on_trace_with(
     for c in &base.candidates {
         let distinct_bits_per_item = c.bits_per_item;
         let row = match refit(c) {
-            Some((f, _)) => (
+            Some(f) => (
                 f,
                 TraceRow {
                     sizing: Sizing::Profile,
@@ -333,6 +324,51 @@ pub fn plan_on_trace_with(
         workload: workload.clone(),
     })
 }
+
+/// What a fitting function gets: the requirement, its window, the trace's `D(·)` and
+/// item frequencies, and the distinct-stream row it re-sizes.
+struct Fit<'a> {
+    req: &'a Requirement,
+    w: u64,
+    workload: &'a Distinct,
+    row: &'a Candidate,
+    frequencies: Option<&'a ItemFrequencies>,
+}
+
+/// A row re-sized on the trace, with its printed penalty per query (inferential rows).
+type Fitted = Result<(Candidate, Option<f64>), ModelError>;
+
+/// The rows re-sized on the trace, by design (the rotating rings, `rotating/<layout>`,
+/// by [`ring_layout`]).
+const FITTINGS: &[(&str, fn(&Fit<'_>) -> Fitted)] = &[
+    ("apbf", |f| {
+        fitted_apbf(f.req, f.w, f.workload).map(|c| (c, None))
+    }),
+    ("apbbf", |f| {
+        fitted_apbbf(f.req, f.w, f.row, f.workload).map(|c| (c, None))
+    }),
+    ("fingerprint-queue", |f| {
+        fitted_queue(f.req, f.w, f.workload).map(|c| (c, None))
+    }),
+    ("btbf", |f| {
+        fitted_btbf(f.req, f.w, f.workload).map(|c| (c, None))
+    }),
+    ("btbf/inferential", |f| {
+        let frequencies = f.frequencies.ok_or_else(|| {
+            ModelError::invalid("frequencies", "none", "the trace's item frequencies")
+        })?;
+        inferential::fitted(f.req, f.w, f.workload, frequencies).map(|(c, e)| (c, Some(e)))
+    }),
+    ("gbf", |f| {
+        fitted_gbf(f.req, f.w, f.workload).map(|c| (c, None))
+    }),
+    ("rbf/two-phase", |f| {
+        fitted_rbf(f.req, f.w, f.workload).map(|c| (c, None))
+    }),
+    ("rbf/one-phase", |f| {
+        fitted_one_phase_rbf(f.req, f.w, f.workload).map(|c| (c, None))
+    }),
+];
 
 /// A plan whose rows all have one sizing (shapes other than a window).
 fn finish(plan: Plan, workload: &Distinct, sizing: Sizing) -> TracePlan {
@@ -1171,6 +1207,24 @@ mod tests {
             .collect()
     }
 
+    /// A Zipf(1.1) trace of `n` records over 10^6 ranks (seed `trace_seed`), its profile,
+    /// the plan for `req` on its D(L) and item frequencies, and its replay over 6 hash
+    /// seeds from `replay_seed`.
+    fn zipf_plan(
+        req: &Requirement,
+        n: usize,
+        trace_seed: u64,
+        replay_seed: u64,
+    ) -> (Vec<u64>, Distinct, TracePlan, TraceValidation) {
+        let keys = zipf_trace(n, 1_000_000, 1.1, trace_seed);
+        let profile = profile_keys(&keys, ProfileOptions::default());
+        let workload = profile.workload().unwrap();
+        let frequencies = profile.frequencies().unwrap();
+        let tp = plan_on_trace_with(req, &workload, Some(&frequencies)).unwrap();
+        let v = tp.replay(&keys, 6, replay_seed);
+        (keys, workload, tp, v)
+    }
+
     /// Prints every row and its replay checks, asserts that each of `designs` is in the
     /// plan, sized on the trace with fewer bits per item than the distinct-stream design,
     /// and passed its replay; returns those rows.
@@ -1228,12 +1282,8 @@ mod tests {
     #[test]
     fn issue_20_zipf_trace_designs_replay_within_prediction() {
         let (w, fp) = (100_000u64, 0.01);
-        let keys = zipf_trace(600_000, 1_000_000, 1.1, 20);
-        let profile = profile_keys(&keys, ProfileOptions::default());
-        let workload = profile.workload().unwrap();
         let req = Requirement::window(fp, w).unwrap();
-        let tp = plan_on_trace(&req, &workload).unwrap();
-        let v = tp.replay(&keys, 6, 1);
+        let (_, _, tp, v) = zipf_plan(&req, 600_000, 20, 1);
         let rows = fitted(&tp, &v, &["apbf", "rotating/standard", "rotating/blocked"]);
         for (c, d) in rows {
             let m = d.measured.as_ref().unwrap();
@@ -1257,15 +1307,11 @@ mod tests {
     #[test]
     fn issue_20_btbf_and_gbf_sized_on_a_zipf_trace_replay_within_prediction() {
         let (w, fp, allow_fn) = (10_000u64, 0.01, 0.05);
-        let keys = zipf_trace(200_000, 1_000_000, 1.1, 7);
-        let profile = profile_keys(&keys, ProfileOptions::default());
-        let workload = profile.workload().unwrap();
         let req = Requirement::window(fp, w)
             .unwrap()
             .with_allow_fn(allow_fn)
             .unwrap();
-        let tp = plan_on_trace(&req, &workload).unwrap();
-        let v = tp.replay(&keys, 6, 3);
+        let (_, _, tp, v) = zipf_plan(&req, 200_000, 7, 3);
         let rows = fitted(&tp, &v, &["btbf", "gbf", "rbf/two-phase"]);
         for (c, d) in rows {
             let m = d.measured.as_ref().unwrap();
@@ -1305,12 +1351,8 @@ mod tests {
     #[test]
     fn issue_20_apbbf_and_fingerprint_queue_sized_on_a_zipf_trace_replay_within_prediction() {
         let (w, fp) = (10_000u64, 0.01);
-        let keys = zipf_trace(200_000, 1_000_000, 1.1, 11);
-        let profile = profile_keys(&keys, ProfileOptions::default());
-        let workload = profile.workload().unwrap();
         let req = Requirement::window(fp, w).unwrap();
-        let tp = plan_on_trace(&req, &workload).unwrap();
-        let v = tp.replay(&keys, 6, 5);
+        let (_, _, tp, v) = zipf_plan(&req, 200_000, 11, 5);
         let rows = fitted(&tp, &v, &["apbbf", "fingerprint-queue"]);
         for (c, d) in rows {
             let m = d.measured.as_ref().unwrap();
@@ -1333,15 +1375,11 @@ mod tests {
     #[test]
     fn issue_20_one_phase_rbf_sized_on_a_zipf_trace_replays_within_prediction() {
         let (w, fp, allow_fn) = (10_000u64, 0.01, 0.2);
-        let keys = zipf_trace(400_000, 1_000_000, 1.1, 11);
-        let profile = profile_keys(&keys, ProfileOptions::default());
-        let workload = profile.workload().unwrap();
         let req = Requirement::window(fp, w)
             .unwrap()
             .with_allow_fn(allow_fn)
             .unwrap();
-        let tp = plan_on_trace(&req, &workload).unwrap();
-        let v = tp.replay(&keys, 6, 5);
+        let (keys, workload, tp, v) = zipf_plan(&req, 400_000, 11, 5);
         let (c, d) = fitted(&tp, &v, &["rbf/one-phase"])[0];
         let m = d.measured.as_ref().unwrap();
         let predicted = d.fresh_predicted.unwrap();
@@ -1395,16 +1433,16 @@ mod tests {
     #[test]
     fn issue_20_inferential_btbf_sized_on_a_zipf_trace_replays_within_prediction() {
         let (w, fp) = (10_000u64, 0.01);
-        let keys = zipf_trace(200_000, 1_000_000, 1.1, 13);
-        let profile = profile_keys(&keys, ProfileOptions::default());
-        let workload = profile.workload().unwrap();
-        let frequencies = ItemFrequencies::of_keys(&keys).unwrap();
         let req = Requirement::window(fp, w)
             .unwrap()
             .with_penalties(bfopt_models::timing::PenaltyDist::paper())
             .unwrap();
-        let tp = plan_on_trace_with(&req, &workload, Some(&frequencies)).unwrap();
-        let v = tp.replay(&keys, 6, 9);
+        let (keys, workload, tp, v) = zipf_plan(&req, 200_000, 13, 9);
+        // The profile's frequencies are the keys' own.
+        assert_eq!(
+            profile_keys(&keys, ProfileOptions::default()).frequencies(),
+            ItemFrequencies::of_keys(&keys).ok()
+        );
         let (c, d) = fitted(&tp, &v, &["btbf/inferential"])[0];
         let pen = d.penalty.as_ref().unwrap();
         eprintln!(
