@@ -43,6 +43,29 @@ fn json(args: &[&str], code: i32) -> serde_json::Value {
     serde_json::from_slice(&run.get_output().stdout).unwrap()
 }
 
+/// The row of `design` in a `recommend --trace --validate` JSON and its replay, after
+/// checking that it was sized on the trace with fewer bits per item than the
+/// distinct-stream design and that its replay passed.
+fn fitted_and_passed<'a>(
+    v: &'a serde_json::Value,
+    design: &str,
+) -> (&'a serde_json::Value, &'a serde_json::Value) {
+    let candidates = v["candidates"].as_array().unwrap();
+    let designs = v["trace_validation"]["designs"].as_array().unwrap();
+    let (c, d) = candidates
+        .iter()
+        .zip(designs)
+        .find(|(c, _)| c["design"] == design)
+        .unwrap_or_else(|| panic!("a {design} row"));
+    assert_eq!(c["sized_on"], "profile", "{c}");
+    assert!(
+        c["bits_per_item"].as_f64().unwrap() < c["distinct_bits_per_item"].as_f64().unwrap(),
+        "{c}"
+    );
+    assert_eq!(d["status"], "pass", "{d}");
+    (c, d)
+}
+
 #[test]
 fn issue_20_window_designs_are_sized_on_the_trace_and_replay() {
     let path = file("plain.txt", &trace(60_000, false));
@@ -142,19 +165,7 @@ fn issue_20_gbf_is_sized_on_the_trace_with_allow_fn() {
         "--validate",
     ];
     let v = json(&args, 0);
-    let candidates = v["candidates"].as_array().unwrap();
-    let designs = v["trace_validation"]["designs"].as_array().unwrap();
-    let (c, d) = candidates
-        .iter()
-        .zip(designs)
-        .find(|(c, _)| c["design"] == "gbf")
-        .expect("a gbf row");
-    assert_eq!(c["sized_on"], "profile", "{c}");
-    assert!(
-        c["bits_per_item"].as_f64().unwrap() < c["distinct_bits_per_item"].as_f64().unwrap(),
-        "{c}"
-    );
-    assert_eq!(d["status"], "pass", "{d}");
+    let (_, d) = fitted_and_passed(&v, "gbf");
     assert!(
         d["measured"]["window_fn_predicted"].as_f64().unwrap() > 0.0,
         "{d}"
@@ -189,19 +200,7 @@ fn issue_20_inferential_btbf_is_sized_on_the_trace_with_penalties() {
         "--validate",
     ];
     let v = json(&args, 0);
-    let candidates = v["candidates"].as_array().unwrap();
-    let designs = v["trace_validation"]["designs"].as_array().unwrap();
-    let (c, d) = candidates
-        .iter()
-        .zip(designs)
-        .find(|(c, _)| c["design"] == "btbf/inferential")
-        .expect("an inferential row");
-    assert_eq!(c["sized_on"], "profile", "{c}");
-    assert!(
-        c["bits_per_item"].as_f64().unwrap() < c["distinct_bits_per_item"].as_f64().unwrap(),
-        "{c}"
-    );
-    assert_eq!(d["status"], "pass", "{d}");
+    let (_, d) = fitted_and_passed(&v, "btbf/inferential");
     let pen = &d["penalty"];
     assert!(pen["predicted"].as_f64().unwrap() > 0.0, "{d}");
     assert!(pen["planned"].as_f64().is_some(), "{d}");
