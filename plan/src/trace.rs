@@ -338,9 +338,12 @@ struct Fit<'a> {
 /// A row re-sized on the trace, with its printed penalty per query (inferential rows).
 type Fitted = Result<(Candidate, Option<f64>), ModelError>;
 
+/// A function re-sizing one design's row on the trace.
+type Fitting = fn(&Fit<'_>) -> Fitted;
+
 /// The rows re-sized on the trace, by design (the rotating rings, `rotating/<layout>`,
 /// by [`ring_layout`]).
-const FITTINGS: &[(&str, fn(&Fit<'_>) -> Fitted)] = &[
+const FITTINGS: &[(&str, Fitting)] = &[
     ("apbf", |f| {
         fitted_apbf(f.req, f.w, f.workload).map(|c| (c, None))
     }),
