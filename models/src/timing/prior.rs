@@ -454,7 +454,7 @@ mod tests {
             .sum();
         for groups in [1, 2, 3, 64] {
             let cls = f.classes(groups);
-            assert!(cls.len() <= groups.max(1).min(4), "{groups}: {cls:?}");
+            assert!(cls.len() <= groups.clamp(1, 4), "{groups}: {cls:?}");
             assert_relative_eq!(
                 cls.iter().map(|c| c.0).sum::<f64>(),
                 1.0,
