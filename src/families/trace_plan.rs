@@ -15,7 +15,9 @@ use crate::families::recommend::{accesses, rows, skipped_and_failed, wrap, Recom
 use crate::render::aligned;
 use crate::report::Report;
 use bfopt_plan::text::{num, prob};
-use bfopt_plan::trace::{plan_on_trace, Sizing, TracePlan, TraceRow, TraceValidation};
+use bfopt_plan::trace::{
+    plan_on_trace_with, Sizing, TracePlan, TraceRow, TraceValidation, MIN_CYCLES,
+};
 use bfopt_plan::{PlanError, Status};
 use bfopt_validation::workload::profile::{ProfileOptions, TraceProfiler, DEFAULT_MAX_TRACKED};
 use serde::Serialize;
@@ -143,7 +145,8 @@ pub fn recommend_trace(args: &RecommendArgs, trace: &TraceArgs) -> Result<Report
         None => shaped.capacity = Some(profile.distinct.ceil() as u64),
     }
     let req = shaped.requirement()?;
-    let tp = plan_on_trace(&req, &workload).map_err(|e| match e {
+    let frequencies = profile.frequencies();
+    let tp = plan_on_trace_with(&req, &workload, frequencies.as_ref()).map_err(|e| match e {
         PlanError::Model(e) => CliError::from_model(e, &[]),
         PlanError::Infeasible(i) => CliError::Infeasible(i.to_string()),
     })?;
@@ -216,6 +219,18 @@ fn csv_rows(tp: &TracePlan, v: Option<&TraceValidation>) -> Vec<crate::report::R
                 .metric("distinct_bits_per_item", r.distinct_bits_per_item);
             if let Some(d) = v.map(|v| &v.designs[i]) {
                 row = row.metric("validated", d.status.label());
+                if let Some(n) = d.cycles {
+                    row = row.metric("recycle_cycles", n);
+                }
+                if let Some(p) = &d.penalty {
+                    row = row
+                        .metric("penalty_predicted", p.predicted)
+                        .metric("penalty", p.measured.mean)
+                        .metric("penalty_lo", p.measured.interval.lo)
+                        .metric("penalty_hi", p.measured.interval.hi)
+                        .metric("fresh_fp_bound", p.fresh_bound)
+                        .metric("fresh_fp", p.fresh_fp.rate);
+                }
                 if let Some(m) = &d.measured {
                     row = row
                         .metric("fresh_fp_predicted", d.fresh_predicted)
@@ -373,6 +388,27 @@ fn replay_table(tp: &TracePlan, v: &TraceValidation) -> String {
             c.design.clone(),
             d.status.label().into(),
         ];
+        if let Some(pen) = &d.penalty {
+            head.extend([
+                "penalty".into(),
+                format!("{:.4}", pen.predicted),
+                format!("{:.4}", pen.measured.mean),
+                format!(
+                    "[{:.4}, {:.4}]",
+                    pen.measured.interval.lo, pen.measured.interval.hi
+                ),
+            ]);
+            body.push(head);
+            let mut row = vec![String::new(); 3];
+            row.extend([
+                "fresh fp".into(),
+                format!("<={}", prob(pen.fresh_bound)),
+                prob(pen.fresh_fp.rate),
+                interval(pen.fresh_fp.interval.lo, pen.fresh_fp.interval.hi),
+            ]);
+            body.push(row);
+            continue;
+        }
         let (Some(m), Some(pred)) = (&d.measured, d.fresh_predicted) else {
             head.extend(std::iter::repeat_n("-".to_string(), 4));
             body.push(head);
@@ -420,8 +456,20 @@ fn replay_table(tp: &TracePlan, v: &TraceValidation) -> String {
     for line in aligned(&header, &body).lines() {
         out.push_str(&format!("  {line}\n"));
     }
+    for (i, d) in v.designs.iter().enumerate() {
+        if let (Some(n), Some(_)) = (d.cycles, &d.measured) {
+            out.push_str(&wrap(
+                &format!(
+                    "[{}] {}: the trace spans {n:.1} recycle cycles after the warm-up (judged from {MIN_CYCLES})",
+                    i + 1,
+                    d.design
+                ),
+                "  ",
+            ));
+        }
+    }
     out.push_str(&wrap(
-        "fresh fp: FP on never-seen keys at the worst phase (just before a shift or rotation), the model's on the trace's D(L) (a bound for rows sized for distinct insertions); returning: positives on items whose last occurrence is older than the window, reported with the model's probability while the design still holds them (its slack) and at the background FP after (a bound, <=, where it takes the worst phase; the btbf and gbf models' estimate on the trace otherwise); fn: false negatives over window-item queries (for a design that forgets or drops, their rate beside the model's)",
+        "fresh fp: FP on never-seen keys at the worst phase (just before a shift or rotation), the model's on the trace's D(L) (a bound for rows sized for distinct insertions); returning: positives on items whose last occurrence is older than the window, reported with the model's probability while the design still holds them (its slack) and at the background FP after (a bound, <=, where it takes the worst phase; the btbf and gbf models' estimate on the trace otherwise); fn: false negatives over window-item queries (for a design that forgets or drops, their rate beside the model's); penalty (btbf/inferential): the mean penalty per query of the answer by the posterior beside the model's at each query's own age, and its fp on fresh keys (at most the standard answer's)",
         "  ",
     ));
     out.push_str(&skipped_and_failed(

@@ -43,6 +43,29 @@ fn json(args: &[&str], code: i32) -> serde_json::Value {
     serde_json::from_slice(&run.get_output().stdout).unwrap()
 }
 
+/// The row of `design` in a `recommend --trace --validate` JSON and its replay, after
+/// checking that it was sized on the trace with fewer bits per item than the
+/// distinct-stream design and that its replay passed.
+fn fitted_and_passed<'a>(
+    v: &'a serde_json::Value,
+    design: &str,
+) -> (&'a serde_json::Value, &'a serde_json::Value) {
+    let candidates = v["candidates"].as_array().unwrap();
+    let designs = v["trace_validation"]["designs"].as_array().unwrap();
+    let (c, d) = candidates
+        .iter()
+        .zip(designs)
+        .find(|(c, _)| c["design"] == design)
+        .unwrap_or_else(|| panic!("a {design} row"));
+    assert_eq!(c["sized_on"], "profile", "{c}");
+    assert!(
+        c["bits_per_item"].as_f64().unwrap() < c["distinct_bits_per_item"].as_f64().unwrap(),
+        "{c}"
+    );
+    assert_eq!(d["status"], "pass", "{d}");
+    (c, d)
+}
+
 #[test]
 fn issue_20_window_designs_are_sized_on_the_trace_and_replay() {
     let path = file("plain.txt", &trace(60_000, false));
@@ -142,19 +165,7 @@ fn issue_20_gbf_is_sized_on_the_trace_with_allow_fn() {
         "--validate",
     ];
     let v = json(&args, 0);
-    let candidates = v["candidates"].as_array().unwrap();
-    let designs = v["trace_validation"]["designs"].as_array().unwrap();
-    let (c, d) = candidates
-        .iter()
-        .zip(designs)
-        .find(|(c, _)| c["design"] == "gbf")
-        .expect("a gbf row");
-    assert_eq!(c["sized_on"], "profile", "{c}");
-    assert!(
-        c["bits_per_item"].as_f64().unwrap() < c["distinct_bits_per_item"].as_f64().unwrap(),
-        "{c}"
-    );
-    assert_eq!(d["status"], "pass", "{d}");
+    let (_, d) = fitted_and_passed(&v, "gbf");
     assert!(
         d["measured"]["window_fn_predicted"].as_f64().unwrap() > 0.0,
         "{d}"
@@ -167,6 +178,38 @@ fn issue_20_gbf_is_sized_on_the_trace_with_allow_fn() {
         words.first() == Some(&"fn") && words.get(1).is_some_and(|m| *m != "0")
     });
     assert!(fn_model, "{out}");
+}
+
+/// With `--penalties` the inferential BTBF is sized on the trace's D(L) and item
+/// frequencies, and its replay (the filter answering by the posterior) measures the
+/// penalty per query beside the model's at each query's age, and the FP on fresh keys
+/// at most the standard answer's.
+#[test]
+fn issue_20_inferential_btbf_is_sized_on_the_trace_with_penalties() {
+    let path = file("inferential.txt", &trace(60_000, false));
+    let args = [
+        "recommend",
+        "--trace",
+        path.to_str().unwrap(),
+        "--fp",
+        "0.01",
+        "--window",
+        "1e4",
+        "--penalties",
+        "1:10",
+        "--validate",
+    ];
+    let v = json(&args, 0);
+    let (_, d) = fitted_and_passed(&v, "btbf/inferential");
+    let pen = &d["penalty"];
+    assert!(pen["predicted"].as_f64().unwrap() > 0.0, "{d}");
+    assert!(pen["planned"].as_f64().is_some(), "{d}");
+    assert!(pen["fresh_fp"]["rate"].as_f64().unwrap() <= pen["fresh_bound"].as_f64().unwrap());
+    let run = bfopt().args(args).assert().success();
+    let out = String::from_utf8_lossy(&run.get_output().stdout).to_string();
+    assert!(out.lines().any(|l| l.contains("penalty")), "{out}");
+    let widest = out.lines().map(|l| l.chars().count()).max().unwrap();
+    assert!(widest <= 100, "output {widest} columns wide:\n{out}");
 }
 
 #[test]

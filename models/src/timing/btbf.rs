@@ -2,6 +2,7 @@
 //! filter's false positives (Section 3.2.2 [TBF]) and the inferential posterior
 //! (Section 4 [TBF], Theorems 2-5).
 
+use super::penalty::PenaltyDist;
 use super::posterior::PiecewiseLikelihood;
 use super::prior::{check_px, ln_prior_range, prior_range, Distinct, StreamPrior};
 use crate::error::{check, ModelError};
@@ -768,6 +769,96 @@ impl BtbfModel {
             }
             u_prev = u;
         }
+    }
+    /// The forward model of an observation given the item's age: for an item last
+    /// inserted `age` insertions ago (`None`: never inserted), queried at block offset
+    /// `b`, every unexpired observation `(λ, c)` with `r = k` and its probability; the
+    /// rest of the mass is expired observations (posterior 0).
+    ///
+    /// # Formula
+    /// The per-age terms of [`Self::observation_masses`] (same `u_ℓ`, same independent
+    /// timers, Eq. (21) [TBF]): an item of block `λ0` (`λ0 = 0` for `age < b`, else
+    /// `⌊(age − b)/B⌋ + 1`; `∞` when never inserted) shows `(0, k)` surely if `λ0 = 0`;
+    /// otherwise `(0, k)` with `(1 − u_0)^k`, `(λ, c)` for `1 <= λ < λ0` with
+    /// `C(k,c) (u_(λ−1) − u_λ)^c (1 − u_(λ−1))^(k−c)` (every timer refreshed), and
+    /// `(λ0, c)`, `c >= 1`, with `C(k,c) u_(λ0−1)^c (1 − u_(λ0−1))^(k−c)` while
+    /// `λ0 <= L(b)`.
+    pub fn observations_at_age(
+        &self,
+        age: Option<u64>,
+        b: u64,
+        mut visit: impl FnMut(u64, u32, f64),
+    ) {
+        let p = &self.params;
+        let k = p.k;
+        let big_b = p.block_size;
+        let block = match age {
+            Some(i) if i < b => {
+                visit(0, k, 1.0);
+                return;
+            }
+            Some(i) => (i - b) / big_b + 1,
+            None => u64::MAX,
+        };
+        let refreshed0 = self.touched(b).powi(k as i32);
+        if refreshed0 > 0.0 {
+            visit(0, k, refreshed0);
+        }
+        let binom = binomials(k);
+        let mut u_prev = self.untouched(b);
+        for lambda in 1..=p.expiry_age(b).min(block) {
+            let u = self.untouched(lambda * big_b + b);
+            let stay = 1.0 - u_prev;
+            let base = if lambda < block {
+                (u_prev - u).max(0.0)
+            } else {
+                u_prev
+            };
+            for c in 1..=k {
+                let q = binom[c as usize] * base.powi(c as i32) * stay.powi((k - c) as i32);
+                if q > 0.0 {
+                    visit(lambda, c, q);
+                }
+            }
+            u_prev = u;
+        }
+    }
+
+    /// The expected penalty of one query answered by the minimum-penalty rule of Section
+    /// 2.6 [TBF] on [`Self::posterior`] (with `p_x = px`): an item last inserted `age`
+    /// insertions ago (`None`: never), queried at block offset `b`, averaged over the
+    /// observations ([`Self::observations_at_age`]) and over `penalties`. A query of an
+    /// item inside the window (`age < w`) is charged `E[$FN·1{Neg}]`, any other
+    /// `E[$FP·1{Pos}]` ([`PenaltyDist::expected_costs`]); an expired observation has
+    /// posterior 0.
+    pub fn expected_cost_at_age(
+        &self,
+        px: f64,
+        age: Option<u64>,
+        b: u64,
+        penalties: &PenaltyDist,
+    ) -> f64 {
+        let inside = age.is_some_and(|i| i < self.params.w);
+        let charge = |post: f64| {
+            let (fp, fn_) = penalties.expected_costs(post);
+            if inside {
+                fn_
+            } else {
+                fp
+            }
+        };
+        let (mut mass, mut cost) = (0.0, 0.0);
+        self.observations_at_age(age, b, |lambda, c, q| {
+            let o = BtbfObservation {
+                age: TimerAge::Finite(lambda),
+                matching: c,
+                touched: self.params.k,
+                offset: b,
+            };
+            mass += q;
+            cost += q * charge(self.posterior_unchecked(px, &o));
+        });
+        cost + (1.0 - mass).max(0.0) * charge(0.0)
     }
 }
 

@@ -61,11 +61,29 @@ pub fn expected_penalty(
     penalties: &PenaltyDist,
     res: PenaltyResolution,
 ) -> ExpectedPenalty {
+    expected_penalty_over(
+        model,
+        &prior.classes(res.zipf_classes),
+        penalties,
+        res.offsets,
+    )
+}
+
+/// [`expected_penalty`] over item classes `(weight, p_x)` whose weights (arrival shares)
+/// sum to 1, such as a trace's measured frequencies
+/// ([`super::prior::ItemFrequencies::classes`]), averaged over `offsets` block offsets
+/// ([`BtbfModel::offsets`]). Each class's arrivals have the ages of Eq. (4) [TBF].
+pub fn expected_penalty_over(
+    model: &BtbfModel,
+    classes: &[(f64, f64)],
+    penalties: &PenaltyDist,
+    offsets: u64,
+) -> ExpectedPenalty {
     let p = *model.params();
-    let offsets = model.offsets(res.offsets);
+    let offsets = model.offsets(offsets);
     let mean_fp = penalties.mean_fp();
     let (mut std_cost, mut inf_cost, mut prior_cost) = (0.0, 0.0, 0.0);
-    for (weight, px) in prior.classes(res.zipf_classes) {
+    for &(weight, px) in classes {
         let in_w = crate::numeric::one_minus_pow1m(px, p.w() as f64);
         let (a, bn) = penalties.expected_costs(in_w);
         prior_cost += weight * ((1.0 - in_w) * a + in_w * bn);

@@ -25,6 +25,7 @@
 //! | expected / most likely insertion age | (8), Section 2.3.3 | [`BtbfModel::expected_age`], [`BtbfModel::most_likely_age`] |
 //! | Simple Buffer, prior only | (36) | [`buffer::SimpleBufferParams`], [`buffer::prior_only_posterior`] |
 //! | expected penalty, chooser | (new) | [`design::expected_penalty`], [`design::design`] |
+//! | a trace's item frequencies as the prior; per-age observation law and cost | (new) | [`prior::ItemFrequencies`], [`BtbfModel::observations_at_age`], [`BtbfModel::expected_cost_at_age`] |
 //!
 //! # Assumptions
 //! Continuous stream (`n → ∞`, Eq. (4)); timers touched independently (Eq. (21)); an
@@ -88,9 +89,11 @@ pub mod prior;
 mod audit;
 pub use audit::{TimerAudit, TimerHistogram};
 pub use btbf::{BtbfMetrics, BtbfModel, BtbfObservation, BtbfParams, GForm, TimerAge};
-pub use design::{design, expected_penalty, BtbfDesign, BtbfRequirement, ExpectedPenalty};
+pub use design::{
+    design, expected_penalty, expected_penalty_over, BtbfDesign, BtbfRequirement, ExpectedPenalty,
+};
 pub use penalty::{Decision, Penalties, PenaltyDist};
-pub use prior::{Distinct, StreamPrior};
+pub use prior::{Distinct, ItemFrequencies, StreamPrior};
 
 #[cfg(test)]
 mod tests;

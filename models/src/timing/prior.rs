@@ -272,6 +272,119 @@ impl StreamPrior {
     }
 }
 
+/// A trace's measured item frequencies: the empirical stream prior, `p_x = c_x/N` for an
+/// item seen `c_x` times in `N` records (the maximum-likelihood rate of Definition 5
+/// [TBF]), kept as a histogram of counts so that its size is bounded by the distinct
+/// counts (at most `√(2N)`), not the items.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ItemFrequencies {
+    /// `(c, items seen c times)`, ascending in `c`, every entry positive.
+    histogram: Vec<(u64, u64)>,
+    /// `N = Σ c · items`.
+    records: u64,
+}
+
+impl ItemFrequencies {
+    /// The frequencies of a histogram `(c, items seen c times)` (any order; entries with
+    /// a zero are ignored; equal counts are merged).
+    ///
+    /// # Errors
+    /// `histogram` with no positive entry, or more than `2^64 − 1` records.
+    pub fn new(histogram: &[(u64, u64)]) -> Result<Self, ModelError> {
+        let mut h: Vec<(u64, u64)> = histogram
+            .iter()
+            .copied()
+            .filter(|&(c, n)| c > 0 && n > 0)
+            .collect();
+        h.sort_unstable();
+        h.dedup_by(|b, a| {
+            let same = a.0 == b.0;
+            if same {
+                a.1 += b.1;
+            }
+            same
+        });
+        let records = h
+            .iter()
+            .try_fold(0u64, |s, &(c, n)| s.checked_add(c.checked_mul(n)?))
+            .ok_or_else(|| ModelError::invalid("records", "over 2^64", "at most 2^64 - 1"))?;
+        if records == 0 {
+            return Err(ModelError::invalid(
+                "histogram",
+                "no item",
+                "at least one item seen at least once",
+            ));
+        }
+        Ok(Self {
+            histogram: h,
+            records,
+        })
+    }
+
+    /// The frequencies of a trace's keys.
+    ///
+    /// # Errors
+    /// An empty trace.
+    pub fn of_keys(keys: &[u64]) -> Result<Self, ModelError> {
+        let mut counts = std::collections::HashMap::<u64, u64>::new();
+        keys.iter()
+            .for_each(|&k| *counts.entry(k).or_default() += 1);
+        let mut by_count = std::collections::HashMap::<u64, u64>::new();
+        counts
+            .values()
+            .for_each(|&c| *by_count.entry(c).or_default() += 1);
+        Self::new(&by_count.into_iter().collect::<Vec<_>>())
+    }
+
+    /// `N`, the records.
+    pub fn records(&self) -> u64 {
+        self.records
+    }
+
+    /// `(c, items seen c times)`, ascending in `c`.
+    pub fn histogram(&self) -> &[(u64, u64)] {
+        &self.histogram
+    }
+
+    /// `p_x = c/N` of an item seen `count` times.
+    pub fn px(&self, count: u64) -> f64 {
+        count as f64 / self.records as f64
+    }
+
+    /// Item classes `(weight, p_x)` whose weights (the arrival shares `Σ c·items/N`) sum
+    /// to 1: the counts grouped in at most `groups` geometric bands of `c` (each band's
+    /// counts within a factor `(c_max + 1)^(1/groups)`), each represented by the
+    /// arrival-weighted mean of its `p_x`, as [`StreamPrior::classes`] does for Zipf.
+    pub fn classes(&self, groups: usize) -> Vec<(f64, f64)> {
+        let n = self.records as f64;
+        let top = self.histogram.last().map_or(1, |h| h.0) as f64;
+        // `(c_max + 1)^(1/groups)`: the top count lies inside the last band.
+        let ratio = (top + 1.0).powf(1.0 / groups.max(1) as f64);
+        let mut out: Vec<(f64, f64)> = Vec::new();
+        let mut edge = 1.0f64;
+        let mut band = (0.0f64, 0.0f64);
+        for &(c, items) in &self.histogram {
+            let c = c as f64;
+            if c >= edge * ratio {
+                if band.0 > 0.0 {
+                    out.push((band.0 / n, band.1 / band.0));
+                }
+                band = (0.0, 0.0);
+                while c >= edge * ratio {
+                    edge *= ratio;
+                }
+            }
+            // Arrivals c·items, each with p = c/N.
+            band.0 += c * items as f64;
+            band.1 += c * items as f64 * (c / n);
+        }
+        if band.0 > 0.0 {
+            out.push((band.0 / n, band.1 / band.0));
+        }
+        out
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -322,6 +435,44 @@ mod tests {
             let approx = classical_posterior_approx(px, n, m);
             assert_relative_eq!(exact, approx, max_relative = 1e-4);
         }
+    }
+
+    #[test]
+    fn item_frequencies_group_counts_and_keep_the_arrival_moments() {
+        let keys: Vec<u64> = [1u64, 1, 1, 2, 2, 3, 4, 5, 5, 5, 5, 5, 5, 5, 5]
+            .into_iter()
+            .collect();
+        let f = ItemFrequencies::of_keys(&keys).unwrap();
+        assert_eq!(f.records(), 15);
+        assert_eq!(f.histogram(), &[(1, 2), (2, 1), (3, 1), (8, 1)]);
+        assert_relative_eq!(f.px(3), 0.2);
+        // One class per count when the bands are fine; arrival shares sum to 1 and the
+        // mean arrival probability Σ p_x² (over items) is kept by any grouping.
+        let exact: f64 = [(1.0, 2.0), (2.0, 1.0), (3.0, 1.0), (8.0, 1.0)]
+            .iter()
+            .map(|&(c, n): &(f64, f64)| n * (c / 15.0) * (c / 15.0))
+            .sum();
+        for groups in [1, 2, 3, 64] {
+            let cls = f.classes(groups);
+            assert!(cls.len() <= groups.clamp(1, 4), "{groups}: {cls:?}");
+            assert_relative_eq!(
+                cls.iter().map(|c| c.0).sum::<f64>(),
+                1.0,
+                max_relative = 1e-12
+            );
+            let via: f64 = cls.iter().map(|c| c.0 * c.1).sum();
+            assert_relative_eq!(via, exact, max_relative = 1e-12);
+        }
+        assert_eq!(f.classes(64).len(), 4);
+        assert!(ItemFrequencies::new(&[(0, 3), (2, 0)]).is_err());
+        assert!(ItemFrequencies::of_keys(&[]).is_err());
+        assert!(ItemFrequencies::new(&[(u64::MAX, 2)]).is_err());
+        assert_eq!(
+            ItemFrequencies::new(&[(2, 1), (2, 3), (1, 1)])
+                .unwrap()
+                .histogram(),
+            &[(1, 1), (2, 4)]
+        );
     }
 
     #[test]

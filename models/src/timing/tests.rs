@@ -160,6 +160,60 @@ fn forward_model_bayes_equals_the_theorems_when_d_is_linear() {
     }
 }
 
+/// The per-age observation law, weighted by the prior of Eq. (4) [TBF] and summed over
+/// ages, is the forward model's joint masses; the per-age expected cost averaged the same
+/// way is the chooser's expected inferential penalty (one class: a uniform prior).
+#[test]
+fn observations_at_age_sum_to_the_forward_model() {
+    let params = BtbfParams::new(300, 3, 5, 5, 60, 1).unwrap();
+    let universe = 90u64;
+    let prior = StreamPrior::uniform(universe).unwrap();
+    let model = BtbfModel::new(params, prior.distinct());
+    let px = 1.0 / universe as f64;
+    let horizon = 6000u64;
+    let pens = PenaltyDist::uniform(1.0, 10.0).unwrap();
+    let mut cost = 0.0;
+    for b in 0..5 {
+        let mut by_age = std::collections::HashMap::<(u64, u32), (f64, f64)>::new();
+        for i in 0..horizon {
+            let w_i = super::prior::prior(px, i);
+            model.observations_at_age(Some(i), b, |lambda, c, q| {
+                let e = by_age.entry((lambda, c)).or_default();
+                if i < params.w() {
+                    e.0 += w_i * q;
+                } else {
+                    e.1 += w_i * q;
+                }
+            });
+            cost += w_i * model.expected_cost_at_age(px, Some(i), b, &pens) / 5.0;
+        }
+        let mut seen = 0;
+        model.observation_masses(px, b, |lambda, c, m_in, m_out| {
+            let (a, o) = by_age[&(lambda, c)];
+            assert_relative_eq!(a, m_in, max_relative = 1e-9, epsilon = 1e-300);
+            assert_relative_eq!(o, m_out, max_relative = 1e-9, epsilon = 1e-300);
+            seen += 1;
+        });
+        assert_eq!(seen, by_age.len());
+        // Never inserted: the law of an item older than every block.
+        let (mut never, mut old) = (0.0, 0.0);
+        model.observations_at_age(None, b, |_, _, q| never += q);
+        model.observations_at_age(Some(horizon), b, |_, _, q| old += q);
+        assert_relative_eq!(never, old, max_relative = 1e-12);
+        assert!(never < 1.0);
+    }
+    let e = expected_penalty(
+        &model,
+        &prior,
+        &pens,
+        PenaltyResolution {
+            offsets: 5,
+            zipf_classes: 1,
+        },
+    );
+    assert_relative_eq!(cost, e.inferential, max_relative = 1e-6);
+}
+
 #[test]
 fn forward_model_bayes_equals_the_increment_form_for_any_d() {
     use super::btbf::GForm;

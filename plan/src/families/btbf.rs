@@ -171,23 +171,34 @@ pub(crate) fn inferential_row(
     let model = BtbfModel::new(*p, prior.distinct());
     let e = expected_penalty(&model, &prior, &penalties, PenaltyResolution::default());
     let (validator, not_simulated) = simulation(inferential_validator(p, prior, penalties, e));
-    // The same filter as the standard row, answering by the cheaper expected error.
     Ok(Candidate {
+        not_simulated,
+        validator,
+        ..inferential_shape(
+            standard,
+            vec![
+                "when errors have prices: posterior P(in window | timers) and the cheaper answer"
+                    .into(),
+                format!(
+                    "expected penalty per query {:.4} (standard answer {:.4}) on a uniform stream over W items",
+                    e.inferential, e.standard
+                ),
+            ],
+        )
+    })
+}
+
+/// The `btbf/inferential` row of the filter of the `standard` row: the same filter,
+/// answering by the cheaper expected error, with `notes` (and the standard row's
+/// simulation, which the caller replaces).
+pub(crate) fn inferential_shape(standard: Candidate, notes: Vec<String>) -> Candidate {
+    Candidate {
         design: "btbf/inferential".into(),
         false_negatives: FalseNegatives::ByChoice,
         fp_kind: FpKind::StandardAnswer,
-        notes: vec![
-            "when errors have prices: posterior P(in window | timers) and the cheaper answer"
-                .into(),
-            format!(
-                "expected penalty per query {:.4} (standard answer {:.4}) on a uniform stream over W items",
-                e.inferential, e.standard
-            ),
-        ],
-        not_simulated,
-        validator,
+        notes,
         ..standard
-    })
+    }
 }
 
 /// The standard row's simulation: the design on a distinct stream

@@ -250,6 +250,16 @@ impl TraceProfiler {
             None
         };
         let zipf = if exact { fit_zipf(&counts) } else { None };
+        let count_histogram = exact.then(|| {
+            let mut h: Vec<(u64, u64)> = Vec::new();
+            for &c in counts.iter().rev() {
+                match h.last_mut() {
+                    Some(last) if last.0 == c => last.1 += 1,
+                    _ => h.push((c, 1)),
+                }
+            }
+            h
+        });
         let arrival_rate = self.times.and_then(|(a, b)| {
             (b > a && self.timed > 1).then(|| (self.timed - 1) as f64 / (b - a))
         });
@@ -276,6 +286,7 @@ impl TraceProfiler {
             importance_mean: self.importance.map(|i| i.1 / self.weighted as f64),
             importance_max: self.importance.map(|i| i.2),
             distinct_curve: curve,
+            count_histogram,
         }
     }
 }
@@ -347,9 +358,19 @@ pub struct TraceProfile {
     /// `(L, D(L))` on the log grid up to the trace length (exact; absent past the
     /// tracking limit).
     pub distinct_curve: Option<Vec<(u64, f64)>>,
+    /// `(c, items seen c times)`, ascending in `c` (exact; absent past the tracking
+    /// limit): the trace's item frequencies ([`Self::frequencies`]).
+    #[serde(skip)]
+    pub count_histogram: Option<Vec<(u64, u64)>>,
 }
 
 impl TraceProfile {
+    /// The trace's item frequencies as the models' empirical prior
+    /// ([`bfopt_models::timing::ItemFrequencies`]); `None` past the tracking limit.
+    pub fn frequencies(&self) -> Option<bfopt_models::timing::ItemFrequencies> {
+        bfopt_models::timing::ItemFrequencies::new(self.count_histogram.as_ref()?).ok()
+    }
+
     /// The trace's `D(·)` as the models' workload type
     /// ([`bfopt_models::workload::Distinct::Sampled`]); `None` past the tracking limit.
     pub fn workload(&self) -> Option<bfopt_models::workload::Distinct> {
