@@ -448,7 +448,8 @@ impl GbfDistinctTable {
         check::in_range("window", w, 1..=u64::MAX)?;
         let p0 = params.pi0();
         let (ln_q, ln_s) = (params.ln_q_eps(), (-px).ln_1p());
-        let d = |i: f64| distinct.d_excluding(px, i);
+        let curve = distinct.excluding(px);
+        let d = |i: f64| curve.d(i);
         let row = |a: u64, b: Option<u64>| {
             // The prior-weighted mean age of the piece, so that the first-order error of
             // evaluating the factors at one age vanishes.
@@ -477,13 +478,14 @@ impl GbfDistinctTable {
             }
             // Sensitivity of ln L to ln t: each of the K = k0 + k1 factors moves by at most
             // t/(1 − t) + t/min(π0, 1 − π0) per unit of ln t, largest at the piece's start.
-            let t_a = (ln_q * d(a as f64)).exp();
+            let d_a = d(a as f64);
+            let t_a = (ln_q * d_a).exp();
             let mismatch = match cut_for {
                 CutFor::NoMismatch => 0.0,
-                CutFor::Any => t_a / -(ln_q * d(a as f64)).exp_m1(),
+                CutFor::Any => t_a / -(ln_q * d_a).exp_m1(),
             };
             let sens = f64::from(params.k0 + params.k1) * (mismatch + t_a / p0.min(1.0 - p0));
-            let slope = (d(a as f64 + 1.0) - d(a as f64)).max(0.0);
+            let slope = (d(a as f64 + 1.0) - d_a).max(0.0);
             let room = Self::DELTA / (-ln_q * slope * sens);
             let step = if room.is_finite() && room < 1e18 {
                 (room.floor() as u64).max(1)
