@@ -21,7 +21,7 @@ use bfopt_models::timing::prior::StreamPrior;
 use rand::Rng;
 use serde::Serialize;
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::Mutex;
 
 /// A GBF stream experiment.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -68,10 +68,6 @@ pub struct GbfSimResult {
     pub posterior_error: f64,
 }
 
-/// The posterior table of one Zipf item class, built by the first epoch that needs it
-/// (`None`: the class's parameters were rejected; the exact posterior is used).
-type ClassTable = OnceLock<Option<GbfDistinctTable>>;
-
 /// Per epoch: FP, queries out of window, FN, queries in window, standard and inferential
 /// penalty totals, calibration.
 type EpochTally = (u64, u64, u64, u64, f64, f64, Calibration);
@@ -96,15 +92,16 @@ pub fn simulate(cfg: &GbfSimConfig) -> Result<GbfSimResult, ModelError> {
     };
     // Posteriors depend only on (item class, observation): one cache for every epoch.
     let cache: Mutex<HashMap<(u64, GbfObservation), f64>> = Mutex::new(HashMap::new());
-    // Zipf with a D curve: one table per item class ([`zipf_class`]), built once: an
-    // epoch that needs a class another epoch is building waits for it.
-    let tables: Mutex<HashMap<u64, Arc<ClassTable>>> = Mutex::new(HashMap::new());
-    let class_table = |class: u64, px: f64| -> Option<Arc<ClassTable>> {
+    // Zipf with a D curve: one table per item class ([`zipf_class`]).
+    let tables: Mutex<HashMap<u64, std::sync::Arc<GbfDistinctTable>>> = Mutex::new(HashMap::new());
+    let class_table = |class: u64, px: f64| -> Option<std::sync::Arc<GbfDistinctTable>> {
         let d = cfg.distinct.as_ref()?;
-        let slot = tables.lock().ok()?.entry(class).or_default().clone();
-        slot.get_or_init(|| GbfDistinctTable::new(&p, px, cfg.w, d).ok())
-            .as_ref()?;
-        Some(slot)
+        if let Some(t) = tables.lock().ok()?.get(&class) {
+            return Some(t.clone());
+        }
+        let t = std::sync::Arc::new(GbfDistinctTable::new(&p, px, cfg.w, d).ok()?);
+        tables.lock().ok()?.insert(class, t.clone());
+        Some(t)
     };
     let per_epoch = run_epochs(cfg.epochs, cfg.seed, "gbf", |_, seed| {
         let mut s = stream.epoch(seed);
@@ -134,7 +131,7 @@ pub fn simulate(cfg: &GbfSimConfig) -> Result<GbfSimResult, ModelError> {
                 };
                 let post = table
                     .as_ref()
-                    .or(class_t.as_deref().and_then(|t| t.get()?.as_ref()))
+                    .or(class_t.as_deref())
                     .and_then(|t| t.posterior(&q.observation))
                     .unwrap_or_else(|| {
                         match &cfg.distinct {
