@@ -190,24 +190,7 @@ impl Distinct {
     /// 5e-4 at rank 4, 6e-5 at rank 32, 2e-6 at rank 1000. `D(j) = j` ([`Distinct::Identity`]) stays `j`.
     /// `px >= 1` (every arrival is `x`) gives 0.
     pub fn d_excluding(&self, px: f64, j: f64) -> f64 {
-        if j <= 0.0 || px >= 1.0 {
-            return 0.0;
-        }
-        match self {
-            Distinct::Identity => j,
-            Distinct::Uniform { universe } => {
-                let u = (*universe - 1) as f64;
-                if u <= 0.0 {
-                    0.0
-                } else {
-                    u * one_minus_pow1m(1.0 / u, j)
-                }
-            }
-            _ => {
-                let scaled = j / (1.0 - px);
-                (self.d(scaled) - one_minus_pow1m(px, scaled)).clamp(0.0, j)
-            }
-        }
+        self.prepared(px, Vec::new()).d(j)
     }
 
     /// [`Self::d_excluding`] for one item `px`, prepared for many `j`: the logarithms that
@@ -226,15 +209,22 @@ impl Distinct {
                 .collect(),
             _ => Vec::new(),
         };
-        let other = match self {
-            Distinct::Uniform { universe } => universe.saturating_sub(1) as f64,
+        self.prepared(px, logs)
+    }
+
+    /// [`Excluding`] with `logs` for a sampled curve (empty: taken at each call).
+    fn prepared(&self, px: f64, logs: Vec<[f64; 3]>) -> Excluding<'_> {
+        let ln_1m_other = match self {
+            Distinct::Uniform { universe } if *universe > 1 => {
+                (-1.0 / (*universe - 1) as f64).ln_1p()
+            }
             _ => 0.0,
         };
         Excluding {
             distinct: self,
             px,
             ln_1m_px: (-px).ln_1p(),
-            ln_1m_other: (-1.0 / other).ln_1p(),
+            ln_1m_other,
             logs,
         }
     }
@@ -283,7 +273,8 @@ pub struct Excluding<'a> {
     ln_1m_px: f64,
     /// Uniform: `ln(1 − 1/(|U| − 1))`.
     ln_1m_other: f64,
-    /// Sampled: per segment `t` (samples `t`, `t + 1`), `[ln D1, ln(D3/D1), ln(j3/j1)]`.
+    /// Sampled: per segment `t` (samples `t`, `t + 1`), `[ln D1, ln(D3/D1), ln(j3/j1)]`;
+    /// empty for [`Distinct::d_excluding`] (then [`Distinct::d`] interpolates).
     logs: Vec<[f64; 3]>,
 }
 
@@ -305,7 +296,7 @@ impl Excluding<'_> {
                     u * unhit(self.ln_1m_other, j)
                 }
             }
-            Distinct::Sampled { points } => {
+            Distinct::Sampled { points } if !self.logs.is_empty() => {
                 let scaled = j / (1.0 - self.px);
                 let d = interpolate_log_with(points, &self.logs, scaled);
                 (d - unhit(self.ln_1m_px, scaled)).clamp(0.0, j)
@@ -406,6 +397,19 @@ mod tests {
                 while j < 5e6 {
                     let (got, want) = (e.d(j), d.d_excluding(px, j));
                     assert_eq!(got.to_bits(), want.to_bits(), "{d:?} px {px} j {j}");
+                    // The formula as `d_excluding` wrote it before it was prepared.
+                    let scaled = j / (1.0 - px);
+                    let formula = match d {
+                        _ if j <= 0.0 || px >= 1.0 => 0.0,
+                        Distinct::Identity => j,
+                        Distinct::Uniform { universe: 1 } => 0.0,
+                        Distinct::Uniform { universe } => {
+                            let u = (*universe - 1) as f64;
+                            u * one_minus_pow1m(1.0 / u, j)
+                        }
+                        _ => (d.d(scaled) - one_minus_pow1m(px, scaled)).clamp(0.0, j),
+                    };
+                    assert_eq!(got.to_bits(), formula.to_bits(), "{d:?} px {px} j {j}");
                     j = if j == 0.0 { 0.37 } else { j * 1.37 + 1.0 };
                 }
                 assert_eq!(e.d(-1.0), 0.0);
