@@ -487,7 +487,8 @@ impl GbfDistinctTable {
         check::in_range("window", w, 1..=u64::MAX)?;
         let p0 = params.pi0();
         let (ln_q, ln_s) = (params.ln_q_eps(), (-px).ln_1p());
-        let d = |i: f64| distinct.d_excluding(px, i);
+        let curve = distinct.excluding(px);
+        let d = |i: f64| curve.d(i);
         let row = |a: u64, b: Option<u64>| {
             // The prior-weighted mean age of the piece, so that the first-order error of
             // evaluating the factors at one age vanishes.

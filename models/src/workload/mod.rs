@@ -190,23 +190,42 @@ impl Distinct {
     /// 5e-4 at rank 4, 6e-5 at rank 32, 2e-6 at rank 1000. `D(j) = j` ([`Distinct::Identity`]) stays `j`.
     /// `px >= 1` (every arrival is `x`) gives 0.
     pub fn d_excluding(&self, px: f64, j: f64) -> f64 {
-        if j <= 0.0 || px >= 1.0 {
-            return 0.0;
-        }
-        match self {
-            Distinct::Identity => j,
-            Distinct::Uniform { universe } => {
-                let u = (*universe - 1) as f64;
-                if u <= 0.0 {
-                    0.0
-                } else {
-                    u * one_minus_pow1m(1.0 / u, j)
-                }
+        self.prepared(px, Vec::new()).d(j)
+    }
+
+    /// [`Self::d_excluding`] for one item `px`, prepared for many `j`: the logarithms that
+    /// depend on `px` or on a sample of a [`Distinct::Sampled`] curve are taken once. Every
+    /// value equals `self.d_excluding(px, j)` bit for bit (the same operations in the same
+    /// order, some of them done ahead); a GBF posterior table evaluates `D_{−x}` at
+    /// thousands of ages per item class.
+    pub fn excluding(&self, px: f64) -> Excluding<'_> {
+        let logs = match self {
+            Distinct::Sampled { points } => points
+                .windows(2)
+                .map(|w| {
+                    let ((j1, d1), (j3, d3)) = (w[0], w[1]);
+                    [d1.ln(), (d3 / d1).ln(), (j3 / j1).ln()]
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        self.prepared(px, logs)
+    }
+
+    /// [`Excluding`] with `logs` for a sampled curve (empty: taken at each call).
+    fn prepared(&self, px: f64, logs: Vec<[f64; 3]>) -> Excluding<'_> {
+        let ln_1m_other = match self {
+            Distinct::Uniform { universe } if *universe > 1 => {
+                (-1.0 / (*universe - 1) as f64).ln_1p()
             }
-            _ => {
-                let scaled = j / (1.0 - px);
-                (self.d(scaled) - one_minus_pow1m(px, scaled)).clamp(0.0, j)
-            }
+            _ => 0.0,
+        };
+        Excluding {
+            distinct: self,
+            px,
+            ln_1m_px: (-px).ln_1p(),
+            ln_1m_other,
+            logs,
         }
     }
 
@@ -245,20 +264,82 @@ impl Distinct {
     }
 }
 
+/// `D_{−x}(·)` of one item, prepared by [`Distinct::excluding`].
+#[derive(Debug, Clone)]
+pub struct Excluding<'a> {
+    distinct: &'a Distinct,
+    px: f64,
+    /// `ln(1 − p_x)`.
+    ln_1m_px: f64,
+    /// Uniform: `ln(1 − 1/(|U| − 1))`.
+    ln_1m_other: f64,
+    /// Sampled: per segment `t` (samples `t`, `t + 1`), `[ln D1, ln(D3/D1), ln(j3/j1)]`;
+    /// empty for [`Distinct::d_excluding`] (then [`Distinct::d`] interpolates).
+    logs: Vec<[f64; 3]>,
+}
+
+impl Excluding<'_> {
+    /// `D_{−x}(j)`, equal to [`Distinct::d_excluding`]`(px, j)`.
+    pub fn d(&self, j: f64) -> f64 {
+        if j <= 0.0 || self.px >= 1.0 {
+            return 0.0;
+        }
+        // `one_minus_pow1m(x, n)` with `ln(1 − x)` given.
+        let unhit = |ln_1m: f64, n: f64| if n == 0.0 { 0.0 } else { -(n * ln_1m).exp_m1() };
+        match self.distinct {
+            Distinct::Identity => j,
+            Distinct::Uniform { universe } => {
+                let u = (*universe - 1) as f64;
+                if u <= 0.0 {
+                    0.0
+                } else {
+                    u * unhit(self.ln_1m_other, j)
+                }
+            }
+            Distinct::Sampled { points } if !self.logs.is_empty() => {
+                let scaled = j / (1.0 - self.px);
+                let d = interpolate_log_with(points, &self.logs, scaled);
+                (d - unhit(self.ln_1m_px, scaled)).clamp(0.0, j)
+            }
+            other => {
+                let scaled = j / (1.0 - self.px);
+                (other.d(scaled) - unhit(self.ln_1m_px, scaled)).clamp(0.0, j)
+            }
+        }
+    }
+}
+
+/// [`interpolate_log`] with each segment's logarithms given (`logs[t − 1]` for the
+/// segment ending at sample `t`, see [`Excluding`]): the same value, bit for bit.
+fn interpolate_log_with(points: &[(f64, f64)], logs: &[[f64; 3]], j: f64) -> f64 {
+    segment(points, j).unwrap_or_else(|t| {
+        let [ln_d1, ln_d31, ln_j31] = logs[t - 1];
+        (ln_d1 + ln_d31 * (j / points[t - 1].0).ln() / ln_j31).exp()
+    })
+}
+
+/// `Ok(D)` where [`interpolate_log`] needs no segment (below the first sample: linear
+/// from `(0, 0)`; above the last: held), else `Err(t)`, the first sample at or above `j`.
+fn segment(points: &[(f64, f64)], j: f64) -> Result<f64, usize> {
+    let (j0, d0) = points[0];
+    if j <= j0 {
+        return Ok(d0 * j / j0);
+    }
+    // Binary search: tables are long.
+    let t = points.partition_point(|p| p.0 < j);
+    if t >= points.len() {
+        return Ok(points[points.len() - 1].1);
+    }
+    Err(t)
+}
+
 /// Piecewise-logarithmic interpolation, Eq. (18) [TBF]:
 /// `ln D(j2) = ln D(j1) + ln(D(j3)/D(j1)) · ln(j2/j1) / ln(j3/j1)`.
 fn interpolate_log(points: &[(f64, f64)], j: f64) -> f64 {
-    let (j0, d0) = points[0];
-    if j <= j0 {
-        return d0 * j / j0;
-    }
-    // First sample at or above j (binary search: tables are long).
-    let t = points.partition_point(|p| p.0 < j);
-    if t >= points.len() {
-        return points[points.len() - 1].1;
-    }
-    let ((j1, d1), (j3, d3)) = (points[t - 1], points[t]);
-    (d1.ln() + (d3 / d1).ln() * (j / j1).ln() / (j3 / j1).ln()).exp()
+    segment(points, j).unwrap_or_else(|t| {
+        let ((j1, d1), (j3, d3)) = (points[t - 1], points[t]);
+        (d1.ln() + (d3 / d1).ln() * (j / j1).ln() / (j3 / j1).ln()).exp()
+    })
 }
 
 #[cfg(test)]
@@ -294,6 +375,46 @@ mod tests {
         );
         assert_eq!(Distinct::Identity.d_excluding(0.3, 7.0), 7.0);
         assert_eq!(uni.d_excluding(1.0, 7.0), 0.0);
+    }
+
+    /// Issue 18: the prepared `D_{−x}` equals `d_excluding` bit for bit on every variant.
+    #[test]
+    fn prepared_excluding_equals_d_excluding_bit_for_bit() {
+        let curves = [
+            Distinct::Identity,
+            Distinct::Uniform { universe: 2048 },
+            Distinct::Uniform { universe: 1 },
+            Distinct::zipf_approx(1 << 12),
+            Distinct::ZipfExact { universe: 300 },
+            Distinct::zipf_tabulated(1 << 12),
+            Distinct::sampled(vec![(1.0, 1.0), (10.0, 8.0), (100.0, 40.0)]).unwrap(),
+            Distinct::from(WindowDuplicates::new(0.3, 500).unwrap()),
+        ];
+        for d in &curves {
+            for px in [1e-7, 2.7e-5, 1.0 / 2048.0, 0.01, 0.3, 1.0] {
+                let e = d.excluding(px);
+                let mut j = 0.0;
+                while j < 5e6 {
+                    let (got, want) = (e.d(j), d.d_excluding(px, j));
+                    assert_eq!(got.to_bits(), want.to_bits(), "{d:?} px {px} j {j}");
+                    // The formula as `d_excluding` wrote it before it was prepared.
+                    let scaled = j / (1.0 - px);
+                    let formula = match d {
+                        _ if j <= 0.0 || px >= 1.0 => 0.0,
+                        Distinct::Identity => j,
+                        Distinct::Uniform { universe: 1 } => 0.0,
+                        Distinct::Uniform { universe } => {
+                            let u = (*universe - 1) as f64;
+                            u * one_minus_pow1m(1.0 / u, j)
+                        }
+                        _ => (d.d(scaled) - one_minus_pow1m(px, scaled)).clamp(0.0, j),
+                    };
+                    assert_eq!(got.to_bits(), formula.to_bits(), "{d:?} px {px} j {j}");
+                    j = if j == 0.0 { 0.37 } else { j * 1.37 + 1.0 };
+                }
+                assert_eq!(e.d(-1.0), 0.0);
+            }
+        }
     }
 
     #[test]
