@@ -17,6 +17,8 @@
 //! (its rounding bound, [`eq34_is_accurate`], below 1e-13 relative) it is used directly.
 
 use crate::numeric::CompensatedSum;
+use dashu_float::round::mode::HalfEven;
+use dashu_float::FBig;
 
 /// A likelihood `Π_j (a_j + b_j t)^(n_j)` in `t = q_ε^i`.
 #[derive(Debug, Clone, PartialEq)]
@@ -218,10 +220,6 @@ pub fn window_posterior(lik: &TLikelihood, q_eps: f64, px: f64, w: u64) -> f64 {
 /// `f64` and then logged loses `ε·m/(k0 + k1)` relative (2e-8 in the posterior at
 /// `m = 6·10^8`, issue 17's precision test).
 pub fn window_posterior_ln(lik: &TLikelihood, ln_q: f64, px: f64, w: u64) -> f64 {
-    /// Ages summed one by one before pieces take over.
-    const DIRECT_AGES: u64 = 1 << 20;
-    /// Largest first-order change of `ln L` across a piece.
-    const PIECE_DELTA: f64 = 1e-3;
     if px >= 1.0 {
         // Every arrival is x: I_x = 0 (t = 1); an observation impossible there gets 0.
         return if lik.at(1.0) > 0.0 { 1.0 } else { 0.0 };
@@ -230,10 +228,39 @@ pub fn window_posterior_ln(lik: &TLikelihood, ln_q: f64, px: f64, w: u64) -> f64
     if eq34_is_accurate(lik, kappa) && plain.is_finite() {
         return plain.clamp(0.0, 1.0);
     }
+    if head_ages(lik, ln_q) > WIDE_FROM_AGES {
+        if let Some(post) = window_posterior_wide(lik, ln_q, px, w, kappa) {
+            return post.clamp(0.0, 1.0);
+        }
+    }
+    window_posterior_ages(lik, ln_q, px, w)
+}
+
+/// `i0`, the first age with `n·q_ε^i <= 0.05` (`n` the likelihood's degree): the ages
+/// [`window_posterior_ages`] sums one by one (or in pieces) before Eq. (34) takes over.
+pub fn head_ages(lik: &TLikelihood, ln_q: f64) -> u64 {
     let n = lik.degree().max(1) as f64;
+    ((0.05 / n).ln() / ln_q).ceil().max(0.0) as u64
+}
+
+/// The posterior with the ages below [`head_ages`] summed directly (grouped into pieces
+/// beyond 2^20 of them) and Eq. (34) from there on, where it no longer cancels (the
+/// module doc); the route [`window_posterior_ln`] takes when Eq. (34) in double precision
+/// is ill-conditioned and the head is short. Its cost grows with `m/k`.
+///
+/// # Accuracy
+/// Against 2048 bits: 1e-12 relative where ages are summed one by one (measured
+/// 3.6e-13), 1.2e-7 relative where they are grouped into pieces.
+pub fn window_posterior_ages(lik: &TLikelihood, ln_q: f64, px: f64, w: u64) -> f64 {
+    /// Ages summed one by one before pieces take over.
+    const DIRECT_AGES: u64 = 1 << 20;
+    /// Largest first-order change of `ln L` across a piece.
+    const PIECE_DELTA: f64 = 1e-3;
+    if px >= 1.0 {
+        return if lik.at(1.0) > 0.0 { 1.0 } else { 0.0 };
+    }
     let ln_s = (-px).ln_1p();
-    // First age with n·t <= 0.05.
-    let i0 = ((0.05 / n).ln() / ln_q).ceil().max(0.0) as u64;
+    let i0 = head_ages(lik, ln_q);
     let bound: f64 = lik
         .factors
         .iter()
@@ -343,6 +370,144 @@ pub fn window_posterior_ln(lik: &TLikelihood, ln_q: f64, px: f64, w: u64) -> f64
     };
     debug_assert!((-1e-9..=1.0 + 1e-9).contains(&post), "posterior {post}");
     post.clamp(0.0, 1.0)
+}
+
+/// Ages below which [`window_posterior_ln`] sums the head directly rather than evaluate
+/// Eq. (34) in extended precision ([`window_posterior_wide`]): the direct sum costs one
+/// evaluation of `L` per age, about `ln(20n)·m/(k0 + k1)` ages, so it grows with `m`; the
+/// extended Eq. (34) costs `O(n²)` multiplications at `O(log κ)` bits, whatever `m`.
+/// Chosen where the two cost about the same (`benches/gbf.rs`, group `gbf_m`).
+pub const WIDE_FROM_AGES: u64 = 1 << 12;
+
+/// Largest working precision (bits) [`window_posterior_wide`] tries before giving up.
+const WIDE_MAX_BITS: usize = 1 << 13;
+
+/// A binary float at a chosen working precision (`dashu-float`).
+type Wide = FBig<HalfEven, 2>;
+
+/// `x` exactly, carried at `bits` of precision (`None` if not finite).
+fn wide(x: f64, bits: usize) -> Option<Wide> {
+    Some(Wide::try_from(x).ok()?.with_precision(bits).value())
+}
+
+/// `|x / y|` rounded to `f64` (`x >= 0`; infinite when `y = 0`).
+fn abs_ratio(x: &Wide, y: &Wide) -> f64 {
+    match y.partial_cmp(&Wide::ZERO) {
+        Some(std::cmp::Ordering::Greater) => (x / y).to_f64().value(),
+        Some(std::cmp::Ordering::Less) => -(x / y).to_f64().value(),
+        _ => f64::INFINITY,
+    }
+}
+
+/// Eq. (34) [TBF] evaluated with `bits` of working precision, each geometric sum formed
+/// without cancellation:
+/// `1 − x_s = (1 − Q^s) + p·Q^s` and `1 − x_s^w = (1 − S^w) + S^w (1 − Q^(ws))`
+/// (`S = 1 − p`, `Q = q_ε`), with `1 − Q^(s+1) = (1 − Q^s) + Q^s (1 − Q)` and the like
+/// for `Q^w`, so only seven exponentials and logarithms are evaluated whatever `k`, and
+/// every `1 − x` keeps its relative accuracy however close `x` is to 1 (`m` large, `p`
+/// small). Returns the posterior and the bound on its relative error,
+/// `j·2^(−bits)·(κ_num + κ_den)`, `j = 5n + 16` (the expansion's `n` roundings, the
+/// chains' `3s + 10` and the sum's `n + 1`, each relative to the absolute terms
+/// `C̃_s |y_s|` of [`window_posterior_eq34`]).
+fn eq34_wide(lik: &TLikelihood, ln_q: f64, px: f64, w: u64, bits: usize) -> Option<(f64, f64)> {
+    let one = Wide::ONE.with_precision(bits).value();
+    let zero = Wide::ZERO.with_precision(bits).value();
+    let n = lik.degree() as usize;
+    // The coefficients of L in powers of t, multiplied in place by each (a + b t).
+    let mut c = vec![zero.clone(); n + 1];
+    c[0] = one.clone();
+    let mut len = 1;
+    for &(a, b, k) in &lik.factors {
+        let (a, b) = (wide(a, bits)?, wide(b, bits)?);
+        for _ in 0..k {
+            for s in (0..len).rev() {
+                let bs = &b * &c[s];
+                c[s + 1] += bs;
+                c[s] = &a * &c[s];
+            }
+            len += 1;
+        }
+    }
+    let bound = lik.abs_coefficients();
+    let p = wide(px, bits)?;
+    let lnq = wide(ln_q, bits)?;
+    let q = lnq.exp();
+    let one_minus_q = -lnq.exp_m1();
+    let wl = Wide::from(w).with_precision(bits).value();
+    let w_ln_s = &wl * (-&p).ln_1p();
+    let (sw, one_minus_sw) = (w_ln_s.exp(), -w_ln_s.exp_m1());
+    let w_ln_q = &wl * &lnq;
+    let (qw, one_minus_qw) = (w_ln_q.exp(), -w_ln_q.exp_m1());
+    // Q^s, 1 − Q^s, Q^(ws), 1 − Q^(ws) at s = 0.
+    let (mut qs, mut d) = (one.clone(), zero.clone());
+    let (mut qws, mut e) = (one.clone(), zero.clone());
+    let (mut num, mut den) = (zero.clone(), zero.clone());
+    let (mut num_abs, mut den_abs) = (zero.clone(), zero);
+    for (cs, &cs_abs) in c.iter().zip(&bound) {
+        let full = &one / (&d + &p * &qs);
+        let part = (&one_minus_sw + &sw * &e) * &full;
+        let cs_abs = wide(cs_abs, bits)?;
+        num += cs * &part;
+        den += cs * &full;
+        num_abs += &cs_abs * &part;
+        den_abs += &cs_abs * &full;
+        d += &qs * &one_minus_q;
+        qs *= &q;
+        e += &qws * &one_minus_qw;
+        qws *= &qw;
+    }
+    let kappa = abs_ratio(&num_abs, &num) + abs_ratio(&den_abs, &den);
+    let j = 5.0 * n as f64 + 16.0;
+    let err = j * 2f64.powi(-(bits as i32)) * kappa;
+    if kappa.is_infinite() {
+        return Some((f64::NAN, f64::INFINITY));
+    }
+    Some(((num / den).to_f64().value(), err))
+}
+
+/// The posterior by Eq. (34) [TBF] in extended precision: the cost is `O(n²)`
+/// multiplications at a working precision of about `log2 κ + 60` bits, whatever `m`.
+/// The precision starts from `kappa_hint` (the double-precision condition number of
+/// [`window_posterior_eq34`]) and grows until the error bound of the evaluation at
+/// that precision is below [`EQ34_MAX_ERROR`] (an a-posteriori check: a precision too
+/// low shows as a large condition number). `None` if [`WIDE_MAX_BITS`] does not
+/// suffice (e.g. a posterior of exactly 0).
+///
+/// # Accuracy
+/// Within [`EQ34_MAX_ERROR`] relative by the bound of `eq34_wide`; against 2048 bits
+/// in `models/tests/precision/gbf.rs` (1e-12 relative, `m` up to `2^40`).
+pub fn window_posterior_wide(
+    lik: &TLikelihood,
+    ln_q: f64,
+    px: f64,
+    w: u64,
+    kappa_hint: f64,
+) -> Option<f64> {
+    if w == 0 {
+        return Some(0.0);
+    }
+    let j = 5.0 * f64::from(lik.degree()) + 16.0;
+    let bits_for = |kappa: f64| -> usize {
+        let need = (j * kappa.max(1.0) / EQ34_MAX_ERROR).log2().ceil() + 16.0;
+        (need.max(128.0) as usize).div_ceil(64) * 64
+    };
+    let mut bits = if kappa_hint.is_finite() {
+        bits_for(kappa_hint)
+    } else {
+        256
+    };
+    loop {
+        let (post, err) = eq34_wide(lik, ln_q, px, w, bits)?;
+        if err <= EQ34_MAX_ERROR && post.is_finite() {
+            return Some(post);
+        }
+        if bits >= WIDE_MAX_BITS {
+            return None;
+        }
+        let kappa = err / (j * 2f64.powi(-(bits as i32)));
+        let next = if kappa.is_finite() { bits_for(kappa) } else { 0 };
+        bits = next.max(2 * bits).min(WIDE_MAX_BITS);
+    }
 }
 
 /// Two compensated sums (inside the window, all ages) of terms `e^(ln_term − shift)`,
