@@ -15,6 +15,12 @@
 //! terms there decay like `0.05^s / s!`, so no cancellation remains. The cost is `i0`
 //! evaluations, about `ln(20n)/(−ln q_ε)`; when the plain Eq. (34) is well conditioned
 //! (its rounding bound, [`eq34_is_accurate`], below 1e-13 relative) it is used directly.
+//!
+//! The direct part grows with `m/k` (1.3e11 ages at `m = 2^40`, `k = 30`). Where it
+//! exceeds [`WIDE_FROM_AGES`] ages, Eq. (34) is instead evaluated in extended precision
+//! ([`window_posterior_wide`]): its coefficients depend on `k` only, so the cost is
+//! `O(n²)` multiplications at about `log2 κ + 60` bits whatever `m` (issue 18), and the
+//! rounding bound at that precision keeps 1e-13 relative.
 
 use crate::numeric::CompensatedSum;
 use dashu_float::round::mode::HalfEven;
@@ -199,13 +205,16 @@ pub fn eq34_is_accurate(lik: &TLikelihood, kappa: f64) -> bool {
 /// # Accuracy
 /// Below 1e-9 absolute against the direct summation [`window_posterior_direct`] for
 /// random `(d, e, p, q_ε)` and `k` up to 64 (tested), where Eq. (34) in double precision
-/// is off by up to 10^20. When the direct part would exceed 2^20 ages (`m/k` above
-/// about 10^5) ages are grouped into pieces (see the code): measured 3.6e-9 from the
-/// direct sum at `m = 2^24`, `k0 + k1 = 40` (test `large_m_pieces_match_the_direct_sum`);
-/// `m = 2^40`, `k0 = k1 = 64`, `p_x = 10^-12`, `w = 10^12` takes 0.3 s (release).
-/// Against a 2048-bit evaluation (`models/tests/precision/gbf.rs`, via
-/// [`window_posterior_ln`]): 1e-12 relative where ages are summed one by one (measured
-/// 3.6e-13), 1.2e-7 relative where they are grouped into pieces.
+/// is off by up to 10^20. Against a 2048-bit evaluation (`models/tests/precision/gbf.rs`,
+/// via [`window_posterior_ln`], `m` up to 2^40): 1e-12 relative on every route (Eq. (34)
+/// in double, ages summed one by one, Eq. (34) in extended precision).
+///
+/// # Cost
+/// Independent of `m`: Eq. (34) in double (`O(n²)`), the direct head when it is at
+/// most [`WIDE_FROM_AGES`] ages, else Eq. (34) in extended precision (`benches/gbf.rs`,
+/// group `gbf_m`). Only if 8192 bits do not suffice does the route fall back to
+/// [`window_posterior_ages`] (ages grouped into pieces beyond 2^20: `m = 2^40`,
+/// `k0 = k1 = 64`, `p_x = 10^-12`, `w = 10^12` took 0.3 s there, 1e-6 relative).
 ///
 /// # Numerics
 /// The direct part is accumulated relative to its largest term (log scale), so an
@@ -456,7 +465,21 @@ fn eq34_wide(lik: &TLikelihood, ln_q: f64, px: f64, w: u64, bits: usize) -> Opti
         e += &qws * &one_minus_qw;
         qws *= &qw;
     }
-    let kappa = abs_ratio(&num_abs, &num) + abs_ratio(&den_abs, &den);
+    if w == 1 {
+        // Σ_{i<1} (1−p)^i L(t^i) = L(1) = Π (a + b)^n: no cancellation, and exactly 0
+        // for an observation impossible at age 0.
+        num = one.clone();
+        for &(a, b, k) in &lik.factors {
+            num *= (wide(a, bits)? + wide(b, bits)?).powi(k.into());
+        }
+        num_abs = num.clone();
+    }
+    let kappa_num = if w == 1 {
+        1.0
+    } else {
+        abs_ratio(&num_abs, &num)
+    };
+    let kappa = kappa_num + abs_ratio(&den_abs, &den);
     let j = 5.0 * n as f64 + 16.0;
     let err = j * 2f64.powi(-(bits as i32)) * kappa;
     if kappa.is_infinite() {
@@ -602,12 +625,19 @@ mod tests {
                     continue; // Eq. (34) answers directly
                 }
                 measured += 1;
-                let got = window_posterior(&lik, q, px, w);
+                let got = window_posterior_ages(&lik, q.ln(), px, w);
                 let want = window_posterior_direct(&lik, q, px, w);
                 worst = worst.max((got - want).abs());
                 assert!(
                     (got - want).abs() < 1e-8,
                     "{d} {e} {px} {w}: {got} vs {want}"
+                );
+                // The route window_posterior takes here: Eq. (34) in extended precision.
+                assert!(head_ages(&lik, q.ln()) > WIDE_FROM_AGES);
+                let wide = window_posterior(&lik, q, px, w);
+                assert!(
+                    (wide - want).abs() < 1e-10,
+                    "{d} {e} {px} {w}: wide {wide} vs {want}"
                 );
             }
         }
@@ -694,8 +724,41 @@ mod tests {
         assert!(worst_stable < 1e-9, "stable: worst error {worst_stable}");
     }
 
+    /// A posterior of exactly 0 (`w = 0`) and an observation impossible at age 0 with
+    /// `w = 1` (the window's sum is exactly 0): the extended route answers 0 or gives
+    /// way, and never loops past its precision cap.
+    #[test]
+    fn wide_route_handles_exact_zeros() {
+        let lik = TLikelihood::balanced(10, 30);
+        let ln_q = 40.0 * (-1.0f64 / 1e9).ln_1p();
+        assert_eq!(window_posterior_wide(&lik, ln_q, 1e-6, 0, f64::NAN), Some(0.0));
+        let p = window_posterior_ln(&lik, ln_q, 1e-6, 1);
+        assert!(p < 1e-100, "{p}");
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(64))]
+        /// Eq. (34) in extended precision, forced (from a condition number of 1), against
+        /// the direct sum wherever that is affordable.
+        #[test]
+        fn wide_eq34_matches_the_direct_sum(
+            k in 1u32..=64,
+            d_frac in 0.0f64..=1.0,
+            log_m in 6.0f64..16.0,
+            log_p in -3.5f64..-0.5,
+            w in 1u64..3000,
+        ) {
+            let n = 2 * k;
+            let d = ((d_frac * n as f64) as u32).min(n);
+            let m = 2f64.powf(log_m);
+            let q = (1.0 - 1.0 / m).powi(n as i32);
+            let px = 10f64.powf(log_p);
+            let lik = TLikelihood::balanced(d, n - d);
+            let got = window_posterior_wide(&lik, q.ln(), px, w, 1.0).unwrap();
+            let want = window_posterior_direct(&lik, q, px, w);
+            prop_assert!((got - want).abs() < 1e-9, "k = {k}, d = {d}: {got} vs {want}");
+        }
+
         #[test]
         fn stable_posterior_matches_the_direct_sum(
             k in 1u32..=64,
