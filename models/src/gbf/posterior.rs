@@ -399,13 +399,15 @@ fn wide(x: f64, bits: usize) -> Option<Wide> {
     Some(Wide::try_from(x).ok()?.with_precision(bits).value())
 }
 
-/// `|x / y|` rounded to `f64` (`x >= 0`; infinite when `y = 0`).
-fn abs_ratio(x: &Wide, y: &Wide) -> f64 {
-    match y.partial_cmp(&Wide::ZERO) {
-        Some(std::cmp::Ordering::Greater) => (x / y).to_f64().value(),
-        Some(std::cmp::Ordering::Less) => -(x / y).to_f64().value(),
-        _ => f64::INFINITY,
-    }
+/// `log2 |x / y|` (`x > 0`; infinite when `y = 0`): condition numbers of posteriors
+/// near the smallest double exceed the largest one.
+fn log2_abs_ratio(x: &Wide, y: &Wide) -> f64 {
+    let r = match y.partial_cmp(&Wide::ZERO) {
+        Some(std::cmp::Ordering::Greater) => x / y,
+        Some(std::cmp::Ordering::Less) => -(x / y),
+        _ => return f64::INFINITY,
+    };
+    r.ln().to_f64().value() / std::f64::consts::LN_2
 }
 
 /// Eq. (34) [TBF] evaluated with `bits` of working precision, each geometric sum formed
@@ -414,10 +416,8 @@ fn abs_ratio(x: &Wide, y: &Wide) -> f64 {
 /// (`S = 1 − p`, `Q = q_ε`), with `1 − Q^(s+1) = (1 − Q^s) + Q^s (1 − Q)` and the like
 /// for `Q^w`, so only seven exponentials and logarithms are evaluated whatever `k`, and
 /// every `1 − x` keeps its relative accuracy however close `x` is to 1 (`m` large, `p`
-/// small). Returns the posterior and the bound on its relative error,
-/// `j·2^(−bits)·(κ_num + κ_den)`, `j = 5n + 16` (the expansion's `n` roundings, the
-/// chains' `3s + 10` and the sum's `n + 1`, each relative to the absolute terms
-/// `C̃_s |y_s|` of [`window_posterior_eq34`]).
+/// small). Returns the posterior and `log2 (κ_num + κ_den)`, the condition numbers of
+/// [`window_posterior_eq34`] evaluated at this precision (see [`wide_log2_error`]).
 fn eq34_wide(lik: &TLikelihood, ln_q: f64, px: f64, w: u64, bits: usize) -> Option<(f64, f64)> {
     let one = Wide::ONE.with_precision(bits).value();
     let zero = Wide::ZERO.with_precision(bits).value();
@@ -474,18 +474,24 @@ fn eq34_wide(lik: &TLikelihood, ln_q: f64, px: f64, w: u64, bits: usize) -> Opti
         }
         num_abs = num.clone();
     }
-    let kappa_num = if w == 1 {
-        1.0
+    // log2 of κ_num + κ_den, within one bit (κ_num = 1 for w = 1).
+    let log2_num = if w == 1 {
+        0.0
     } else {
-        abs_ratio(&num_abs, &num)
+        log2_abs_ratio(&num_abs, &num)
     };
-    let kappa = kappa_num + abs_ratio(&den_abs, &den);
-    let j = 5.0 * n as f64 + 16.0;
-    let err = j * 2f64.powi(-(bits as i32)) * kappa;
-    if kappa.is_infinite() {
+    let log2_kappa = log2_num.max(log2_abs_ratio(&den_abs, &den)) + 1.0;
+    if log2_kappa.is_infinite() {
         return Some((f64::NAN, f64::INFINITY));
     }
-    Some(((num / den).to_f64().value(), err))
+    Some(((num / den).to_f64().value(), log2_kappa))
+}
+
+/// `log2` of the relative error bound of [`eq34_wide`] at `bits`, `j·2^(−bits)·κ`
+/// (`j = 5n + 16`: the expansion's `n` roundings, the chains' `3s + 10` and the sum's
+/// `n + 1`, each relative to the absolute terms `C̃_s |y_s|`).
+fn wide_log2_error(lik: &TLikelihood, bits: usize, log2_kappa: f64) -> f64 {
+    (5.0 * f64::from(lik.degree()) + 16.0).log2() - bits as f64 + log2_kappa
 }
 
 /// The posterior by Eq. (34) [TBF] in extended precision: the cost is `O(n²)`
@@ -509,26 +515,33 @@ pub fn window_posterior_wide(
     if w == 0 {
         return Some(0.0);
     }
-    let j = 5.0 * f64::from(lik.degree()) + 16.0;
-    let bits_for = |kappa: f64| -> usize {
-        let need = (j * kappa.max(1.0) / EQ34_MAX_ERROR).log2().ceil() + 16.0;
+    let log2_max = EQ34_MAX_ERROR.log2();
+    // The precision whose bound meets EQ34_MAX_ERROR at condition number 2^log2_kappa,
+    // with 16 bits to spare, in whole 64-bit words.
+    let bits_for = |log2_kappa: f64| -> usize {
+        let need = wide_log2_error(lik, 0, log2_kappa.max(0.0)) - log2_max + 16.0;
         (need.max(128.0) as usize).div_ceil(64) * 64
     };
     let mut bits = if kappa_hint.is_finite() {
-        bits_for(kappa_hint)
+        bits_for(kappa_hint.log2())
     } else {
         256
     };
     loop {
-        let (post, err) = eq34_wide(lik, ln_q, px, w, bits)?;
-        if err <= EQ34_MAX_ERROR && post.is_finite() {
+        let (post, log2_kappa) = eq34_wide(lik, ln_q, px, w, bits)?;
+        if wide_log2_error(lik, bits, log2_kappa) <= log2_max && post.is_finite() {
             return Some(post);
         }
         if bits >= WIDE_MAX_BITS {
             return None;
         }
-        let kappa = err / (j * 2f64.powi(-(bits as i32)));
-        let next = if kappa.is_finite() { bits_for(kappa) } else { 0 };
+        // A precision too low leaves the numerator's cancellation unresolved, which
+        // shows as a condition number near 2^bits: at least double.
+        let next = if log2_kappa.is_finite() {
+            bits_for(log2_kappa)
+        } else {
+            0
+        };
         bits = next.max(2 * bits).min(WIDE_MAX_BITS);
     }
 }

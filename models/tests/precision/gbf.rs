@@ -125,3 +125,4 @@ fn well_conditioned_eq34_still_holds_1e12() {
         0,
     );
 }
+
