@@ -107,7 +107,10 @@ fn gbf_m(c: &mut Criterion) {
                     2 * k - d,
                     window_posterior_ln(&lik, ln_q, px, w)
                 );
-                let name = format!("k={k}/{}/m=2^{log_m}", if conditioned { "cond" } else { "ill" });
+                let name = format!(
+                    "k={k}/{}/m=2^{log_m}",
+                    if conditioned { "cond" } else { "ill" }
+                );
                 g.bench_function(BenchmarkId::new("posterior", &name), |b| {
                     b.iter(|| window_posterior_ln(black_box(&lik), ln_q, px, w))
                 });

@@ -744,7 +744,10 @@ mod tests {
     fn wide_route_handles_exact_zeros() {
         let lik = TLikelihood::balanced(10, 30);
         let ln_q = 40.0 * (-1.0f64 / 1e9).ln_1p();
-        assert_eq!(window_posterior_wide(&lik, ln_q, 1e-6, 0, f64::NAN), Some(0.0));
+        assert_eq!(
+            window_posterior_wide(&lik, ln_q, 1e-6, 0, f64::NAN),
+            Some(0.0)
+        );
         let p = window_posterior_ln(&lik, ln_q, 1e-6, 1);
         assert!(p < 1e-100, "{p}");
     }

@@ -125,4 +125,3 @@ fn well_conditioned_eq34_still_holds_1e12() {
         0,
     );
 }
-
