@@ -472,7 +472,6 @@ fn eq34_wide(lik: &TLikelihood, ln_q: f64, px: f64, w: u64, bits: usize) -> Opti
         for &(a, b, k) in &lik.factors {
             num *= (wide(a, bits)? + wide(b, bits)?).powi(k.into());
         }
-        num_abs = num.clone();
     }
     // log2 of κ_num + κ_den, within one bit (κ_num = 1 for w = 1).
     let log2_num = if w == 1 {
@@ -499,7 +498,7 @@ fn wide_log2_error(lik: &TLikelihood, bits: usize, log2_kappa: f64) -> f64 {
 /// The precision starts from `kappa_hint` (the double-precision condition number of
 /// [`window_posterior_eq34`]) and grows until the error bound of the evaluation at
 /// that precision is below [`EQ34_MAX_ERROR`] (an a-posteriori check: a precision too
-/// low shows as a large condition number). `None` if [`WIDE_MAX_BITS`] does not
+/// low shows as a large condition number). `None` if 8192 bits do not
 /// suffice (e.g. a posterior of exactly 0).
 ///
 /// # Accuracy
