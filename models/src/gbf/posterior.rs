@@ -15,8 +15,16 @@
 //! terms there decay like `0.05^s / s!`, so no cancellation remains. The cost is `i0`
 //! evaluations, about `ln(20n)/(−ln q_ε)`; when the plain Eq. (34) is well conditioned
 //! (its rounding bound, [`eq34_is_accurate`], below 1e-13 relative) it is used directly.
+//!
+//! The direct part grows with `m/k` (1.3e11 ages at `m = 2^40`, `k = 30`). Where it
+//! exceeds [`WIDE_FROM_AGES`] ages, Eq. (34) is instead evaluated in extended precision
+//! ([`window_posterior_wide`]): its coefficients depend on `k` only, so the cost is
+//! `O(n²)` multiplications at about `log2 κ + 60` bits whatever `m` (issue 18), and the
+//! rounding bound at that precision keeps 1e-13 relative.
 
 use crate::numeric::CompensatedSum;
+use dashu_float::round::mode::HalfEven;
+use dashu_float::FBig;
 
 /// A likelihood `Π_j (a_j + b_j t)^(n_j)` in `t = q_ε^i`.
 #[derive(Debug, Clone, PartialEq)]
@@ -197,13 +205,16 @@ pub fn eq34_is_accurate(lik: &TLikelihood, kappa: f64) -> bool {
 /// # Accuracy
 /// Below 1e-9 absolute against the direct summation [`window_posterior_direct`] for
 /// random `(d, e, p, q_ε)` and `k` up to 64 (tested), where Eq. (34) in double precision
-/// is off by up to 10^20. When the direct part would exceed 2^20 ages (`m/k` above
-/// about 10^5) ages are grouped into pieces (see the code): measured 3.6e-9 from the
-/// direct sum at `m = 2^24`, `k0 + k1 = 40` (test `large_m_pieces_match_the_direct_sum`);
-/// `m = 2^40`, `k0 = k1 = 64`, `p_x = 10^-12`, `w = 10^12` takes 0.3 s (release).
-/// Against a 2048-bit evaluation (`models/tests/precision/gbf.rs`, via
-/// [`window_posterior_ln`]): 1e-12 relative where ages are summed one by one (measured
-/// 3.6e-13), 1.2e-7 relative where they are grouped into pieces.
+/// is off by up to 10^20. Against a 2048-bit evaluation (`models/tests/precision/gbf.rs`,
+/// via [`window_posterior_ln`], `m` up to 2^40): 1e-12 relative on every route (Eq. (34)
+/// in double, ages summed one by one, Eq. (34) in extended precision).
+///
+/// # Cost
+/// Independent of `m`: Eq. (34) in double (`O(n²)`), the direct head when it is at
+/// most [`WIDE_FROM_AGES`] ages, else Eq. (34) in extended precision (`benches/gbf.rs`,
+/// group `gbf_m`). Only if 8192 bits do not suffice does the route fall back to
+/// [`window_posterior_ages`] (ages grouped into pieces beyond 2^20: `m = 2^40`,
+/// `k0 = k1 = 64`, `p_x = 10^-12`, `w = 10^12` took 0.3 s there, 1e-6 relative).
 ///
 /// # Numerics
 /// The direct part is accumulated relative to its largest term (log scale), so an
@@ -218,10 +229,6 @@ pub fn window_posterior(lik: &TLikelihood, q_eps: f64, px: f64, w: u64) -> f64 {
 /// `f64` and then logged loses `ε·m/(k0 + k1)` relative (2e-8 in the posterior at
 /// `m = 6·10^8`, issue 17's precision test).
 pub fn window_posterior_ln(lik: &TLikelihood, ln_q: f64, px: f64, w: u64) -> f64 {
-    /// Ages summed one by one before pieces take over.
-    const DIRECT_AGES: u64 = 1 << 20;
-    /// Largest first-order change of `ln L` across a piece.
-    const PIECE_DELTA: f64 = 1e-3;
     if px >= 1.0 {
         // Every arrival is x: I_x = 0 (t = 1); an observation impossible there gets 0.
         return if lik.at(1.0) > 0.0 { 1.0 } else { 0.0 };
@@ -230,10 +237,39 @@ pub fn window_posterior_ln(lik: &TLikelihood, ln_q: f64, px: f64, w: u64) -> f64
     if eq34_is_accurate(lik, kappa) && plain.is_finite() {
         return plain.clamp(0.0, 1.0);
     }
+    if head_ages(lik, ln_q) > WIDE_FROM_AGES {
+        if let Some(post) = window_posterior_wide(lik, ln_q, px, w, kappa) {
+            return post.clamp(0.0, 1.0);
+        }
+    }
+    window_posterior_ages(lik, ln_q, px, w)
+}
+
+/// `i0`, the first age with `n·q_ε^i <= 0.05` (`n` the likelihood's degree): the ages
+/// [`window_posterior_ages`] sums one by one (or in pieces) before Eq. (34) takes over.
+pub fn head_ages(lik: &TLikelihood, ln_q: f64) -> u64 {
     let n = lik.degree().max(1) as f64;
+    ((0.05 / n).ln() / ln_q).ceil().max(0.0) as u64
+}
+
+/// The posterior with the ages below [`head_ages`] summed directly (grouped into pieces
+/// beyond 2^20 of them) and Eq. (34) from there on, where it no longer cancels (the
+/// module doc); the route [`window_posterior_ln`] takes when Eq. (34) in double precision
+/// is ill-conditioned and the head is short. Its cost grows with `m/k`.
+///
+/// # Accuracy
+/// Against 2048 bits: 1e-12 relative where ages are summed one by one (measured
+/// 3.6e-13), 1.2e-7 relative where they are grouped into pieces.
+pub fn window_posterior_ages(lik: &TLikelihood, ln_q: f64, px: f64, w: u64) -> f64 {
+    /// Ages summed one by one before pieces take over.
+    const DIRECT_AGES: u64 = 1 << 20;
+    /// Largest first-order change of `ln L` across a piece.
+    const PIECE_DELTA: f64 = 1e-3;
+    if px >= 1.0 {
+        return if lik.at(1.0) > 0.0 { 1.0 } else { 0.0 };
+    }
     let ln_s = (-px).ln_1p();
-    // First age with n·t <= 0.05.
-    let i0 = ((0.05 / n).ln() / ln_q).ceil().max(0.0) as u64;
+    let i0 = head_ages(lik, ln_q);
     let bound: f64 = lik
         .factors
         .iter()
@@ -345,6 +381,170 @@ pub fn window_posterior_ln(lik: &TLikelihood, ln_q: f64, px: f64, w: u64) -> f64
     post.clamp(0.0, 1.0)
 }
 
+/// Ages below which [`window_posterior_ln`] sums the head directly rather than evaluate
+/// Eq. (34) in extended precision ([`window_posterior_wide`]): the direct sum costs one
+/// evaluation of `L` per age, about `ln(20n)·m/(k0 + k1)` ages, so it grows with `m`; the
+/// extended Eq. (34) costs `O(n²)` multiplications at `O(log κ)` bits, whatever `m`.
+/// Chosen where the two cost about the same (`benches/gbf.rs`, group `gbf_m`).
+pub const WIDE_FROM_AGES: u64 = 1 << 12;
+
+/// Largest working precision (bits) [`window_posterior_wide`] tries before giving up.
+const WIDE_MAX_BITS: usize = 1 << 13;
+
+/// A binary float at a chosen working precision (`dashu-float`).
+type Wide = FBig<HalfEven, 2>;
+
+/// `x` exactly, carried at `bits` of precision (`None` if not finite).
+fn wide(x: f64, bits: usize) -> Option<Wide> {
+    Some(Wide::try_from(x).ok()?.with_precision(bits).value())
+}
+
+/// `log2 |x / y|` (`x > 0`; infinite when `y = 0`): condition numbers of posteriors
+/// near the smallest double exceed the largest one.
+fn log2_abs_ratio(x: &Wide, y: &Wide) -> f64 {
+    let r = match y.partial_cmp(&Wide::ZERO) {
+        Some(std::cmp::Ordering::Greater) => x / y,
+        Some(std::cmp::Ordering::Less) => -(x / y),
+        _ => return f64::INFINITY,
+    };
+    r.ln().to_f64().value() / std::f64::consts::LN_2
+}
+
+/// Eq. (34) [TBF] evaluated with `bits` of working precision, each geometric sum formed
+/// without cancellation:
+/// `1 − x_s = (1 − Q^s) + p·Q^s` and `1 − x_s^w = (1 − S^w) + S^w (1 − Q^(ws))`
+/// (`S = 1 − p`, `Q = q_ε`), with `1 − Q^(s+1) = (1 − Q^s) + Q^s (1 − Q)` and the like
+/// for `Q^w`, so only seven exponentials and logarithms are evaluated whatever `k`, and
+/// every `1 − x` keeps its relative accuracy however close `x` is to 1 (`m` large, `p`
+/// small). Returns the posterior and `log2 (κ_num + κ_den)`, the condition numbers of
+/// [`window_posterior_eq34`] evaluated at this precision (see [`wide_log2_error`]).
+fn eq34_wide(lik: &TLikelihood, ln_q: f64, px: f64, w: u64, bits: usize) -> Option<(f64, f64)> {
+    let one = Wide::ONE.with_precision(bits).value();
+    let zero = Wide::ZERO.with_precision(bits).value();
+    let n = lik.degree() as usize;
+    // The coefficients of L in powers of t, multiplied in place by each (a + b t).
+    let mut c = vec![zero.clone(); n + 1];
+    c[0] = one.clone();
+    let mut len = 1;
+    for &(a, b, k) in &lik.factors {
+        let (a, b) = (wide(a, bits)?, wide(b, bits)?);
+        for _ in 0..k {
+            for s in (0..len).rev() {
+                let bs = &b * &c[s];
+                c[s + 1] += bs;
+                c[s] = &a * &c[s];
+            }
+            len += 1;
+        }
+    }
+    let bound = lik.abs_coefficients();
+    let p = wide(px, bits)?;
+    let lnq = wide(ln_q, bits)?;
+    let q = lnq.exp();
+    let one_minus_q = -lnq.exp_m1();
+    let wl = Wide::from(w).with_precision(bits).value();
+    let w_ln_s = &wl * (-&p).ln_1p();
+    let (sw, one_minus_sw) = (w_ln_s.exp(), -w_ln_s.exp_m1());
+    let w_ln_q = &wl * &lnq;
+    let (qw, one_minus_qw) = (w_ln_q.exp(), -w_ln_q.exp_m1());
+    // Q^s, 1 − Q^s, Q^(ws), 1 − Q^(ws) at s = 0.
+    let (mut qs, mut d) = (one.clone(), zero.clone());
+    let (mut qws, mut e) = (one.clone(), zero.clone());
+    let (mut num, mut den) = (zero.clone(), zero.clone());
+    let (mut num_abs, mut den_abs) = (zero.clone(), zero);
+    for (cs, &cs_abs) in c.iter().zip(&bound) {
+        let full = &one / (&d + &p * &qs);
+        let part = (&one_minus_sw + &sw * &e) * &full;
+        let cs_abs = wide(cs_abs, bits)?;
+        num += cs * &part;
+        den += cs * &full;
+        num_abs += &cs_abs * &part;
+        den_abs += &cs_abs * &full;
+        d += &qs * &one_minus_q;
+        qs *= &q;
+        e += &qws * &one_minus_qw;
+        qws *= &qw;
+    }
+    if w == 1 {
+        // Σ_{i<1} (1−p)^i L(t^i) = L(1) = Π (a + b)^n: no cancellation, and exactly 0
+        // for an observation impossible at age 0.
+        num = one.clone();
+        for &(a, b, k) in &lik.factors {
+            num *= (wide(a, bits)? + wide(b, bits)?).powi(k.into());
+        }
+    }
+    // log2 of κ_num + κ_den, within one bit (κ_num = 1 for w = 1).
+    let log2_num = if w == 1 {
+        0.0
+    } else {
+        log2_abs_ratio(&num_abs, &num)
+    };
+    let log2_kappa = log2_num.max(log2_abs_ratio(&den_abs, &den)) + 1.0;
+    if log2_kappa.is_infinite() {
+        return Some((f64::NAN, f64::INFINITY));
+    }
+    Some(((num / den).to_f64().value(), log2_kappa))
+}
+
+/// `log2` of the relative error bound of [`eq34_wide`] at `bits`, `j·2^(−bits)·κ`
+/// (`j = 5n + 16`: the expansion's `n` roundings, the chains' `3s + 10` and the sum's
+/// `n + 1`, each relative to the absolute terms `C̃_s |y_s|`).
+fn wide_log2_error(lik: &TLikelihood, bits: usize, log2_kappa: f64) -> f64 {
+    (5.0 * f64::from(lik.degree()) + 16.0).log2() - bits as f64 + log2_kappa
+}
+
+/// The posterior by Eq. (34) [TBF] in extended precision: the cost is `O(n²)`
+/// multiplications at a working precision of about `log2 κ + 60` bits, whatever `m`.
+/// The precision starts from `kappa_hint` (the double-precision condition number of
+/// [`window_posterior_eq34`]) and grows until the error bound of the evaluation at
+/// that precision is below [`EQ34_MAX_ERROR`] (an a-posteriori check: a precision too
+/// low shows as a large condition number). `None` if 8192 bits do not
+/// suffice (e.g. a posterior of exactly 0).
+///
+/// # Accuracy
+/// Within [`EQ34_MAX_ERROR`] relative by the bound of `eq34_wide`; against 2048 bits
+/// in `models/tests/precision/gbf.rs` (1e-12 relative, `m` up to `2^40`).
+pub fn window_posterior_wide(
+    lik: &TLikelihood,
+    ln_q: f64,
+    px: f64,
+    w: u64,
+    kappa_hint: f64,
+) -> Option<f64> {
+    if w == 0 {
+        return Some(0.0);
+    }
+    let log2_max = EQ34_MAX_ERROR.log2();
+    // The precision whose bound meets EQ34_MAX_ERROR at condition number 2^log2_kappa,
+    // with 16 bits to spare, in whole 64-bit words.
+    let bits_for = |log2_kappa: f64| -> usize {
+        let need = wide_log2_error(lik, 0, log2_kappa.max(0.0)) - log2_max + 16.0;
+        (need.max(128.0) as usize).div_ceil(64) * 64
+    };
+    let mut bits = if kappa_hint.is_finite() {
+        bits_for(kappa_hint.log2())
+    } else {
+        256
+    };
+    loop {
+        let (post, log2_kappa) = eq34_wide(lik, ln_q, px, w, bits)?;
+        if wide_log2_error(lik, bits, log2_kappa) <= log2_max && post.is_finite() {
+            return Some(post);
+        }
+        if bits >= WIDE_MAX_BITS {
+            return None;
+        }
+        // A precision too low leaves the numerator's cancellation unresolved, which
+        // shows as a condition number near 2^bits: at least double.
+        let next = if log2_kappa.is_finite() {
+            bits_for(log2_kappa)
+        } else {
+            0
+        };
+        bits = next.max(2 * bits).min(WIDE_MAX_BITS);
+    }
+}
+
 /// Two compensated sums (inside the window, all ages) of terms `e^(ln_term − shift)`,
 /// rescaled whenever a term exceeds the current scale `e^shift`.
 struct ScaledPair {
@@ -437,12 +637,19 @@ mod tests {
                     continue; // Eq. (34) answers directly
                 }
                 measured += 1;
-                let got = window_posterior(&lik, q, px, w);
+                let got = window_posterior_ages(&lik, q.ln(), px, w);
                 let want = window_posterior_direct(&lik, q, px, w);
                 worst = worst.max((got - want).abs());
                 assert!(
                     (got - want).abs() < 1e-8,
                     "{d} {e} {px} {w}: {got} vs {want}"
+                );
+                // The route window_posterior takes here: Eq. (34) in extended precision.
+                assert!(head_ages(&lik, q.ln()) > WIDE_FROM_AGES);
+                let wide = window_posterior(&lik, q, px, w);
+                assert!(
+                    (wide - want).abs() < 1e-10,
+                    "{d} {e} {px} {w}: wide {wide} vs {want}"
                 );
             }
         }
@@ -529,8 +736,25 @@ mod tests {
         assert!(worst_stable < 1e-9, "stable: worst error {worst_stable}");
     }
 
+    /// A posterior of exactly 0 (`w = 0`) and an observation impossible at age 0 with
+    /// `w = 1` (the window's sum is exactly 0): the extended route answers 0 or gives
+    /// way, and never loops past its precision cap.
+    #[test]
+    fn wide_route_handles_exact_zeros() {
+        let lik = TLikelihood::balanced(10, 30);
+        let ln_q = 40.0 * (-1.0f64 / 1e9).ln_1p();
+        assert_eq!(
+            window_posterior_wide(&lik, ln_q, 1e-6, 0, f64::NAN),
+            Some(0.0)
+        );
+        let p = window_posterior_ln(&lik, ln_q, 1e-6, 1);
+        assert!(p < 1e-100, "{p}");
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(64))]
+        /// The stable posterior, and Eq. (34) in extended precision forced (from a
+        /// condition number of 1), against the direct sum.
         #[test]
         fn stable_posterior_matches_the_direct_sum(
             k in 1u32..=64,
@@ -550,6 +774,8 @@ mod tests {
             let want = window_posterior_direct(&lik, q, px, w);
             prop_assert!((0.0..=1.0).contains(&got));
             prop_assert!((got - want).abs() < 1e-9, "k = {k}, d = {d}, e = {e}: {got} vs {want}");
+            let wide = window_posterior_wide(&lik, q.ln(), px, w, 1.0).unwrap();
+            prop_assert!((wide - want).abs() < 1e-9, "k = {k}, d = {d}, e = {e}: wide {wide}");
         }
     }
 }

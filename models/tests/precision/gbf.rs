@@ -30,15 +30,6 @@ fn expand(factors: &[(F, F, u32)]) -> Vec<F> {
     c
 }
 
-/// The bound on the posterior where `window_posterior` groups ages into pieces
-/// (`m/(k0 + k1)` above about 10^5): measured worst 1.2e-7 relative over 600 cases of
-/// this test (`m = 5·10^9`, `k0 = 33`, `k1 = 37`, `p_x = 5.9·10^-9`), the error of the
-/// first-order treatment of `ln L` inside each piece (pieces over which `ln L` moves by
-/// up to 1e-3). Not 1e-12: summing every age directly costs `m·ln(20n)/(k0 + k1)` terms
-/// (10^10 at `m = 2^40`), which is why the pieces exist. Where ages are summed one by
-/// one the posterior holds 1e-12 (measured 3.6e-13).
-const PIECES_REL: f64 = 1e-6;
-
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(100))]
 
@@ -104,22 +95,10 @@ fn check(m: u64, k0: u32, k1: u32, o: GbfObservation, px: f64, w: u64, age: u64)
     let Ok(got) = posterior(&params, &o, px, w) else {
         return;
     };
-    // Ages summed one by one up to the first with n·t <= 0.05 (2^20 of them at
-    // most); beyond, `window_posterior` groups ages into pieces across which `ln L`
-    // moves by at most 1e-3 and linearises it there.
-    let n = f64::from(o.r0 + o.r1).max(1.0);
-    let direct_ages = (0.05 / n).ln() / params.ln_q_eps();
-    if direct_ages <= f64::from(1u32 << 20) {
-        hp::record("gbf posterior", what, got, &(num / den), REL);
-    } else {
-        hp::record(
-            "gbf posterior (pieces)",
-            what,
-            got,
-            &(num / den),
-            PIECES_REL,
-        );
-    }
+    // Every route holds 1e-12: Eq. (34) in double where well conditioned, ages summed one
+    // by one where the head is short, Eq. (34) in extended precision otherwise (the
+    // pieces, 1e-6, are only a last resort when 8192 bits do not suffice).
+    hp::record("gbf posterior", what, got, &(num / den), REL);
 }
 
 /// Found by CI's random seed on 2026-11-25: Eq. (34) in `f64` was accepted at a
