@@ -339,7 +339,7 @@ impl IbfSolution {
                         .collect(),
                 );
             }
-            z.iter_mut().for_each(|x| *x = 0.0);
+            z.fill(0.0);
             for (w, y) in b.iter().zip(&ys) {
                 for (zi, yi) in z.iter_mut().zip(y) {
                     *zi += w * yi;
