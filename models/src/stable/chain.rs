@@ -474,8 +474,9 @@ impl CellChain {
         let uniformized = self.uniformization(steps);
         let terms = uniformized.as_ref().map_or(steps, |u| u.2);
         let stepwise = terms.saturating_mul(per_step);
-        let dense = n * n * n * 2 * log.max(1);
-        if n <= 512 && stepwise > dense {
+        // Dense powering only for chains of at most 512 states (no overflow below).
+        let dense = (n <= 512).then(|| n * n * n * 2 * log.max(1));
+        if let Some(dense) = dense.filter(|&d| stepwise > d) {
             ZeroAfterPath {
                 dense: true,
                 uniformized: None,

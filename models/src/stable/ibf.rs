@@ -626,6 +626,9 @@ mod tests {
                 }
             }
         }
-        assert!(compared >= 12, "{compared}");
+        // The other cases leave the search to binary lifting (a chain left with
+        // probability 1/2 or more per insertion, or too many terms): 6 of these 18 take
+        // the series.
+        assert!(compared >= 6, "{compared}");
     }
 }
