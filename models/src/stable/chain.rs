@@ -48,6 +48,75 @@ impl BackwardPlan {
     }
 }
 
+/// `(q, Bin(steps, q), last term)` of a uniformized `T^steps` ([`CellChain::uniformization`]).
+type Uniformization = (f64, statrs::distribution::Binomial, u64);
+
+/// [`CellChain::zero_after`]'s choice: dense powering, uniformization, or else stepping.
+struct ZeroAfterPath {
+    dense: bool,
+    uniformized: Option<Uniformization>,
+    /// Work units of the choice.
+    work: u64,
+}
+
+/// The iterates `S^j·e_0`, `j = 0, 1, …` of a uniformized chain
+/// ([`CellChain::uniformized_steps`]), each entry clamped to `[0, 1]`.
+pub(crate) struct UniformizedSteps {
+    q: f64,
+    plan: BackwardPlan,
+    v: Vec<f64>,
+    t: Vec<f64>,
+    started: bool,
+}
+
+impl UniformizedSteps {
+    /// The next iterate: `e_0` first, then `S` times the previous one.
+    pub fn next_power(&mut self) -> &[f64] {
+        if self.started {
+            let q = self.q;
+            self.plan.apply(&self.v, &mut self.t);
+            for (x, tx) in self.v.iter_mut().zip(&self.t) {
+                *x = ((tx - (1.0 - q) * *x) / q).clamp(0.0, 1.0);
+            }
+        }
+        self.started = true;
+        &self.v
+    }
+}
+
+/// `Bin(j; n, q)` for `j = 0..=J`: `J` is the first term past the mode after which the
+/// binomial tail is below `tail` (or `n`); `None` if that takes more than `max_terms`.
+///
+/// # Formula
+/// By the ratio of successive terms, in logs (no under- or overflow for large `n`):
+/// ```text
+/// ln b_0 = n·ln(1 − q),   r_j = b_{j+1}/b_j = (n − j)·q / ((j + 1)·(1 − q))
+/// ```
+/// Past the mode `r_j < 1` falls with `j`, so the tail after `j` is at most
+/// `b_j·r_j/(1 − r_j)` (a geometric series).
+pub(crate) fn binomial_terms(n: u64, q: f64, tail: f64, max_terms: usize) -> Option<Vec<f64>> {
+    let (nf, lq, lp) = (n as f64, q.ln(), (-q).ln_1p());
+    let mut ln_b = nf * lp;
+    let mut out = Vec::new();
+    for j in 0..=n {
+        let b = ln_b.exp();
+        out.push(b);
+        if j == n {
+            break;
+        }
+        let ln_r = (nf - j as f64).ln() + lq - ((j + 1) as f64).ln() - lp;
+        let r = ln_r.exp();
+        if r < 1.0 && b * r / (1.0 - r) < tail {
+            break;
+        }
+        if out.len() >= max_terms {
+            return None;
+        }
+        ln_b += ln_r;
+    }
+    Some(out)
+}
+
 /// Binomial tail at which [`CellChain::zero_after`]'s uniformized sum stops (its absolute
 /// error).
 pub const UNIFORMIZATION_TAIL: f64 = 1e-15;
@@ -147,12 +216,16 @@ impl CellChain {
         t
     }
 
-    /// The stationary distribution: GTH on the dense matrix for untracked chains; for
-    /// tracked chains a forward substitution over the counter levels (sets only raise
-    /// `c`, decrements keep it, so levels `1..C−1` are solved in order, each from `v = Max`
-    /// down, and the saturated level `C` by one `Max × Max` LU solve).
+    /// The stationary distribution: for untracked chains a back substitution from
+    /// `v = Max` down ([`Self::stationary_untracked`]); for tracked chains a forward
+    /// substitution over the counter levels (sets only raise `c`, decrements keep it, so
+    /// levels `1..C−1` are solved in order, each from `v = Max` down, and the saturated
+    /// level `C` by GTH on its `Max + 1` states).
     pub fn stationary(&self) -> Result<Vec<f64>, ModelError> {
         if self.cap == 0 {
+            if let Some(pi) = self.stationary_untracked() {
+                return Ok(pi);
+            }
             return Ok(markov::stationary_gth(&self.dense())?
                 .iter()
                 .copied()
@@ -242,6 +315,48 @@ impl CellChain {
         Ok(x.into_iter().map(|p| p / total).collect())
     }
 
+    /// The stationary law of an untracked chain (`cap = 0`) by its balance equations,
+    /// solved from `v = Max` down without a subtraction (so tiny probabilities keep their
+    /// relative accuracy, as with GTH); `None` for a chain outside its assumptions (no
+    /// sets, `a` outside `(0, 1]`, a set value above `Max`), which GTH then solves.
+    ///
+    /// # Formula
+    /// A step decrements `v ≥ 1` with probability `d_v`, then sets the cell to value `u`
+    /// with probability `a·w_u` (whatever it held), so with `Σπ = 1`
+    /// ```text
+    /// π_v = (1 − a)·(π_v·(1 − d_v) + π_{v+1}·d_{v+1}) + a·w_v
+    /// ⇔ π_v = ((1 − a)·π_{v+1}·d_{v+1} + a·w_v) / (a + (1 − a)·d_v)     (v = Max, …, 1)
+    ///   π_0 = ((1 − a)·π_1·d_1 + a·w_0) / a
+    /// ```
+    /// (`π_{Max+1} = 0`, `d_0 = 0`), renormalised against rounding: `O(Max + |sets|)`.
+    fn stationary_untracked(&self) -> Option<Vec<f64>> {
+        let a = self.a;
+        let n = self.states();
+        if !(a > 0.0 && a <= 1.0) || self.sets.is_empty() || self.dec.len() != n {
+            return None;
+        }
+        let mut w = vec![0.0; n];
+        for &(v, _, p) in &self.sets {
+            *w.get_mut(v as usize)? += p;
+        }
+        let mut pi = vec![0.0; n];
+        let mut from_above = 0.0;
+        for v in (0..n).rev() {
+            let leave = if v == 0 {
+                a
+            } else {
+                a + (1.0 - a) * self.dec[v]
+            };
+            pi[v] = ((1.0 - a) * from_above + a * w[v]) / leave;
+            from_above = pi[v] * self.dec[v];
+        }
+        let total: f64 = pi.iter().sum();
+        if !(total > 0.0 && total.is_finite()) {
+            return None;
+        }
+        Some(pi.into_iter().map(|p| p / total).collect())
+    }
+
     /// One backward step `b' = T·b`: `b'(s)` is the expected value of `b` after one step
     /// from `s` (see [`BackwardPlan`] for repeated steps).
     #[cfg(test)]
@@ -306,17 +421,18 @@ impl CellChain {
     /// `T^steps · e_0`: entry `s` is the probability of being zero `steps` insertions
     /// after being in state `s`.
     ///
-    /// Step by step (`O(steps·(C·|sets| + states))`), or by uniformization in fewer steps
-    /// where every state is left with probability well under 1/2 per insertion
-    /// ([`Self::zero_after_uniformized`]), while that is cheaper than binary powering of the dense matrix (`O(states³·log steps)`, rows renormalised after each
-    /// squaring), which takes over for long ages on small chains (an SBF with `Max` up to
-    /// 255 at ages up to `2^64`).
+    /// By the cheapest of three ([`Self::zero_after_work`]): step by step
+    /// (`O(steps·(C·|sets| + states))`); by uniformization in fewer steps where every
+    /// state is left with probability well under 1/2 per insertion
+    /// ([`Self::zero_after_uniformized`]); binary powering of the dense matrix
+    /// (`O(states³·log steps)`, rows renormalised after each squaring, chains of at most
+    /// 512 states), which takes over for long ages on small chains (an SBF with `Max` up
+    /// to 255 at ages up to `2^64`).
     pub fn zero_after(&self, steps: u64) -> Vec<f64> {
-        let n = self.states() as u64;
-        let per_step = self.cap as u64 * self.sets.len() as u64 + 4 * n;
-        let log = 64 - steps.leading_zeros() as u64;
-        if n <= 512 && steps.saturating_mul(per_step) > n * n * n * 2 * log.max(1) {
-            let mut e0 = DVector::zeros(n as usize);
+        let path = self.zero_after_path(steps);
+        if path.dense {
+            let n = self.states();
+            let mut e0 = DVector::zeros(n);
             e0[0] = 1.0;
             let mut pw = self.dense();
             let mut out = e0;
@@ -336,8 +452,8 @@ impl CellChain {
             }
             return out.iter().map(|x| x.clamp(0.0, 1.0)).collect();
         }
-        if let Some(b) = self.zero_after_uniformized(steps) {
-            return b;
+        if let Some(law) = path.uniformized {
+            return self.zero_after_uniformized(law);
         }
         let mut plan = self.backward_plan();
         let mut b = vec![0.0; self.states()];
@@ -350,9 +466,34 @@ impl CellChain {
         b
     }
 
+    /// How [`Self::zero_after`] computes `T^steps·e_0`, and its work units.
+    fn zero_after_path(&self, steps: u64) -> ZeroAfterPath {
+        let n = self.states() as u64;
+        let per_step = self.cap as u64 * self.sets.len() as u64 + 4 * n;
+        let log = 64 - steps.leading_zeros() as u64;
+        let uniformized = self.uniformization(steps);
+        let terms = uniformized.as_ref().map_or(steps, |u| u.2);
+        let stepwise = terms.saturating_mul(per_step);
+        // Dense powering only for chains of at most 512 states (no overflow below).
+        let dense = (n <= 512).then(|| n * n * n * 2 * log.max(1));
+        if let Some(dense) = dense.filter(|&d| stepwise > d) {
+            ZeroAfterPath {
+                dense: true,
+                uniformized: None,
+                work: dense,
+            }
+        } else {
+            ZeroAfterPath {
+                dense: false,
+                uniformized,
+                work: stepwise,
+            }
+        }
+    }
+
     /// `(q, Bin(steps, q), last term)` of the uniformized `T^steps`, when it has fewer
     /// than `steps/2` terms.
-    fn uniformization(&self, steps: u64) -> Option<(f64, statrs::distribution::Binomial, u64)> {
+    fn uniformization(&self, steps: u64) -> Option<Uniformization> {
         use statrs::distribution::{Binomial, DiscreteCDF};
         if steps < 64 {
             return None;
@@ -393,44 +534,40 @@ impl CellChain {
     /// `[0, 1]`, that is the absolute error. About `nq + 9·√(nq)` backward steps instead of
     /// `n`: at an IBF3 design of the optimizer (`m` = 8333, `K` = 4, age 1000) about 60
     /// instead of 1000.
-    fn zero_after_uniformized(&self, steps: u64) -> Option<Vec<f64>> {
+    fn zero_after_uniformized(&self, (q, law, last): Uniformization) -> Vec<f64> {
         use statrs::distribution::Discrete;
-        let (q, law, last) = self.uniformization(steps)?;
-        let mut v = vec![0.0; self.states()];
-        v[0] = 1.0;
-        let mut out: Vec<f64> = v.iter().map(|x| x * law.pmf(0)).collect();
-        let mut plan = self.backward_plan();
-        let mut t = vec![0.0; v.len()];
-        for j in 1..=last {
-            plan.apply(&v, &mut t);
-            for (x, tx) in v.iter_mut().zip(&t) {
-                *x = ((tx - (1.0 - q) * *x) / q).clamp(0.0, 1.0);
-            }
+        let mut steps = self.uniformized_steps(q);
+        let mut out = vec![0.0; self.states()];
+        for j in 0..=last {
+            let v = steps.next_power();
             let w = law.pmf(j);
             if w > 0.0 {
-                for (o, x) in out.iter_mut().zip(&v) {
+                for (o, x) in out.iter_mut().zip(v) {
                     *o += w * x;
                 }
             }
         }
-        Some(out.into_iter().map(|x| x.clamp(0.0, 1.0)).collect())
+        out.into_iter().map(|x| x.clamp(0.0, 1.0)).collect()
+    }
+
+    /// The iterates `S^j·e_0` of the uniformized chain `S = (T − (1 − q)·I)/q`
+    /// ([`Self::zero_after_uniformized`]), for `q ≥ `[`Self::max_exit`] in `(0, 1)`.
+    pub(crate) fn uniformized_steps(&self, q: f64) -> UniformizedSteps {
+        let mut v = vec![0.0; self.states()];
+        v[0] = 1.0;
+        UniformizedSteps {
+            q,
+            plan: self.backward_plan(),
+            t: vec![0.0; v.len()],
+            v,
+            started: false,
+        }
     }
 
     /// Work units of [`Self::zero_after`] for `steps` (for callers that refuse runs of
     /// more than a few seconds).
     pub fn zero_after_work(&self, steps: u64) -> u64 {
-        let n = self.states() as u64;
-        let per_step = self.cap as u64 * self.sets.len() as u64 + 4 * n;
-        let log = 64 - steps.leading_zeros() as u64;
-        let terms = self
-            .uniformization(steps)
-            .map_or(steps, |(_, _, last)| last);
-        let stepwise = terms.saturating_mul(per_step);
-        if n <= 512 {
-            stepwise.min(n * n * n * 2 * log.max(1))
-        } else {
-            stepwise
-        }
+        self.zero_after_path(steps).work
     }
 
     /// The distribution right after the deletion phase, from `x`.
@@ -520,6 +657,64 @@ mod tests {
     }
 
     #[test]
+    fn binomial_terms_match_statrs_and_cut_the_tail() {
+        use statrs::distribution::{Binomial, Discrete};
+        for (n, q) in [(1u64, 0.3), (40, 0.01), (5000, 0.004), (300_000, 0.002)] {
+            let b = binomial_terms(n, q, UNIFORMIZATION_TAIL, 100_000).unwrap();
+            let law = Binomial::new(q, n).unwrap();
+            for (j, &x) in b.iter().enumerate() {
+                assert_relative_eq!(x, law.pmf(j as u64), max_relative = 1e-9, epsilon = 1e-300);
+            }
+            // The mass kept: 1 but for the cut tail and the recurrence's rounding (about
+            // `J·ε·|ln b_0|` relative on the terms).
+            let kept: f64 = b.iter().sum();
+            let rounding = 4.0 * b.len() as f64 * f64::EPSILON * (n as f64 * q).max(1.0);
+            assert!((1.0 - kept).abs() < 1e-15 + rounding, "{n} {q}: {kept}");
+            assert!(
+                b.len() as u64 == n + 1 || b.len() as f64 > n as f64 * q,
+                "{n} {q}"
+            );
+        }
+        assert!(binomial_terms(300_000, 0.002, UNIFORMIZATION_TAIL, 100).is_none());
+    }
+
+    #[test]
+    fn untracked_recursion_matches_gth() {
+        // Sets of several values (IBF1's importance map, one below Max), decrements that
+        // grow with the value (IBF6's 1/v weights inverted) and a tiny insertion rate,
+        // where the top states are far below 1e-16.
+        for (a, dec) in [
+            (0.05, [0.0, 0.3, 0.1, 0.05, 0.02]),
+            (1e-9, [0.0, 0.9, 0.9, 0.9, 0.9]),
+        ] {
+            let ch = CellChain {
+                max: 4,
+                cap: 0,
+                a,
+                sets: vec![(4, 0, 0.5), (2, 0, 0.3), (1, 0, 0.2)],
+                dec: dec.to_vec(),
+            };
+            let fast = ch.stationary_untracked().unwrap();
+            let gth = markov::stationary_gth(&ch.dense()).unwrap();
+            for s in 0..ch.states() {
+                assert_relative_eq!(fast[s], gth[s], max_relative = 1e-13, epsilon = 1e-300);
+            }
+            assert_eq!(ch.stationary().unwrap(), fast);
+        }
+        // Outside its assumptions it leaves the chain to GTH.
+        let mut odd = CellChain {
+            max: 2,
+            cap: 0,
+            a: 0.1,
+            sets: vec![(3, 0, 1.0)],
+            dec: vec![0.0, 0.2, 0.2],
+        };
+        assert!(odd.stationary_untracked().is_none());
+        odd.sets.clear();
+        assert!(odd.stationary_untracked().is_none());
+    }
+
+    #[test]
     fn forward_matches_dense_product() {
         let ch = tracked(|v, c| 0.03 * f64::from(v) + 0.01 * f64::from(c % 3));
         let t = ch.dense();
@@ -584,9 +779,13 @@ mod tests {
         let q = ch.max_exit();
         assert!(q > 0.0 && q < 0.02, "{q}");
         for steps in [64, 300, 2000, 20_000] {
-            let (_, _, last) = ch.uniformization(steps).expect("few terms");
+            let law = ch.uniformization(steps).expect("few terms");
+            let last = law.2;
             assert!(last < steps / 2, "{steps}: {last} terms");
-            let fast = ch.zero_after_uniformized(steps).unwrap();
+            let fast = ch.zero_after_uniformized(law);
+            // The uniformized sum is the cheapest path here, and `zero_after` takes it
+            // (it took dense powering before, whenever plain stepping cost more).
+            assert_eq!(ch.zero_after(steps), fast, "{steps}");
             let mut slow = vec![0.0; ch.states()];
             slow[0] = 1.0;
             for _ in 0..steps {

@@ -1,7 +1,7 @@
 //! Importance-aware Bloom filters: stable point by the exact cell chain (local policies)
 //! or a mean-field fixed point (global policies), and the metrics of Section 4 [SBF].
 
-use super::chain::CellChain;
+use super::chain::{binomial_terms, CellChain};
 use super::importance::ImportanceDist;
 use super::params::{IbfParams, StableMethod};
 use super::policy::{Delete, Policy};
@@ -110,8 +110,27 @@ fn solve_with(params: &IbfParams, screen: bool) -> Result<IbfSolution, ModelErro
                     })
                     .sum()
             };
+            // One chain for the whole root search: only its decrement law moves with `W̄`
+            // (set in place, with the values `chain_at` gives).
+            let search = std::cell::RefCell::new(chain_at(1.0));
+            let weights: Vec<f64> = {
+                let chain = search.borrow();
+                (0..chain.states())
+                    .map(|s| {
+                        let (v, c) = chain.decode(s);
+                        if v == 0 {
+                            0.0
+                        } else {
+                            weight(v, c)
+                        }
+                    })
+                    .collect()
+            };
             let gap = |wbar: f64| {
-                let chain = chain_at(wbar);
+                let mut chain = search.borrow_mut();
+                for (d, &wt) in chain.dec.iter_mut().zip(&weights).skip(1) {
+                    *d = probability((p * wt / (m * wbar)).min(1.0));
+                }
                 match chain.stationary() {
                     Ok(pi) => wbar - mean_weight(&chain, &pi),
                     Err(_) => f64::NAN,
@@ -222,14 +241,21 @@ impl IbfSolution {
     /// The importance-weighted FN (Eq. (6) [SBF] per unit of queried importance) for the
     /// zero-probability vector `b = T^a·e_0` of one age `a`.
     fn weighted_fn_of(&self, starts: &[Vec<f64>], b: &[f64]) -> f64 {
+        self.weighted_fn_from(
+            starts
+                .iter()
+                .map(|x| x.iter().zip(b).map(|(p, q)| p * q).sum()),
+        )
+    }
+
+    /// The importance-weighted FN from `z_i`, the probability that one of an item's cells
+    /// is zero, for each importance `i` of the support.
+    fn weighted_fn_from(&self, zeros: impl Iterator<Item = f64>) -> f64 {
         let dist = &self.params.importance();
         let num: f64 = dist
             .iter()
-            .zip(starts)
-            .map(|((i, w), x)| {
-                let z: f64 = x.iter().zip(b).map(|(p, q)| p * q).sum();
-                w * f64::from(i) * fn_from_zero(z.min(1.0), self.params.k())
-            })
+            .zip(zeros)
+            .map(|((i, w), z)| w * f64::from(i) * fn_from_zero(z.min(1.0), self.params.k()))
             .sum();
         probability(num / dist.mean())
     }
@@ -243,6 +269,16 @@ impl IbfSolution {
             .collect()
     }
 
+    /// The importance-weighted FN (Eq. (6) [SBF] per unit of queried importance) of an
+    /// item `age` insertions after its insertion: [`weighted`]'s `weighted_fn` of
+    /// [`Self::fn_by_importance`], from one `T^age·e_0` ([`CellChain::zero_after`], the
+    /// cheapest of its paths). By monotonicity (see [`Self::weighted_fn_age`]) it is at
+    /// least `rate` exactly when `weighted_fn_age(rate)` is at most `age`, at the cost of
+    /// one age instead of a search.
+    pub fn weighted_fn(&self, age: u64) -> f64 {
+        self.weighted_fn_of(&self.start_vectors(), &self.chain.zero_after(age))
+    }
+
     /// The smallest age at which the importance-weighted FN (Eq. (6) [SBF] per unit of
     /// queried importance) reaches `rate`, or `None` if its limit stays below `rate`.
     ///
@@ -250,7 +286,87 @@ impl IbfSolution {
     /// squaring): `O(states³·log age)`, for ages far beyond a step-by-step pass. Assumes
     /// the weighted FN does not fall with age (true for every policy's chain: a cell only
     /// drifts towards the stationary law).
+    ///
+    /// Chains that track a counter (16 states or more) take the uniformized series instead
+    /// where it is shorter ([`Self::weighted_fn_age_uniformized`]).
     pub fn weighted_fn_age(&self, rate: f64) -> Option<u64> {
+        if self.chain.cap > 0 {
+            if let Some(age) = self.weighted_fn_age_uniformized(rate) {
+                return Some(age);
+            }
+        }
+        self.weighted_fn_age_dense(rate)
+    }
+
+    /// Largest number of uniformized terms [`Self::weighted_fn_age_uniformized`] computes
+    /// before it leaves the search to binary lifting.
+    const UNIFORMIZED_TERMS: usize = 4096;
+
+    /// [`Self::weighted_fn_age`] by the uniformized series: `None` when the chain is left
+    /// with probability 1/2 or more per insertion, or the age needs more than
+    /// [`Self::UNIFORMIZED_TERMS`] terms (also when the rate is never reached).
+    ///
+    /// # Formula
+    /// With `q` and `S` of [`CellChain::zero_after`]'s uniformization,
+    /// `x_i·T^n·e_0 = Σ_j Bin(j; n, q)·y_ij`, `y_ij = x_i·S^j·e_0`: the `y_ij` are computed
+    /// once, one backward step per term, and the age is galloped (`1, 2, 4, …`) and bisected
+    /// over `n` at `O(terms·|support|)` per age, against `O(states³)` per squaring of the
+    /// dense chain (46 states at `Max = 3` with a 4-bit counter).
+    /// Each `y_ij` is clamped to `[0, 1]` and the series is cut where the binomial tail
+    /// falls below [`super::chain::UNIFORMIZATION_TAIL`].
+    fn weighted_fn_age_uniformized(&self, rate: f64) -> Option<u64> {
+        let q = self.chain.max_exit();
+        if !(q > 0.0 && q < 0.5) {
+            return None;
+        }
+        let starts = self.start_vectors();
+        let mut steps = self.chain.uniformized_steps(q);
+        let mut ys: Vec<Vec<f64>> = Vec::new();
+        let mut z = vec![0.0; starts.len()];
+        let mut reaches = |n: u64| -> Option<bool> {
+            let b = binomial_terms(
+                n,
+                q,
+                super::chain::UNIFORMIZATION_TAIL,
+                Self::UNIFORMIZED_TERMS,
+            )?;
+            while ys.len() < b.len() {
+                let v = steps.next_power();
+                ys.push(
+                    starts
+                        .iter()
+                        .map(|x| x.iter().zip(v).map(|(a, b)| a * b).sum())
+                        .collect(),
+                );
+            }
+            z.fill(0.0);
+            for (w, y) in b.iter().zip(&ys) {
+                for (zi, yi) in z.iter_mut().zip(y) {
+                    *zi += w * yi;
+                }
+            }
+            Some(self.weighted_fn_from(z.iter().copied()) >= rate)
+        };
+        // The weighted FN is below the rate at `lo` (age 0: a fresh item's cells are set)
+        // and reaches it at `hi`.
+        let (mut lo, mut hi) = (0u64, 1u64);
+        while !reaches(hi)? {
+            lo = hi;
+            hi = hi.checked_mul(2)?;
+        }
+        while hi - lo > 1 {
+            let mid = lo + (hi - lo) / 2;
+            if reaches(mid)? {
+                hi = mid;
+            } else {
+                lo = mid;
+            }
+        }
+        Some(hi)
+    }
+
+    /// [`Self::weighted_fn_age`] by binary lifting on the dense chain.
+    fn weighted_fn_age_dense(&self, rate: f64) -> Option<u64> {
         let starts = self.start_vectors();
         let n = self.chain.states();
         let mut e0 = nalgebra::DVector::zeros(n);
@@ -482,3 +598,37 @@ pub fn zero_fraction_transient(params: &IbfParams, n: u64) -> Result<Vec<f64>, M
 
 /// Largest `insertions × chain states` a transient run accepts (about a second).
 pub const TRANSIENT_WORK: u64 = 400_000_000;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The uniformized age search finds the age of binary lifting on the dense chain.
+    #[test]
+    fn uniformized_fn_age_equals_binary_lifting() {
+        let dist = ImportanceDist::linear(1, 50).unwrap();
+        let mut compared = 0;
+        for policy in [Policy::Ibf3, Policy::Ibf5] {
+            for (m, k, max, p) in [(16_384, 4, 3, 20), (16_384, 8, 1, 9), (2000, 2, 3, 5)] {
+                let params = IbfParams::new(policy, m, k, max, p, dist.clone())
+                    .unwrap()
+                    .with_counter_bits(4)
+                    .unwrap();
+                let s = solve(&params).unwrap();
+                for rate in [0.01, 0.1, 0.5] {
+                    let dense = s.weighted_fn_age_dense(rate);
+                    let fast = s.weighted_fn_age_uniformized(rate);
+                    if fast.is_some() {
+                        compared += 1;
+                        assert_eq!(fast, dense, "{policy} {m} {k} {max} {p} {rate}");
+                    }
+                    assert_eq!(s.weighted_fn_age(rate), dense);
+                }
+            }
+        }
+        // The other cases leave the search to binary lifting (a chain left with
+        // probability 1/2 or more per insertion, or too many terms): 6 of these 18 take
+        // the series.
+        assert!(compared >= 6, "{compared}");
+    }
+}

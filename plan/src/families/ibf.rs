@@ -37,7 +37,8 @@
 //! 2. with step 1's solution, the age `a*` at which the weighted FN reaches RATE at
 //!    `M_REF` ([`IbfSolution::weighted_fn_age`]), so `m ≈ M_REF·W/a*`;
 //! 3. at that `m`, re-solved exactly: `P` raised while the FP misses, `m` raised by 2%
-//!    while the FN at `W` misses (at most [`ADJUST`] times each).
+//!    while the FN at `W` misses (at most [`ADJUST`] times each); the FN is evaluated at
+//!    `W` alone ([`IbfSolution::weighted_fn`]), not searched for its age.
 //!
 //! The least memory over `(Max, K)` (the first in that order on a tie) is the policy's
 //! row; a policy none of whose combinations can be met (or whose mean-field solve fails)
@@ -292,9 +293,11 @@ fn corrected(
             p += 1;
             continue;
         }
-        match s.weighted_fn_age(rate) {
-            Some(a) if a <= w => m += (m / 50).max(1),
-            _ => return Some((x, s)),
+        // The FN age is at most `W` exactly when the weighted FN at `W` reaches the rate.
+        if s.weighted_fn(w) >= rate {
+            m += (m / 50).max(1);
+        } else {
+            return Some((x, s));
         }
     }
     None
