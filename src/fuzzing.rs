@@ -69,11 +69,11 @@ pub fn trace(data: &[u8]) {
 
 /// Model and posterior entry points: `arbitrary` decodes a command line of
 /// [`MODEL_TEMPLATES`] with extreme and ordinary values (see [`model_args`]), which runs
-/// through the library exactly as the binary runs it.
+/// through the library exactly as the binary runs it, within [`bounded`]'s allowance.
 pub fn models(data: &[u8]) {
     let mut u = Unstructured::new(data);
     if let Ok(args) = model_args(&mut u, MODEL_TEMPLATES) {
-        check_run(&args);
+        bounded(|| check_run(&args));
     }
 }
 
@@ -82,8 +82,33 @@ pub fn models(data: &[u8]) {
 pub fn design(data: &[u8]) {
     let mut u = Unstructured::new(data);
     if let Ok(args) = model_args(&mut u, DESIGN_TEMPLATES) {
-        check_run(&args);
+        bounded(|| check_run(&args));
     }
+}
+
+/// The work allowance of one fuzz input, in the steps of the library's loops
+/// ([`bfopt_models::budget`]): about a millisecond of evaluation. An input whose
+/// evaluation needs more ends in [`bfopt_models::ModelError::WorkLimit`] (an error, a
+/// valid outcome) before the expensive loop starts, or takes the cheaper method a loop
+/// takes beyond its own limit; every value of every documented range is still drawn.
+pub const FUZZ_ALLOWANCE: f64 = 1e6;
+
+/// Runs `f` within [`FUZZ_ALLOWANCE`] on this thread, with rayon's parallel loops also
+/// on this thread (a one-thread pool that uses it), so the allowance covers them too and
+/// a fuzz process keeps to one core.
+pub fn bounded<R: Send>(f: impl FnOnce() -> R + Send) -> R {
+    thread_local! {
+        static POOL: Option<rayon::ThreadPool> = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .use_current_thread()
+            .build()
+            .ok();
+    }
+    let run = || bfopt_models::budget::with_allowance(FUZZ_ALLOWANCE, f);
+    POOL.with(|pool| match pool {
+        Some(pool) => pool.install(run),
+        None => run(),
+    })
 }
 
 /// `model` and `posterior` command lines with a slot per value: `{m}` a size, `{k}` a
@@ -318,7 +343,7 @@ pub fn plan(data: &[u8]) {
     let Ok(req) = fuzz_requirement(&mut u) else {
         return;
     };
-    let Ok(p) = bfopt_plan::plan(&req) else {
+    let Ok(p) = bounded(|| bfopt_plan::plan(&req)) else {
         return;
     };
     assert_eq!(p.pick.index, 0, "the pick is the least memory");
