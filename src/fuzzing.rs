@@ -114,10 +114,10 @@ pub fn bounded<R: Send>(f: impl FnOnce() -> R + Send) -> R {
 /// `model` and `posterior` command lines with a slot per value: `{m}` a size, `{k}` a
 /// small count, `{n}` a count, `{p}` a probability-like real, `{x}` any real, `{prior}`,
 /// `{pen}`, `{imp}` the family-specific forms. Sizes and counts are drawn log-uniformly
-/// over their whole documented range (to 2^53, see [`units::COUNT_MAX`]), except `{w}`,
-/// a count the evaluation's time grows with (`model rbf --recycle-messages`: `O(N)`
-/// terms; `model scalable --items`; the prior's items `{wprior}` of `model gbf
-/// --distinct-decay`), drawn up to `2^`[`WORK_BUDGET_LOG2`] unless it is one of the edge values.
+/// over their whole documented range (to 2^53, see [`units::COUNT_MAX`]), also the counts
+/// an evaluation's time grows with (`model rbf --recycle-messages`: `O(N)` terms; `model
+/// scalable --items`; the prior of `model gbf --distinct-decay`): [`bounded`]'s allowance
+/// ends those that would run long.
 pub const MODEL_TEMPLATES: &[&str] = &[
     "model classic --bits {m} --hashes {k} --items {n} --layout standard",
     "model classic --bits {m} --hashes {k} --items {n} --layout partitioned",
@@ -127,7 +127,7 @@ pub const MODEL_TEMPLATES: &[&str] = &[
     "model apbbf --hashes {k} --extra-slices {k} --block-bits {m} --block-hashes {k} --window {n}",
     "model rbf --bits {m} --hashes {k} --recycle-bits {n} --method fluid",
     "model rbf --bits {m} --hashes {k} --recycle-bits {n} --phases {k} --hashing distinct --recycling retaining --method fluid",
-    "model rbf --bits {m} --hashes {k} --recycle-messages {w}",
+    "model rbf --bits {m} --hashes {k} --recycle-messages {n}",
     "model btbf --timers {m} --hashes {k} --bits-per-timer {k} --block-size {k} --window {n}",
     "model btbf --timers {m} --hashes {k} --bits-per-timer {k} --window {n} --padding {n} --prior {prior}",
     "model sbf --cells {m} --hashes {k} --max {k} --decrements {n} --age {n}",
@@ -136,8 +136,8 @@ pub const MODEL_TEMPLATES: &[&str] = &[
     "model pbf --bits {m} --distinct {x},{x} --frequency {x},{x} --max-hashes {k}",
     "model pbf-bound --pairs {n} --horizon {n} --fp {p} --query-length {n} --granularity {k}",
     "model gbf --bits {m} --reset-hashes {k} --set-hashes {k} --window {n} --age {n}",
-    "model gbf --bits {m} --reset-hashes {k} --set-hashes {k} --window {n} --prior {wprior} --distinct-decay",
-    "model scalable --initial-capacity {n} --fp0 {p} --tightening {p} --growth {x} --items {w}",
+    "model gbf --bits {m} --reset-hashes {k} --set-hashes {k} --window {n} --prior {prior} --distinct-decay",
+    "model scalable --initial-capacity {n} --fp0 {p} --tightening {p} --growth {x} --items {n}",
     "model fuse --items {n} --fingerprint-bits {k}",
     "model cuckoo --fingerprint-bits {k} --bucket-size {k} --buckets {m} --items {n}",
     "model counting --counters {m} --hashes {k} --items {n} --counter-bits {k}",
@@ -162,7 +162,7 @@ pub const DESIGN_TEMPLATES: &[&str] = &[
     "optimize ibf --bits {m} --policies sbf,ibf1 --importance {imp} --age {n} --member-share {p}",
     "optimize btbf --bits-per-item {x} --window {n} --prior {prior} --penalties {pen} --max-hashes {k}",
     "optimize gbf --bits-per-item {x} --window {n} --prior {prior} --penalties {pen} --max-hashes {k}",
-    "optimize scalable --fp {p} --initial-capacity {n} --items {w}",
+    "optimize scalable --fp {p} --initial-capacity {n} --items {n}",
     "optimize fuse --fp {p} --items {n}",
     "optimize cuckoo --fp {p} --items {n} --bucket-size {k}",
     "optimize counting --fp {p} --items {n} --overflow {p}",
@@ -192,11 +192,6 @@ pub fn model_args(
     }
     Ok(args)
 }
-
-/// The work budget of one fuzz input: a `{w}` count (see [`MODEL_TEMPLATES`]) is at
-/// most `2^WORK_BUDGET_LOG2`, so an input costs at most about 10^6 steps of its
-/// evaluation. Larger values are evaluated by the bad-input matrix and the CLI tests.
-pub const WORK_BUDGET_LOG2: u32 = 20;
 
 /// A whole number log-uniform over `[0, 2^max_log2]`: the exponent first, then the
 /// mantissa, so every order of magnitude of a documented range is drawn as often.
@@ -238,32 +233,17 @@ fn slot(kind: &str, u: &mut Unstructured<'_>) -> arbitrary::Result<String> {
         "",
     ];
     if u.ratio(1, 8)? {
-        let edge = *u.choose(EDGES)?;
-        // A work-bounded slot keeps its budget at the edges too.
-        let over_budget = edge
-            .parse::<f64>()
-            .is_ok_and(|v| v > f64::from(1u32 << WORK_BUDGET_LOG2));
-        if !(kind.starts_with('w') && over_budget) {
-            return Ok(edge.to_string());
-        }
+        return Ok(u.choose(EDGES)?.to_string());
     }
     Ok(match kind {
         "m" | "n" => log_uniform(u, 53)?.to_string(),
-        "w" => log_uniform(u, WORK_BUDGET_LOG2)?.to_string(),
         "k" => u.int_in_range(0u64..=70)?.to_string(),
         "p" => probability(u)?,
         "x" => format!("{:e}", f64::from(u.int_in_range(-10i32..=1000)?) / 10.0),
-        "prior" | "wprior" => format!(
+        "prior" => format!(
             "{}:{}",
             u.choose(&["uniform", "zipf", "none", "fixed"])?,
-            log_uniform(
-                u,
-                if kind == "prior" {
-                    53
-                } else {
-                    WORK_BUDGET_LOG2
-                }
-            )?
+            log_uniform(u, 53)?
         ),
         "pen" => format!(
             "{}:{}:{}",
