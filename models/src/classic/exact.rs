@@ -233,7 +233,15 @@ impl BlockFpTable {
             return true;
         }
         let t = u64::from(self.k).saturating_mul(j);
-        if t as f64 * Occupancy::band_width(self.block_bits, t) > self.budget {
+        let band = Occupancy::band_width(self.block_bits, t);
+        if t as f64 * band > self.budget {
+            return false;
+        }
+        // Under a [`crate::budget`] allowance the growth is paid from it; past it the
+        // table stays as it is (the usual formula then, as beyond `budget`).
+        let grown = u64::from(self.k).saturating_mul(have);
+        let work = t.saturating_sub(grown) as f64 * band;
+        if crate::budget::spend(work, "the classic exact blocked law").is_err() {
             return false;
         }
         while (self.by_load.len() as u64) <= j && !self.saturated() {
