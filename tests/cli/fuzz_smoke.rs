@@ -182,7 +182,7 @@ fn issue_17_fuzz_allowance_bounds_expensive_inputs_and_changes_no_cheap_one() {
     for line in [
         "model rbf --bits 1e6 --hashes 4 --recycle-messages 1000",
         "model classic --bits 1e6 --hashes 7 --items 1e5",
-        "model classic --bits 960 --hashes 7 --items 100",
+        "model classic --bits 96 --hashes 3 --items 10",
         "optimize classic --fp 0.01 --items 1e6",
     ] {
         let free = run_line(line).unwrap();
