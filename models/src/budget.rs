@@ -9,7 +9,10 @@
 //! [`ModelError::WorkLimit`] naming itself and the allowance, before it starts; a loop
 //! whose own limit picks a cheaper method (the classic exact law over its approximation)
 //! takes the smaller of that limit and what is left ([`cap`]), so it picks the cheaper
-//! method sooner, as it would for a larger input.
+//! method sooner, as it would for a larger input. A loop that one evaluation runs once
+//! per candidate (a search) pays from the allowance ([`spend`]); one that an evaluation
+//! may run twice on the same inputs (a value and its log) only compares its estimate
+//! with what is left ([`check`]), so both runs decide alike.
 //!
 //! The count is a deterministic function of the input (never a clock), so an input
 //! gives the same outcome on every machine and a fuzz crash reproduces. The allowance
