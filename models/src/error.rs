@@ -39,6 +39,22 @@ pub enum ModelError {
         /// The last residual.
         residual: f64,
     },
+    /// A loop would spend more than the work allowance a caller set on its thread
+    /// ([`crate::budget::with_allowance`]; never without one).
+    ///
+    /// Display: `work limit: classic exact law needs 2e7 steps, beyond the allowance
+    /// of 1e5 steps`.
+    #[error(
+        "work limit: {what} needs {steps:e} steps, beyond the allowance of {allowance:e} steps"
+    )]
+    WorkLimit {
+        /// The loop, as its documentation names it.
+        what: &'static str,
+        /// The steps it would take (its estimate, or what it asked for next).
+        steps: f64,
+        /// The allowance in force.
+        allowance: f64,
+    },
 }
 
 impl ModelError {

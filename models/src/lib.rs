@@ -70,6 +70,7 @@
 
 pub mod apbf;
 pub mod baseline;
+pub mod budget;
 pub mod classic;
 pub mod counting;
 pub mod cuckoo;

@@ -86,7 +86,8 @@ pub fn model(a: &ModelArgs) -> Result<Report, CliError> {
     let (m, prior) = match a.prior.as_deref().map(parse_prior).transpose()? {
         None => (p.metrics_flat(w, a.age), None),
         Some(prior) if a.distinct_decay => (
-            p.metrics_distinct(w, &prior, &gbf_distinct(&prior), a.age),
+            p.metrics_distinct(w, &prior, &gbf_distinct(&prior), a.age)
+                .map_err(model_err)?,
             Some(prior.describe()),
         ),
         Some(prior) => (p.metrics(w, &prior, a.age), Some(prior.describe())),
@@ -193,7 +194,9 @@ pub fn simulate_cmd(a: &SimulateArgs) -> Result<Report, CliError> {
     };
     let r = simulate(&cfg).map_err(model_err)?;
     let distinct = gbf_distinct(&prior);
-    let m = p.metrics_distinct(w, &prior, &distinct, None);
+    let m = p
+        .metrics_distinct(w, &prior, &distinct, None)
+        .map_err(model_err)?;
     let predicted =
         bfopt_models::gbf::design::expected_penalty(&p, w, &prior, &distinct, &cfg.penalties, 64)
             .map_err(model_err)?;

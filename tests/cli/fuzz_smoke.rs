@@ -138,3 +138,54 @@ fn fuzz_cost_profile() {
         }
     }
 }
+
+/// Runs a command line through the library, as the binary does.
+fn run_line(line: &str) -> Result<String, String> {
+    let cli = bfopt::cli::parse_from(std::iter::once("bfopt").chain(line.split(' '))).unwrap();
+    bfopt::run(&cli)
+        .map(|report| {
+            let mut out = Vec::new();
+            bfopt::render::write(&report, bfopt::cli::Format::Json, &mut out).unwrap();
+            String::from_utf8(out).unwrap()
+        })
+        .map_err(|e| e.to_string())
+}
+
+/// Issue 17: inputs whose evaluation grows with a value (here `N = 10^8` terms, seconds
+/// unbounded; the exact RBF chain at `k²·σ = 10^9`; the IBF FN pass at a large age) end
+/// within the fuzz allowance in a work-limit error naming the loop, instead of running
+/// for seconds; cheap inputs give the same output with and without it.
+#[test]
+fn issue_17_fuzz_allowance_bounds_expensive_inputs_and_changes_no_cheap_one() {
+    for (line, loop_name) in [
+        (
+            "model rbf --bits 1e9 --hashes 4 --recycle-messages 100000000",
+            "N-bounded RBF sums",
+        ),
+        (
+            "model rbf --bits 1e9 --hashes 64 --recycle-bits 244140 --method exact",
+            "exact RBF chain",
+        ),
+    ] {
+        let start = std::time::Instant::now();
+        let err = fuzzing::bounded(|| run_line(line)).unwrap_err();
+        assert!(
+            err.contains("work limit") && err.contains(loop_name),
+            "{line}: {err}"
+        );
+        assert!(
+            start.elapsed().as_secs_f64() < 1.0,
+            "{line}: {:?}",
+            start.elapsed()
+        );
+    }
+    for line in [
+        "model rbf --bits 1e6 --hashes 4 --recycle-messages 1000",
+        "model classic --bits 1e6 --hashes 7 --items 1e5",
+        "model classic --bits 96 --hashes 3 --items 10",
+        "optimize classic --fp 0.01 --items 1e6",
+    ] {
+        let free = run_line(line).unwrap();
+        assert_eq!(fuzzing::bounded(|| run_line(line)).unwrap(), free, "{line}");
+    }
+}

@@ -91,7 +91,11 @@ fn with_block_table<R>(block_bits: u64, k: u32, f: impl FnOnce(&mut BlockFpTable
     type Tables = Mutex<HashMap<(u64, u32), BlockFpTable>>;
     static TABLES: OnceLock<Tables> = OnceLock::new();
     if block_bits > CACHED_BLOCK_BITS {
-        return f(&mut BlockFpTable::new(block_bits, k, EXACT_BUDGET));
+        return f(&mut BlockFpTable::new(
+            block_bits,
+            k,
+            crate::budget::cap(EXACT_BUDGET),
+        ));
     }
     let mut tables = TABLES
         .get_or_init(Tables::default)

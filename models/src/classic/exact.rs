@@ -35,11 +35,19 @@ const NEGLIGIBLE: f64 = 1e-60;
 /// # Numerics
 /// The recursion runs over a band of width about `17·√m` around the mean, so its cost
 /// (the budget's unit) is about `k·n·min(k·n, m, 17√m)` steps.
+///
+/// Under a [`crate::budget`] allowance the evaluation also spends its own work
+/// (`(k+1)³/6·log2(t)` for the squarings), and is `None` once the allowance cannot pay
+/// it: a search that asks for the exact law at many sizes (the design searches) falls
+/// back to the usual formula for the rest of the allowance.
 pub fn fp_exact_standard(m: u64, k: u32, n: u64, budget: f64) -> Option<f64> {
     let t = u64::from(k).checked_mul(n)?;
     if t as f64 * Occupancy::band_width(m, t) > budget {
         return None;
     }
+    let states = f64::from(k) + 1.0;
+    let work = states * (states * states / 6.0 + 1.0) * (t as f64).log2().max(1.0);
+    crate::budget::spend(work, "the classic exact law").ok()?;
     Some(fp_unhit_chain(m, t, k))
 }
 
@@ -225,7 +233,15 @@ impl BlockFpTable {
             return true;
         }
         let t = u64::from(self.k).saturating_mul(j);
-        if t as f64 * Occupancy::band_width(self.block_bits, t) > self.budget {
+        let band = Occupancy::band_width(self.block_bits, t);
+        if t as f64 * band > self.budget {
+            return false;
+        }
+        // Under a [`crate::budget`] allowance the growth is paid from it; past it the
+        // table stays as it is (the usual formula then, as beyond `budget`).
+        let grown = u64::from(self.k).saturating_mul(have);
+        let work = t.saturating_sub(grown) as f64 * band;
+        if crate::budget::spend(work, "the classic exact blocked law").is_err() {
             return false;
         }
         while (self.by_load.len() as u64) <= j && !self.saturated() {

@@ -249,22 +249,29 @@ impl ClassicParams {
     pub fn fp_with_law(&self) -> (f64, FpLaw) {
         let (m, k, n) = (self.m as f64, f64::from(self.k), self.n as f64);
         match self.layout {
-            Layout::Standard => fp_exact_standard(self.m, self.k, self.n, FP_EXACT_BUDGET)
-                .map_or((fp_standard(m, k, n), FpLaw::UsualFormula), |x| {
-                    (x, FpLaw::Exact)
-                }),
-            Layout::Partitioned => (fp_partitioned(self.slice_bits() as f64, k, n), FpLaw::Exact),
-            Layout::Blocked { block_bits } => {
-                fp_blocked_exact(self.m, block_bits, self.k, self.n, EXACT_BUDGET).map_or_else(
-                    || {
-                        (
-                            fp_blocked(self.m, block_bits, self.k, self.n),
-                            FpLaw::UsualFormula,
-                        )
-                    },
-                    |x| (x, FpLaw::Exact),
-                )
+            Layout::Standard => {
+                fp_exact_standard(self.m, self.k, self.n, crate::budget::cap(FP_EXACT_BUDGET))
+                    .map_or((fp_standard(m, k, n), FpLaw::UsualFormula), |x| {
+                        (x, FpLaw::Exact)
+                    })
             }
+            Layout::Partitioned => (fp_partitioned(self.slice_bits() as f64, k, n), FpLaw::Exact),
+            Layout::Blocked { block_bits } => fp_blocked_exact(
+                self.m,
+                block_bits,
+                self.k,
+                self.n,
+                crate::budget::cap(EXACT_BUDGET),
+            )
+            .map_or_else(
+                || {
+                    (
+                        fp_blocked(self.m, block_bits, self.k, self.n),
+                        FpLaw::UsualFormula,
+                    )
+                },
+                |x| (x, FpLaw::Exact),
+            ),
         }
     }
 
@@ -285,14 +292,18 @@ impl ClassicParams {
         let k = f64::from(self.k);
         match self.layout {
             Layout::Standard => Some(
-                ln_fp_exact_standard(self.m, self.k, self.n, FP_EXACT_BUDGET)
+                ln_fp_exact_standard(self.m, self.k, self.n, crate::budget::cap(FP_EXACT_BUDGET))
                     .unwrap_or_else(|| k * self.fill().ln()),
             ),
             Layout::Partitioned => Some(k * self.fill().ln()),
             Layout::Blocked { block_bits } => match self.fp_law() {
-                FpLaw::Exact => {
-                    ln_fp_blocked_exact(self.m, block_bits, self.k, self.n, EXACT_BUDGET)
-                }
+                FpLaw::Exact => ln_fp_blocked_exact(
+                    self.m,
+                    block_bits,
+                    self.k,
+                    self.n,
+                    crate::budget::cap(EXACT_BUDGET),
+                ),
                 FpLaw::UsualFormula => ln_fp_blocked(self.m, block_bits, self.k, self.n),
             },
         }
@@ -342,11 +353,17 @@ impl ClassicParams {
             fp_approx: fp_approx(m, k, n),
             fp_exact: match (fp_law, self.layout) {
                 (FpLaw::Exact, _) => Some(fp),
-                (_, Layout::Standard) => fp_exact_standard(self.m, self.k, self.n, EXACT_BUDGET),
-                (_, Layout::Partitioned) => Some(fp),
-                (_, Layout::Blocked { block_bits }) => {
-                    fp_blocked_exact(self.m, block_bits, self.k, self.n, EXACT_BUDGET)
+                (_, Layout::Standard) => {
+                    fp_exact_standard(self.m, self.k, self.n, crate::budget::cap(EXACT_BUDGET))
                 }
+                (_, Layout::Partitioned) => Some(fp),
+                (_, Layout::Blocked { block_bits }) => fp_blocked_exact(
+                    self.m,
+                    block_bits,
+                    self.k,
+                    self.n,
+                    crate::budget::cap(EXACT_BUDGET),
+                ),
             },
             fill,
             bits_per_item: m / n,

@@ -296,13 +296,17 @@ impl GbfParams {
     /// age pieces of a [`GbfDistinctTable`] per item class.
     ///
     /// [`Distinct::d_excluding`]: crate::timing::prior::Distinct::d_excluding
+    ///
+    /// # Errors
+    /// [`ModelError::WorkLimit`] when the age pieces exceed the [`crate::budget`]
+    /// allowance a caller set (never without one).
     pub fn metrics_distinct(
         &self,
         w: u64,
         prior: &StreamPrior,
         distinct: &crate::timing::prior::Distinct,
         age: Option<u64>,
-    ) -> GbfMetrics {
+    ) -> Result<GbfMetrics, ModelError> {
         let all = GbfObservation {
             c0: self.k0,
             r0: self.k0,
@@ -311,8 +315,10 @@ impl GbfParams {
         };
         let (mut pos_in, mut pos_out, mut inside) = (0.0, 0.0, 0.0);
         for (weight, px) in prior.classes(64) {
-            let Ok(table) = GbfDistinctTable::positive(self, px, w, distinct) else {
-                continue;
+            let table = match GbfDistinctTable::positive(self, px, w, distinct) {
+                Ok(table) => table,
+                Err(e @ ModelError::WorkLimit { .. }) => return Err(e),
+                Err(_) => continue,
             };
             let (num, den) = table.sums(&all);
             pos_in += weight * px * num;
@@ -326,7 +332,7 @@ impl GbfParams {
             let p0 = self.pi0();
             (p0 + (1.0 - p0) * t).powi(self.k0 as i32) * ((1.0 - p0) + p0 * t).powi(self.k1 as i32)
         };
-        self.window_metrics(pos_in, pos_out, inside, age.map(pos_at))
+        Ok(self.window_metrics(pos_in, pos_out, inside, age.map(pos_at)))
     }
 }
 
@@ -448,6 +454,10 @@ impl GbfDistinctTable {
     /// Largest change of `ln L` across a piece (to first order).
     pub const DELTA: f64 = 1e-4;
 
+    /// The work of one piece, in [`crate::budget`] steps (about a nanosecond each): its
+    /// `D(·)` evaluations and exponentials.
+    pub const ROW_STEPS: f64 = 200.0;
+
     /// The table for items of sample probability `px` and window `w`.
     ///
     /// # Errors
@@ -535,6 +545,7 @@ impl GbfDistinctTable {
             if a < w && b > w {
                 b = w;
             }
+            crate::budget::spend(Self::ROW_STEPS, "the GBF age pieces")?;
             rows.push(row(a, Some(b)));
             if b <= w {
                 inside = rows.len();
@@ -818,7 +829,7 @@ mod tests {
         let px = 1.0 / 811_357.0;
         for m in [
             p.metrics(1, &prior, None),
-            p.metrics_distinct(1, &prior, &d, None),
+            p.metrics_distinct(1, &prior, &d, None).unwrap(),
         ] {
             assert!((0.0..1e-12).contains(&m.fn_), "{m:?}");
             assert_relative_eq!(m.in_window, px, max_relative = 1e-15);
@@ -883,7 +894,9 @@ mod tests {
         let p = GbfParams::new(2000, 3, 3).unwrap();
         let prior = StreamPrior::uniform(500).unwrap();
         let a = p.metrics(300, &prior, None);
-        let b = p.metrics_distinct(300, &prior, &crate::timing::prior::Distinct::Identity, None);
+        let b = p
+            .metrics_distinct(300, &prior, &crate::timing::prior::Distinct::Identity, None)
+            .unwrap();
         assert_relative_eq!(a.fp, b.fp, max_relative = 1e-9);
         assert_relative_eq!(a.fn_, b.fn_, max_relative = 1e-9);
         let o = GbfObservation {

@@ -147,7 +147,11 @@ pub const EXACT_LIMIT: f64 = 2e9;
 impl Method {
     fn resolve(self, k: u32, sigma: u64) -> Method {
         match self {
-            Method::Auto if f64::from(k).powi(2) * sigma as f64 <= EXACT_BUDGET => Method::Exact,
+            Method::Auto
+                if f64::from(k).powi(2) * sigma as f64 <= crate::budget::cap(EXACT_BUDGET) =>
+            {
+                Method::Exact
+            }
             Method::Auto => Method::Fluid,
             m => m,
         }
@@ -304,6 +308,9 @@ impl RbfParams {
                     work * 4e-9
                 ),
             ));
+        }
+        if method == Method::Exact {
+            crate::budget::check(work, "the exact RBF chain (k²·sigma steps)")?;
         }
         Ok(method)
     }
@@ -496,11 +503,13 @@ impl RbfNParams {
     ///
     /// # Errors
     /// `m` outside [`RbfParams::BITS`], `k` outside [`RbfParams::K`], `n` outside
-    /// [`Self::N`].
+    /// [`Self::N`]; [`ModelError::WorkLimit`] when the metrics' `N` terms (50 steps each)
+    /// exceed the [`crate::budget`] allowance a caller set.
     pub fn new(m: u64, k: u32, n: u64) -> Result<Self, ModelError> {
         check::in_range("bits", m, RbfParams::BITS)?;
         check::in_range("k", k, RbfParams::K)?;
         check::in_range("n", n, Self::N)?;
+        crate::budget::check(50.0 * n as f64, "the N-bounded RBF sums (N terms)")?;
         Ok(Self { m, k, n })
     }
     /// Bits `M`.

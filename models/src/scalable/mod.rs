@@ -84,6 +84,10 @@ impl ScalableParams {
     pub const S: RangeInclusive<f64> = 1.0..=64.0;
     /// Most links a chain may have.
     pub const MAX_LINKS: usize = 64;
+    /// The work of one link's classic design in [`crate::budget`] steps (about a
+    /// nanosecond each): up to 64 hash counts, each a bisection of about 50 FP
+    /// evaluations.
+    pub const LINK_DESIGN_STEPS: f64 = 1e5;
 
     /// Validates and builds the parameters.
     ///
@@ -176,8 +180,11 @@ impl ScalableParams {
     /// bits over integer `k_i`.
     ///
     /// # Errors
-    /// A link FP target below `1e-300`, a capacity beyond [`ClassicParams::N`].
+    /// A link FP target below `1e-300`, a capacity beyond [`ClassicParams::N`];
+    /// [`ModelError::WorkLimit`] past the [`crate::budget`] allowance a caller set (each
+    /// link's classic design costs [`Self::LINK_DESIGN_STEPS`]).
     pub fn link(&self, i: usize) -> Result<Link, ModelError> {
+        crate::budget::spend(Self::LINK_DESIGN_STEPS, "the scalable link designs")?;
         let (capacity, fp_target) = (self.link_capacity(i), self.link_fp(i));
         if fp_target < check::FP_TARGET_MIN {
             // Named after the smaller factor of `p0 · r^i`: the one that drove it down.

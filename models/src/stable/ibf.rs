@@ -425,6 +425,10 @@ impl IbfSolution {
                 ),
             ));
         }
+        crate::budget::check(
+            self.fn_work(age) as f64,
+            "the IBF false-negative pass (age × states)",
+        )?;
         let fp = self.fp();
         let fns = self.fn_by_importance(age);
         let dist = &self.params.importance();

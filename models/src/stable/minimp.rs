@@ -137,7 +137,7 @@ pub(crate) fn solve_with(
     if limit_only
         || saturates(params)
         || params.m() > RANK_M_MAX
-        || rank_work(params) > RANK_WORK_MAX
+        || rank_work(params) > crate::budget::cap(RANK_WORK_MAX)
     {
         return limit(params);
     }

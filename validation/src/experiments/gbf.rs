@@ -460,7 +460,13 @@ pub fn checks(level: Level, seed: u64, confidence: f64) -> Vec<Check> {
                 continue;
             }
         };
-        let m = params.metrics_distinct(w, &prior, &prior.distinct(), None);
+        let m = match params.metrics_distinct(w, &prior, &prior.distinct(), None) {
+            Ok(m) => m,
+            Err(e) => {
+                out.push(Check::error("gbf", name(&e.to_string()), case_seed));
+                continue;
+            }
+        };
         let band = Tolerance::approx(MODEL_BAND, "independent cells, i for D(i) (Eq. (31) [TBF])");
         for (what, predicted, prop) in
             [("standard fp", m.fp, &r.fp), ("standard fn", m.fn_, &r.fn_)]
