@@ -66,6 +66,16 @@ fn model_pbf_json_shape_and_kkt() {
     assert!(m.fp_rounded >= m.fp * 0.9 && m.fp_uniform > m.fp_rounded);
 }
 
+/// A frequency of 1e308 on a one-bit budget: the log of the no-hit probability overflows
+/// to −∞ and the FP is 1 (a fuzz input; it printed `"fp": null` and panicked in debug).
+#[test]
+fn model_pbf_with_an_overflowing_frequency_has_fp_1() {
+    let j: ModelJson =
+        json("model pbf --bits 1 --distinct 6.54e1,4.9e0 --frequency 6.85e1,1e308 --max-hashes 2");
+    assert_eq!(j.metrics.fp, 1.0);
+    assert_eq!(j.metrics.bits_rounded.iter().sum::<u64>(), 1);
+}
+
 #[test]
 fn model_pbf_rejects_bad_lists() {
     let pbf = "model pbf --bits 100";
