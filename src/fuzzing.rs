@@ -322,7 +322,7 @@ fn probabilities_in_unit_interval(v: &Value, args: &[String]) {
 /// probabilities in (0, 1] and positive sizes, and its pick is the first.
 pub fn plan(data: &[u8]) {
     let mut u = Unstructured::new(data);
-    let Ok(req) = fuzz_requirement(&mut u) else {
+    let Ok(req) = plan_requirement(&mut u) else {
         return;
     };
     let Ok(p) = bounded(|| bfopt_plan::plan(&req)) else {
@@ -343,9 +343,12 @@ pub fn plan(data: &[u8]) {
     }
 }
 
-/// A requirement from fuzz bytes; `Err` where the bytes run out or a constructor
-/// rejects a value (which must then be an error, not a panic).
-fn fuzz_requirement(u: &mut Unstructured<'_>) -> arbitrary::Result<bfopt_plan::Requirement> {
+/// The requirement [`plan`] decodes from fuzz bytes; `Err` where the bytes run out or a
+/// constructor rejects a value (which must then be an error, not a panic).
+///
+/// # Errors
+/// The data ran out, or a constructor rejected a value.
+pub fn plan_requirement(u: &mut Unstructured<'_>) -> arbitrary::Result<bfopt_plan::Requirement> {
     use bfopt_plan::Requirement;
     let fp = 10f64.powf(-f64::from(u.int_in_range(3u32..=120)?) / 10.0);
     let n = u.int_in_range(1u64..=1 << 27)?;

@@ -76,6 +76,27 @@ fn model_pbf_with_an_overflowing_frequency_has_fp_1() {
     assert_eq!(j.metrics.bits_rounded.iter().sum::<u64>(), 1);
 }
 
+/// Issue 17 (a fuzz input): one filter's FP is below the smallest `f64` (about
+/// `e^(−818)`), but it is probed 1e308 times: the rounded FP is 6.3e-48, printed as a
+/// number (it was 0 in `f64`, then printed as the text `"6.285e-48"`). The continuous
+/// optimum's FP is truly below 2.2e-308 and stays text with its log10.
+#[test]
+fn model_pbf_keeps_a_tiny_filter_fp_probed_very_often() {
+    let j: serde_json::Value = json(
+        "model pbf --bits 2037136148 --distinct 2.76e1,4.68e1 --frequency 1e308,1.05e1 --max-hashes 63",
+    );
+    let m = &j["metrics"];
+    let rounded = m["fp_rounded"].as_f64().expect("fp_rounded is a number");
+    assert!(rounded > 6.2e-48 && rounded < 6.4e-48, "{rounded}");
+    assert!(m.get("fp_rounded_log10").is_none(), "{m}");
+    let uniform = m["fp_uniform"].as_f64().expect("fp_uniform is a number");
+    assert!(uniform > 0.0 && uniform <= 1.0, "{uniform}");
+    assert!(
+        m["fp"].is_string() && m["fp_log10"].as_f64().unwrap() < -308.0,
+        "{m}"
+    );
+}
+
 #[test]
 fn model_pbf_rejects_bad_lists() {
     let pbf = "model pbf --bits 100";

@@ -414,8 +414,31 @@ fn largest_l_for_fp(req: &ApbfRequirement, k: u32, l_cap: u32) -> Option<u32> {
     }
 }
 
+/// The steps one `k` of [`search`] takes, spent from a [`crate::budget`] allowance
+/// before it starts: an FP or accesses evaluation at `l ≤ l_cap` is `k·(k + l_cap)`
+/// recursion steps, the largest-`l` search takes a sweep and a few corrections (APBF) or
+/// a bisection (APBBF, repeats), the accesses bound a bisection, and the memory scan one
+/// sizing per `l`.
+fn search_steps(req: &ApbfRequirement, on: Active, k: u32, l_cap: u32) -> f64 {
+    let per_evaluation = f64::from(k) * (f64::from(k) + f64::from(l_cap));
+    let bisection = f64::from(u32::BITS - l_cap.leading_zeros());
+    let mut evaluations = match req.structure {
+        Structure::Apbf if req.duplicate_rate.is_none() => 3.0,
+        _ => bisection,
+    };
+    if on.accesses && req.max_accesses.is_some() {
+        evaluations += bisection;
+    }
+    evaluations * per_evaluation + f64::from(l_cap)
+}
+
 /// The least-memory design under the active constraints (FP always enforced).
-fn search(req: &ApbfRequirement, on: Active) -> Option<ApbfDesign> {
+///
+/// # Errors
+/// [`ModelError::WorkLimit`] when a [`crate::budget`] allowance is in force and the next
+/// `k` would take more than is left ([`search_steps`]: a window of thousands of items
+/// gives `l` up to 4096, tens of milliseconds over every `k`).
+fn search(req: &ApbfRequirement, on: Active) -> Result<Option<ApbfDesign>, ModelError> {
     let w = req.window;
     let mut best: Option<(u64, u32, u32, Constraint)> = None;
     for k in 1..=ApbfRequirement::K_MAX {
@@ -425,6 +448,7 @@ fn search(req: &ApbfRequirement, on: Active) -> Option<ApbfDesign> {
             }
         }
         let l_cap = ApbfRequirement::L_MAX.min(u32::try_from(w).unwrap_or(u32::MAX));
+        crate::budget::spend(search_steps(req, on, k, l_cap), "the APBF design search")?;
         let Some(l_fp) = largest_l_for_fp(req, k, l_cap) else {
             continue;
         };
@@ -472,7 +496,7 @@ fn search(req: &ApbfRequirement, on: Active) -> Option<ApbfDesign> {
             }
         }
     }
-    best.and_then(|(_, k, l, binding)| {
+    Ok(best.and_then(|(_, k, l, binding)| {
         Sized::of(req, k, l).map(|s| ApbfDesign {
             k,
             l,
@@ -480,7 +504,7 @@ fn search(req: &ApbfRequirement, on: Active) -> Option<ApbfDesign> {
             metrics: s.metrics(),
             binding,
         })
-    })
+    }))
 }
 
 /// A given `(k, l)` sized for `req`'s window (`g = ⌈W/l⌉`), with its predicted figures
@@ -505,9 +529,10 @@ pub fn evaluate(req: &ApbfRequirement, k: u32, l: u32) -> Result<ApbfDesign, Mod
 ///
 /// # Errors
 /// [`ModelError::Infeasible`] naming the binding constraint (the one whose removal
-/// makes the requirement feasible) and what is achievable without it.
+/// makes the requirement feasible) and what is achievable without it;
+/// [`ModelError::WorkLimit`] past a [`crate::budget`] allowance (none by default).
 pub fn design(req: &ApbfRequirement) -> Result<ApbfDesign, ModelError> {
-    if let Some(d) = search(req, ALL) {
+    if let Some(d) = search(req, ALL)? {
         return Ok(d);
     }
     let relax = [
@@ -536,7 +561,7 @@ pub fn design(req: &ApbfRequirement) -> Result<ApbfDesign, ModelError> {
         if !given {
             continue;
         }
-        if let Some(d) = search(req, on) {
+        if let Some(d) = search(req, on)? {
             let (bound, achievable) = match c {
                 Constraint::Memory => (
                     format!("memory <= {} bits", req.memory.unwrap_or(0)),
@@ -544,11 +569,11 @@ pub fn design(req: &ApbfRequirement) -> Result<ApbfDesign, ModelError> {
                 ),
                 Constraint::Accesses => (
                     format!("max_accesses <= {}", req.max_accesses.unwrap_or(0.0)),
-                    format!("{:.3} accesses", best_accesses(req)),
+                    format!("{:.3} accesses", best_accesses(req)?),
                 ),
                 _ => (
                     format!("max_npws <= {}", show_rate(req.max_npws.unwrap_or(0.0))),
-                    format!("npws {:.4}", best_npws(req)),
+                    format!("npws {:.4}", best_npws(req)?),
                 ),
             };
             return Err(ModelError::infeasible(
@@ -568,7 +593,7 @@ pub fn design(req: &ApbfRequirement) -> Result<ApbfDesign, ModelError> {
             accesses: false,
             npws: false,
         },
-    )
+    )?
     .is_none()
     {
         let least = Sized::of(req, ApbfRequirement::K_MAX, 1).map_or(f64::NAN, |s| s.fp());
@@ -588,25 +613,25 @@ pub fn design(req: &ApbfRequirement) -> Result<ApbfDesign, ModelError> {
 }
 
 /// Fewest expected accesses meeting the FP target (and NPWS/memory if given).
-fn best_accesses(req: &ApbfRequirement) -> f64 {
-    candidates(
+fn best_accesses(req: &ApbfRequirement) -> Result<f64, ModelError> {
+    Ok(candidates(
         req,
         Active {
             accesses: false,
             ..ALL
         },
-    )
+    )?
     .iter()
     .map(|d| d.metrics.accesses())
-    .fold(f64::INFINITY, f64::min)
+    .fold(f64::INFINITY, f64::min))
 }
 
 /// Least NPWS meeting the FP target (and accesses/memory if given).
-fn best_npws(req: &ApbfRequirement) -> f64 {
-    candidates(req, Active { npws: false, ..ALL })
+fn best_npws(req: &ApbfRequirement) -> Result<f64, ModelError> {
+    Ok(candidates(req, Active { npws: false, ..ALL })?
         .iter()
         .map(|d| d.metrics.npws)
-        .fold(f64::INFINITY, f64::min)
+        .fold(f64::INFINITY, f64::min))
 }
 
 /// The grid of `l` values of the Pareto search: every `l ≤ 32`, then steps of ~10%.
@@ -626,8 +651,12 @@ fn l_grid() -> Vec<u32> {
 
 /// For each `l` of the grid, the least `k` meeting the FP target (memory, accesses and
 /// NPWS all grow with `k` at fixed `l`, so only that `k` can be Pareto-optimal),
-/// filtered by the active constraints.
-fn candidates(req: &ApbfRequirement, on: Active) -> Vec<ApbfDesign> {
+/// filtered by the active constraints. Each FP evaluation (`k·(k + l)` recursion steps)
+/// is spent from a [`crate::budget`] allowance.
+///
+/// # Errors
+/// [`ModelError::WorkLimit`] past the allowance.
+fn candidates(req: &ApbfRequirement, on: Active) -> Result<Vec<ApbfDesign>, ModelError> {
     let w = req.window;
     let mut out = Vec::new();
     let mut k = 1;
@@ -636,8 +665,12 @@ fn candidates(req: &ApbfRequirement, on: Active) -> Vec<ApbfDesign> {
             break;
         }
         // The least k is nondecreasing in l (FP grows with l).
-        while k <= ApbfRequirement::K_MAX && !Sized::of(req, k, l).is_some_and(|s| s.fp() <= req.fp)
-        {
+        let steps = |k: u32| f64::from(k) * (f64::from(k) + f64::from(l));
+        while k <= ApbfRequirement::K_MAX {
+            crate::budget::spend(steps(k), "the APBF Pareto search")?;
+            if Sized::of(req, k, l).is_some_and(|s| s.fp() <= req.fp) {
+                break;
+            }
             k += 1;
         }
         if k > ApbfRequirement::K_MAX {
@@ -661,7 +694,7 @@ fn candidates(req: &ApbfRequirement, on: Active) -> Vec<ApbfDesign> {
             binding: Constraint::Fp,
         });
     }
-    out
+    Ok(out)
 }
 
 /// The designs meeting every constraint that no other such design beats on all of
@@ -675,7 +708,7 @@ fn candidates(req: &ApbfRequirement, on: Active) -> Vec<ApbfDesign> {
 /// As [`design`].
 pub fn pareto(req: &ApbfRequirement) -> Result<Vec<ApbfDesign>, ModelError> {
     let best = design(req)?;
-    let mut all = candidates(req, ALL);
+    let mut all = candidates(req, ALL)?;
     all.push(best);
     let dominates = |a: &ApbfDesign, b: &ApbfDesign| {
         let (ma, mb) = (&a.metrics, &b.metrics);

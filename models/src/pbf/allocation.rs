@@ -120,8 +120,8 @@ impl AllocationProblem {
             (0..self.distinct.len())
                 .filter(|&i| self.active(i))
                 .map(|i| {
-                    let p = (-LN2_SQ * bits[i] / self.distinct[i]).exp();
-                    self.frequency[i] * (-p).ln_1p()
+                    let ln_p = -LN2_SQ * bits[i] / self.distinct[i];
+                    log_survival(self.frequency[i], ln_p.exp(), || ln_p)
                 }),
         )
     }
@@ -485,6 +485,13 @@ impl AllocationProblem {
                     v
                 }
             };
+            if ln_ok > -f64::MIN_POSITIVE && self.distinct[i] > 0.0 {
+                // The filter's FP is positive (it has bits and hashes: else `ln_ok` is
+                // `−∞`) but below the smallest normal f64: `f_i·p_i` may still be a normal
+                // number (f_i up to 1e308), so take it from `ln p_i`.
+                let ln_p = ln_filter_fp(key.0, key.1, self.distinct[i]);
+                return log_survival(self.frequency[i], 0.0, || ln_p);
+            }
             self.frequency[i] * ln_ok
         };
         let fp_rounded = match &order {
@@ -505,6 +512,22 @@ impl AllocationProblem {
             hashes,
             fp_rounded,
         }
+    }
+}
+
+/// The log-survival term `f·ln(1 − p)` of a filter probed `f` times with FP `p`.
+///
+/// # Numerics
+/// `f·ln_1p(−p)` while `p` is a normal `f64`; below 2.2e-308 (where `p` is 0 or has lost
+/// digits, but `f·p` may be as large as 1e308·p) `−e^(ln f + ln p)` with `ln p` from
+/// `ln_p`, since `ln(1 − p) = −p` to `f64` precision there (issue 17: `model pbf`
+/// printed `fp_rounded` 0 for a filter at `p ≈ e^(−818)` probed 1e308 times, where the
+/// FP is 6.3e-48).
+pub(super) fn log_survival(f: f64, p: f64, ln_p: impl FnOnce() -> f64) -> f64 {
+    if p >= f64::MIN_POSITIVE || !(f > 0.0) {
+        f * (-p).ln_1p()
+    } else {
+        -(f.ln() + ln_p()).exp()
     }
 }
 

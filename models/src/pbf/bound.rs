@@ -171,8 +171,9 @@ pub const MAX_PROBES_SCAN: u64 = 1 << 17;
 ///
 /// The probe pattern of `[s, s+q−1]` depends on `s` only through its alignment to the
 /// intervals no longer than `2q`, so `s` ranges over one period `2^(⌈log2 q⌉+1)`.
-/// Beyond [`MAX_PROBES_SCAN`] starts this returns the upper bound
-/// `2⌈log2⌈q/g⌉⌉ + 2` intervals plus `2(g − 1)` fine-filter probes instead.
+/// Beyond [`MAX_PROBES_SCAN`] starts, or past a [`crate::budget`] allowance (none by
+/// default), this returns the upper bound `2⌈log2⌈q/g⌉⌉ + 2` intervals plus `2(g − 1)`
+/// fine-filter probes instead.
 pub fn max_probes(layout: &PbfLayout, q: u64) -> u64 {
     let horizon = layout.tree().horizon();
     if q == 0 || q > horizon {
@@ -180,7 +181,12 @@ pub fn max_probes(layout: &PbfLayout, q: u64) -> u64 {
     }
     let g = layout.tree().granularity();
     let period = (q.next_power_of_two() * 2).max(2 * g);
-    if period > MAX_PROBES_SCAN {
+    let last = (horizon - q + 1).min(period);
+    // Under a [`crate::budget`] allowance the scan (about `log2 T` steps per start: a
+    // second at 2^17 starts in the fuzz build, issue 17) is paid from it; past it, the
+    // upper bound, as for a longer period.
+    let scan_steps = last as f64 * f64::from(u64::BITS - horizon.leading_zeros());
+    if period > MAX_PROBES_SCAN || crate::budget::spend(scan_steps, "the PBF probe scan").is_err() {
         let log = u64::from(q.div_ceil(g).next_power_of_two().trailing_zeros());
         let fine = if layout.fine_filter().is_some() && g > 1 {
             2 * (g - 1)
@@ -189,7 +195,6 @@ pub fn max_probes(layout: &PbfLayout, q: u64) -> u64 {
         };
         return 2 * log + 2 + fine;
     }
-    let last = (horizon - q + 1).min(period);
     let mut best = 0u64;
     for s in 1..=last {
         let mut total = 0u64;

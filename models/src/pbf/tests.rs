@@ -756,3 +756,41 @@ fn invalid_extremes_are_rejected_by_name() {
     assert!(p.optimal(65).is_err() && p.uniform(0).is_err());
     assert!(MergedShape::of(8, 0, 8, 1).is_err());
 }
+
+/// Issue 17 (a fuzz input): a filter whose FP `p ≈ e^(−818)` is below the smallest `f64`
+/// but is probed 1e308 times contributes `f·p ≈ 6.3e-48`; the rounded FP keeps it (it
+/// was 0) and agrees with its log-space form.
+#[test]
+fn a_filter_fp_below_the_smallest_f64_probed_often_still_counts() {
+    let problem =
+        AllocationProblem::new(2_037_136_148, vec![27.6, 46.8], vec![1e308, 10.5]).unwrap();
+    let a = problem.optimal(63).unwrap();
+    assert!(filter_fp(a.bits_rounded[0], a.hashes[0], 27.6) == 0.0);
+    assert!(
+        a.fp_rounded > 1e-60 && a.fp_rounded < 1e-40,
+        "{}",
+        a.fp_rounded
+    );
+    assert_relative_eq!(
+        a.fp_rounded.ln(),
+        problem.ln_fp_rounded(&a),
+        max_relative = 1e-12
+    );
+    // The continuous optimum's FP is far below the smallest f64 (its log only).
+    assert!(
+        a.fp == 0.0 && problem.ln_fp(&a) < -1e6,
+        "{}",
+        problem.ln_fp(&a)
+    );
+    // The same filter with `p` a normal number: the f64 form as before.
+    assert_eq!(
+        allocation::log_survival(2.0, 0.25, || unreachable!()),
+        2.0 * (-0.25f64).ln_1p()
+    );
+    assert_eq!(allocation::log_survival(0.0, 0.0, || unreachable!()), 0.0);
+    assert_relative_eq!(
+        allocation::log_survival(1e308, 0.0, || -818.0),
+        -(1e308f64.ln() - 818.0).exp(),
+        max_relative = 1e-15
+    );
+}
