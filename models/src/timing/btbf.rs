@@ -309,7 +309,7 @@ impl BtbfModel {
             GForm::Increment => {
                 let d = self.distinct.d((a + self.params.block_size) as f64)
                     - self.distinct.d(a as f64);
-                (-(self.ln_q * d).exp_m1()).powi(c as i32)
+                (-self.ln_unhit(d).exp_m1()).powi(c as i32)
             }
         }
     }
@@ -322,12 +322,28 @@ impl BtbfModel {
     /// Probability that a given timer is untouched during `j` insertions:
     /// `(1 − 1/m)^(k·D(j))` (Eq. (21) [TBF] with `c = r = 1`).
     pub fn untouched(&self, j: u64) -> f64 {
-        (self.ln_q * self.distinct.d(j as f64)).exp()
+        self.ln_untouched(j).exp()
     }
 
     /// `1 −` [`Self::untouched`], without cancellation.
     fn touched(&self, j: u64) -> f64 {
-        -(self.ln_q * self.distinct.d(j as f64)).exp_m1()
+        -self.ln_untouched(j).exp_m1()
+    }
+
+    /// `ln` [`Self::untouched`] `= k·ln(1 − 1/m)·D(j)`: 0 when no distinct item arrived
+    /// (`D(j) = 0`), also for one timer, where `ln(1 − 1/m) = −∞`.
+    fn ln_untouched(&self, j: u64) -> f64 {
+        self.ln_unhit(self.distinct.d(j as f64))
+    }
+
+    /// `k·ln(1 − 1/m)·d`, the log of a timer's chance to miss `d` distinct items: 0 at
+    /// `d = 0` (not `−∞·0`).
+    fn ln_unhit(&self, d: f64) -> f64 {
+        if d == 0.0 {
+            0.0
+        } else {
+            self.ln_q * d
+        }
     }
 
     /// `F(r, c, j)`: a specific `c` of `r` timers untouched during `j` insertions, the
@@ -443,12 +459,7 @@ impl BtbfModel {
                 let a = (lambda - 1) * self.params.block_size + o.offset;
                 // ln F(r, c, a) = c·ln u + (r−c)·ln(1 − u): −∞ only when F is exactly 0
                 // (an underflowing F is fine: it cancels in the closed forms).
-                let d = self.distinct.d(a as f64);
-                let untouched = if d > 0.0 {
-                    f64::from(o.matching) * (self.ln_q * d)
-                } else {
-                    0.0
-                };
+                let untouched = f64::from(o.matching) * self.ln_untouched(a);
                 let touched = if o.touched > o.matching {
                     f64::from(o.touched - o.matching) * self.touched(a).ln()
                 } else {

@@ -492,3 +492,18 @@ fn the_choosers_report_one_step_per_candidate() {
     assert_eq!(steps.into_inner(), 3 * 3);
     assert_eq!(observed, gbf_design(&gbf).unwrap());
 }
+
+/// One timer (`ln(1 − 1/m) = −∞`) and a Zipf prior whose `D` Eq. (17) put at 0 past its
+/// peak gave `−∞·0 = NaN` (the `models` fuzz target: `model btbf --timers 1 --hashes 46
+/// --bits-per-timer 30 --window 1364 --padding 8 --prior zipf:2`). The one timer is set by
+/// every other arrival, so a query outside the window is a false positive.
+#[test]
+fn one_timer_with_a_zipf_prior_is_a_sure_false_positive() {
+    let params = BtbfParams::new(1, 46, 30, 1, 1364, 8).unwrap();
+    let prior = StreamPrior::zipf(2).unwrap();
+    let model = BtbfModel::new(params, prior.distinct());
+    let m = model.metrics(Some(&prior));
+    assert_eq!(m.fp, 1.0);
+    assert!(model.untouched(0) == 1.0 && model.untouched(1364) == 0.0);
+    assert_eq!(model.ln_fp(Some(&prior)), 0.0);
+}

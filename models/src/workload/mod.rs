@@ -77,8 +77,11 @@ pub enum Distinct {
     /// `j = 1` (the printed form exceeds `j` for `j` below about 3, hence the cap), within
     /// 5% for `10 <= j <= 2|U|` (at `|U| = 2^12`: −5.2% at `2|U|`, simulated in
     /// `tests/agreement/timing.rs`), −10% at `j = 4|U|` (the paper's `w = 2^18`), −84% at
-    /// `j = 16|U|`; it falls to 0 at `j = e^(1−γ)|U|H_|U|`. Use
-    /// [`Distinct::zipf_tabulated`] where `j` reaches beyond `|U|`.
+    /// `j = 16|U|`. Eq. (17) peaks at `j* = e^(−γ)|U|H_|U|` (`D = e^(−γ)|U|`, 0.56|U|)
+    /// and falls to 0 at `e^(1−γ)|U|H_|U|`, which no count of distinct items does: from
+    /// `j*` on, `D(j)` is the exact Eq. (15) ([`zipf::zipf_distinct`]), so the curve
+    /// rises (with a step up at `j*`) towards `|U|`. Use [`Distinct::zipf_tabulated`]
+    /// where `j` reaches beyond `|U|`.
     ZipfApprox {
         /// `|U|`.
         universe: u64,
@@ -252,6 +255,11 @@ impl Distinct {
             Distinct::ZipfApprox { universe, harmonic } => {
                 let u = *universe as f64;
                 let h = *harmonic;
+                if j >= u * h * (-EULER_GAMMA).exp() {
+                    // Past its maximum Eq. (17) decreases (to 0 at e^(1−γ)|U|H): the
+                    // exact Eq. (15) instead (see the variant's doc).
+                    return zipf::zipf_distinct(*universe, h, j).min(u);
+                }
                 let d = j / h * (1.0 - EULER_GAMMA + (u * h / j).ln());
                 d.clamp(0.0, j.min(u))
             }
@@ -441,6 +449,35 @@ mod tests {
         assert!(zipf.d(1.0) <= 1.0);
         for j in [1.0, 3.7, 55.0, 1234.5, 98765.0, 262144.0, 3e6] {
             assert_relative_eq!(tab.d(j), zipf_exact.d(j), max_relative = 1e-3);
+        }
+    }
+
+    /// Past its peak `j* = e^(−γ)|U|H` Eq. (17) would fall to 0 (a 2-item universe after
+    /// 1364 arrivals had `D = 0`, found by the `models` fuzz target through `model btbf
+    /// --prior zipf:2`): there it is the exact Eq. (15), so `D` never decreases.
+    #[test]
+    fn zipf_approx_past_its_peak_is_the_exact_sum() {
+        for u in [2u64, 100, 1 << 16] {
+            let h = harmonic(u);
+            let approx = Distinct::zipf_approx(u);
+            let peak = u as f64 * h * (-EULER_GAMMA).exp();
+            let below = 0.99 * peak;
+            let eq17 = below / h * (1.0 - EULER_GAMMA + (u as f64 * h / below).ln());
+            assert_relative_eq!(approx.d(below), eq17.min(below), max_relative = 1e-15);
+            let mut prev = 0.0;
+            for t in 0..=80 {
+                let j = 10f64.powf(f64::from(t) / 8.0) * h;
+                let d = approx.d(j);
+                assert!(
+                    d >= prev && d <= u as f64,
+                    "u = {u}, j = {j}: D = {d} after {prev}"
+                );
+                if j >= peak {
+                    assert_eq!(d, zipf::zipf_distinct(u, h, j).min(u as f64));
+                }
+                prev = d;
+            }
+            assert_relative_eq!(approx.d(1e4 * u as f64 * h), u as f64, max_relative = 1e-3);
         }
     }
 
