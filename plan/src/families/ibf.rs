@@ -126,25 +126,69 @@ fn best(
     } else {
         &[1, 3, 7]
     };
-    // The first least-memory design in `(Max, K)` order; a combination whose lower bound
-    // on memory (step 2's cell count, which step 3 only raises) is not below the best so
-    // far cannot replace it and is not corrected (step 3 skipped).
-    let mut found: Option<(IbfParams, IbfSolution)> = None;
+    // Steps 1-2 for every `(Max, K)` in order (step 1 galloping from the previous
+    // combination's `P`): each combination's `P`, reference solution and step-2 cell
+    // count, a lower bound on its memory (step 3 only raises `m`).
+    let mut staged: Vec<Staged> = Vec::new();
     let mut hint = None;
     for (max, k) in maxima
         .iter()
         .flat_map(|&max| (1..=8u32).map(move |k| (max, k)))
     {
-        let bound = found.as_ref().map(|(p, _)| p.memory_bits());
-        let (next, design) = sized_after(policy, dist, max, k, fp, w, rate, bound, hint);
-        hint = next.or(hint);
-        if let Some((p, s)) = design {
-            if bound.is_none_or(|b| p.memory_bits() < b) {
-                found = Some((p, s));
+        let Some((floor, p, reference)) = least_p(policy, dist, max, k, fp, hint) else {
+            continue;
+        };
+        hint = Some((floor, p));
+        let Some(m) = estimated_cells(k, p, &reference, w, rate) else {
+            continue;
+        };
+        // Step 3 starts from `params` at `(m, P)`: no design if they are invalid.
+        let Some(lower) = params(policy, dist, m, k, max, p).map(|x| x.memory_bits()) else {
+            continue;
+        };
+        staged.push(Staged {
+            order: staged.len(),
+            max,
+            k,
+            p,
+            m,
+            lower,
+        });
+    }
+    // Step 3 by increasing lower bound: the first least-memory design in `(Max, K)` order
+    // (the exhaustive search's) is found once the next lower bound, with its order as the
+    // tie-break, is past the best so far.
+    staged.sort_by_key(|c| (c.lower, c.order));
+    let mut found: Option<(u64, usize, IbfParams, IbfSolution)> = None;
+    for c in &staged {
+        if found
+            .as_ref()
+            .is_some_and(|(bits, order, _, _)| (c.lower, c.order) > (*bits, *order))
+        {
+            break;
+        }
+        if let Some((x, s)) = adjusted(policy, dist, (c.max, c.k, c.p), c.m, fp, w, rate) {
+            let key = (x.memory_bits(), c.order);
+            if found
+                .as_ref()
+                .is_none_or(|(bits, order, _, _)| key < (*bits, *order))
+            {
+                found = Some((key.0, key.1, x, s));
             }
         }
     }
-    found
+    found.map(|(_, _, x, s)| (x, s))
+}
+
+/// One `(Max, K)` after steps 1-2: its place in `(Max, K)` order, its `P`, step 2's cell
+/// count `m` and the memory of `(m, P)`, a lower bound on its design's.
+struct Staged {
+    order: usize,
+    max: u32,
+    k: u32,
+    p: u64,
+    m: u64,
+    lower: u64,
 }
 
 fn params(
@@ -183,9 +227,7 @@ pub(crate) fn design(
     }
 }
 
-/// Steps 1-3 of the module doc for one `(policy, Max, K)`; `None` also when `below` is
-/// given and the design cannot use fewer than `below` bits (step 2's cell count, which
-/// step 3 only raises, already needs as many). The search's own steps, for the tests.
+/// Steps 1-3 of the module doc for one `(policy, Max, K)`, step 1 from the floor.
 #[cfg(test)]
 #[allow(clippy::too_many_arguments)]
 fn sized(
@@ -196,35 +238,13 @@ fn sized(
     fp: f64,
     w: u64,
     rate: f64,
-    below: Option<u64>,
 ) -> Option<(IbfParams, IbfSolution)> {
-    sized_after(policy, dist, max, k, fp, w, rate, below, None).1
+    let (_, p, reference) = least_p(policy, dist, max, k, fp, None)?;
+    corrected(policy, dist, (max, k, p), &reference, fp, w, rate)
 }
 
 /// Where a combination's step 1 ended: its floor ([`least_decrements`]) and its `P`.
 type Hint = (u64, u64);
-
-/// [`sized`], its step-1 search started from the previous combination's `P` (`hint`)
-/// scaled by the ratio of the floors; also returns this combination's [`Hint`] (`None`
-/// when no `P` meets the FP).
-#[allow(clippy::too_many_arguments)]
-fn sized_after(
-    policy: Policy,
-    dist: &ImportanceDist,
-    max: u32,
-    k: u32,
-    fp: f64,
-    w: u64,
-    rate: f64,
-    below: Option<u64>,
-    hint: Option<Hint>,
-) -> (Option<Hint>, Option<(IbfParams, IbfSolution)>) {
-    let Some((floor, p, reference)) = least_p(policy, dist, max, k, fp, hint) else {
-        return (None, None);
-    };
-    let design = corrected(policy, dist, (max, k, p), &reference, fp, w, rate, below);
-    (Some((floor, p)), design)
-}
 
 /// Step 1: the smallest `P` whose FP at [`M_REF`] meets `fp` (FP falls as `P` grows),
 /// with its floor and its solution. Galloping from a guess (the hint's `P` scaled by the
@@ -261,7 +281,7 @@ fn least_p(
 }
 
 /// Steps 2-3 for `(Max, K)` with step 1's `P` and its `reference` solution at [`M_REF`].
-#[allow(clippy::too_many_arguments)]
+#[cfg(test)]
 fn corrected(
     policy: Policy,
     dist: &ImportanceDist,
@@ -270,22 +290,35 @@ fn corrected(
     fp: f64,
     w: u64,
     rate: f64,
-    below: Option<u64>,
 ) -> Option<(IbfParams, IbfSolution)> {
-    // 2. The age at which the weighted FN reaches the rate, at M_REF.
+    let m = estimated_cells(k, p, reference, w, rate)?;
+    adjusted(policy, dist, (max, k, p), m, fp, w, rate)
+}
+
+/// Step 2: the age `a*` at which the weighted FN of step 1's `reference` solution (at
+/// [`M_REF`]) reaches the rate, scaled to `m ≈ M_REF·W/a*` (at least `K + P + 1`);
+/// `None` when the rate is never reached or `m` would pass `2^40`.
+fn estimated_cells(k: u32, p: u64, reference: &IbfSolution, w: u64, rate: f64) -> Option<u64> {
     let a_ref = reference.weighted_fn_age(rate)?;
     let scaled = (M_REF as f64 * w as f64 / a_ref as f64).ceil();
     if !(scaled <= (1u64 << 40) as f64) {
         return None;
     }
-    let mut m = (scaled as u64).max(u64::from(k) + p + 1);
-    if below
-        .is_some_and(|b| params(policy, dist, m, k, max, p).is_none_or(|x| x.memory_bits() >= b))
-    {
-        return None;
-    }
-    // 3. Exact corrections at the final size.
-    let mut p = p;
+    Some((scaled as u64).max(u64::from(k) + p + 1))
+}
+
+/// Step 3: exact corrections from `(m, P)`: `P` raised while the FP misses, `m` raised by
+/// 2% while the weighted FN at `W` misses, at most [`ADJUST`] times in all.
+fn adjusted(
+    policy: Policy,
+    dist: &ImportanceDist,
+    (max, k, p): (u32, u32, u64),
+    m: u64,
+    fp: f64,
+    w: u64,
+    rate: f64,
+) -> Option<(IbfParams, IbfSolution)> {
+    let (mut m, mut p) = (m, p);
     for _ in 0..ADJUST {
         let x = params(policy, dist, m, k, max, p)?;
         let s = solve(&x).ok()?;
@@ -381,7 +414,7 @@ mod tests {
             Policy::Ibf2,
             Policy::Ibf4,
         ] {
-            let (p, s) = sized(policy, &dist, 3, 4, fp, w, rate, None).unwrap();
+            let (p, s) = sized(policy, &dist, 3, 4, fp, w, rate).unwrap();
             assert!(s.fp() <= fp, "{policy}: fp {}", s.fp());
             let age = s.weighted_fn_age(rate);
             assert!(age.is_none_or(|a| a > w), "{policy}: {age:?}");
@@ -413,7 +446,7 @@ mod tests {
                 .is_some_and(|s| s.fp() <= fp)
         })?;
         let reference = solve(&at(p)?).ok()?;
-        corrected(policy, dist, (max, k, p), &reference, fp, w, rate, None)
+        corrected(policy, dist, (max, k, p), &reference, fp, w, rate)
     }
 
     /// Step 1 from the floor and a neighbour's hint finds the `P` of a search from 1.
@@ -491,7 +524,7 @@ mod tests {
         let dist = ImportanceDist::linear(1, 50).unwrap();
         let w = 2_000;
         for policy in [Policy::Ibf6, Policy::Ibf3] {
-            let (p, s) = sized(policy, &dist, 3, 4, 0.05, w, 0.1, None).unwrap();
+            let (p, s) = sized(policy, &dist, 3, 4, 0.05, w, 0.1).unwrap();
             let v = stable_validator(p.clone(), w).expect("small enough to simulate");
             let checks = v.run(SimRun {
                 seed: 7,
