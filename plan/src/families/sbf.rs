@@ -3,7 +3,7 @@
 use super::{ibf, needs_allow_fn, wrong_shape, Family, Proposal};
 use crate::candidate::Candidate;
 use crate::requirement::Requirement;
-use bfopt_models::stable::{design_decrements, SbfParams, SbfRequirement};
+use bfopt_models::stable::{cell_bits, design_decrements, SbfDesign, SbfParams, SbfRequirement};
 use bfopt_models::ModelError;
 
 /// The registry entry.
@@ -33,19 +33,49 @@ fn sbf(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
         .ok()
         .filter(|d| d.params.fn_at_age(w) <= rate)
     };
-    let best = [1u32, 3, 7]
+    // The first least-memory design in `(Max, K)` order. Each combination's `m` is the
+    // bisection of `first_true(64, 2^40, ·)`, stopped once its lower end shows that the
+    // result (never below that end) cannot use fewer bits than the best so far: the same
+    // design as bisecting every combination to the end.
+    let mut best: Option<SbfDesign> = None;
+    for (max, k) in [1u32, 3, 7]
         .into_iter()
         .flat_map(|max| (1..=8u32).map(move |k| (max, k)))
-        .filter_map(|(max, k)| {
-            let m = bfopt_models::numeric::first_true(64, 1 << 40, |m| sized(max, k, m).is_some())?;
-            sized(max, k, m)
-        })
-        .min_by_key(|d| d.params.memory_bits())
-        .ok_or_else(|| {
-            Proposal::Excluded(format!(
-                "sbf: no Max <= 7, K <= 8 keeps FN at age {w} within {rate}"
-            ))
-        })?;
+    {
+        let cell_bits = u64::from(cell_bits(max)).max(1);
+        // Largest `m` that would beat the best so far (ties go to the earlier design).
+        let beats = best
+            .as_ref()
+            .map(|b| b.params.memory_bits().saturating_sub(1) / cell_bits);
+        let (mut lo, mut hi) = (64u64, 1u64 << 40);
+        if sized(max, k, hi).is_none() {
+            continue;
+        }
+        while lo < hi && beats.is_none_or(|top| lo <= top) {
+            let mid = lo + (hi - lo) / 2;
+            if sized(max, k, mid).is_some() {
+                hi = mid;
+            } else {
+                lo = mid + 1;
+            }
+        }
+        if beats.is_some_and(|top| lo > top) {
+            continue;
+        }
+        if let Some(d) = sized(max, k, lo) {
+            if best
+                .as_ref()
+                .is_none_or(|b| d.params.memory_bits() < b.params.memory_bits())
+            {
+                best = Some(d);
+            }
+        }
+    }
+    let best = best.ok_or_else(|| {
+        Proposal::Excluded(format!(
+            "sbf: no Max <= 7, K <= 8 keeps FN at age {w} within {rate}"
+        ))
+    })?;
     Ok(vec![row(w, rate, best.params)?])
 }
 
