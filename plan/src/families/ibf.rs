@@ -42,15 +42,23 @@
 //!
 //! The least memory over `(Max, K)` (the first in that order on a tie) is the policy's
 //! row; a policy none of whose combinations can be met (or whose mean-field solve fails)
-//! is listed as excluded. A combination whose step-2 `m` already needs at least the
-//! memory of the best so far skips step 3: step 3 only raises `m`, so it cannot win. With
-//! the galloping this takes 40% off the CPU of `recommend --fp 0.05 --window 1e5
-//! --allow-fn 0.1 --importance linear:1:50` (0.19 s → 0.11 s, one thread), its rows
-//! byte-identical. Sizing the largest `Max` first (0.13 s), and with it a lower bound on
-//! `m` at `P = 1` before step 1 (0.16 s), were measured slower. Starting step 1 at the
-//! floor and the neighbour's `P`, with its solution reused in step 2, takes another 21%
-//! off the whole process (0.095 s → 0.075 s CPU; 0.089 s → 0.068 s at `--window 2000`;
-//! 9 paired runs each, load 4-6), the `--format json` output byte-identical.
+//! is listed as excluded. Steps 1-2 run for every combination in `(Max, K)` order; step
+//! 2's `m` is a lower bound on the combination's memory (step 3 only raises `m`), and
+//! step 3 runs by increasing lower bound (then `(Max, K)` order), stopping at the first
+//! bound past the best design found: a branch and bound that returns the exhaustive
+//! search's design (`best_equals_the_exhaustive_least_memory`). Before it, step 3 ran in
+//! `(Max, K)` order and skipped only combinations whose bound was past the best so far,
+//! so the first combinations (`Max = 1`, `K ≤ 2` for IBF2-IBF6, whose FN is reached at
+//! age 1-2 at `M_REF`) were each corrected [`ADJUST`] times in vain: that was 60% of the
+//! IBF rows' CPU. With the galloping this took 40% off the CPU of `recommend --fp 0.05
+//! --window 1e5 --allow-fn 0.1 --importance linear:1:50` (0.19 s → 0.11 s, one thread), its
+//! rows byte-identical. Sizing the largest `Max` first (0.13 s), and with it a lower bound
+//! on `m` at `P = 1` before step 1 (0.16 s), were measured slower. Starting step 1 at the
+//! floor and the neighbour's `P`, with its solution reused in step 2, took another 21% off
+//! the whole process (0.095 s → 0.075 s CPU; 0.089 s → 0.068 s at `--window 2000`; 9
+//! paired runs each, load 4-6); step 3 by lower bound, 35% more (55 → 36 ms CPU for the
+//! whole process at either window, one thread, 7 paired runs, load 10-14), the
+//! `--format json` output byte-identical.
 //!
 //! `Plan::validate` runs each row's own design ([`stable_validator`]): the reference filter
 //! from its warm-up to the stable point, then `2·W` insertions, checking zero fraction,
@@ -504,12 +512,15 @@ mod tests {
         }
     }
 
-    /// The pruned search returns the exhaustive search's first least-memory design.
+    /// The pruned search (step 3 by increasing lower bound) returns the exhaustive
+    /// search's first least-memory design, on both README `--importance` examples.
     #[test]
     fn best_equals_the_exhaustive_least_memory() {
         let dist = ImportanceDist::linear(1, 50).unwrap();
-        let (fp, w, rate) = (0.05, 2_000, 0.1);
-        for &policy in &Policy::ALL[1..] {
+        for (&policy, (fp, w, rate)) in Policy::ALL[1..]
+            .iter()
+            .flat_map(|p| [(p, (0.05, 2_000, 0.1)), (p, (0.05, 100_000, 0.1))])
+        {
             let maxima: &[u32] = if policy.tracks_cumulative() {
                 &[1, 3]
             } else {
@@ -530,9 +541,13 @@ mod tests {
                     exhaustive.0.max(),
                     exhaustive.0.p()
                 ),
-                "{policy}"
+                "{policy} W {w}"
             );
-            assert_eq!(s.fp().to_bits(), exhaustive.1.fp().to_bits(), "{policy}");
+            assert_eq!(
+                s.fp().to_bits(),
+                exhaustive.1.fp().to_bits(),
+                "{policy} W {w}"
+            );
         }
     }
 
