@@ -91,12 +91,17 @@ impl RotatingRequirement {
         workload: &Distinct,
     ) -> Result<RotatingDesign, ModelError> {
         let mut d = self.size_on(filters, workload)?;
-        d.fp_if_each_sized_at_target =
-            ClassicRequirement::new(self.fp, d.per_filter.params.n(), self.layout)
-                .and_then(|req| design(&req))
-                .map(|n| union_fp(n.metrics.fp, filters))
-                .ok();
+        d.fp_if_each_sized_at_target = self.naive_fp(&d);
         Ok(d)
+    }
+
+    /// The union FP of ring `d` had each of its filters been sized at the target itself
+    /// (`None` if such a filter cannot be sized).
+    fn naive_fp(&self, d: &RotatingDesign) -> Option<f64> {
+        ClassicRequirement::new(self.fp, d.per_filter.params.n(), self.layout)
+            .and_then(|req| design(&req))
+            .map(|n| union_fp(n.metrics.fp, d.filters))
+            .ok()
     }
 
     /// [`Self::design_with_on`] without the naive comparison.
@@ -214,6 +219,23 @@ pub fn design_rotating_on(
     req: &RotatingRequirement,
     workload: &Distinct,
 ) -> Result<RotatingDesign, ModelError> {
+    let mut d = best_ring(req, workload)?;
+    d.fp_if_each_sized_at_target = req.naive_fp(&d);
+    Ok(d)
+}
+
+/// [`design_rotating`] without the naive ring's figure (`fp_if_each_sized_at_target` is
+/// `None`): the same ring, one classic design fewer (the capacity planner's, which does
+/// not report it).
+///
+/// # Errors
+/// As [`design_rotating`].
+pub fn design_rotating_ring(req: &RotatingRequirement) -> Result<RotatingDesign, ModelError> {
+    best_ring(req, &Distinct::Identity)
+}
+
+/// The search of [`design_rotating_on`]; each ring size sized once.
+fn best_ring(req: &RotatingRequirement, workload: &Distinct) -> Result<RotatingDesign, ModelError> {
     let mut best: Option<RotatingDesign> = None;
     let mut last_err = None;
     let mut worse = 0;
@@ -231,7 +253,7 @@ pub fn design_rotating_on(
         }
     }
     match best {
-        Some(d) => req.design_with_on(d.filters, workload),
+        Some(d) => Ok(d),
         None => {
             Err(last_err.unwrap_or_else(|| ModelError::infeasible("window", "no ring size fits")))
         }

@@ -1,5 +1,5 @@
 use super::fingerprint_queue::{design_fingerprint_queue, design_fingerprint_queue_on};
-use super::rotating::design_rotating;
+use super::rotating::{design_rotating, design_rotating_ring};
 use super::*;
 use crate::classic::Layout;
 use proptest::prelude::*;
@@ -13,6 +13,33 @@ fn rotating_union_meets_target_and_naive_sizing_does_not() {
     // Each filter at the target: the union is near r·P.
     let naive = d.fp_if_each_sized_at_target.unwrap();
     assert!(naive > 0.01 * (f64::from(d.filters) - 1.0), "{naive}");
+}
+
+/// The planner's ring (no naive figure) is [`design_rotating`]'s, each ring size sized once.
+#[test]
+fn ring_without_the_naive_figure_is_the_same_ring() {
+    for layout in [Layout::Standard, Layout::Blocked { block_bits: 512 }] {
+        for (fp, w) in [
+            (0.05, 100_000),
+            (0.05, 2000),
+            (0.01, 1_000_000),
+            (1e-4, 777),
+        ] {
+            let req = RotatingRequirement::new(fp, w, layout).unwrap();
+            let full = design_rotating(&req).unwrap();
+            assert!(full.fp_if_each_sized_at_target.is_some());
+            let ring = design_rotating_ring(&req).unwrap();
+            assert_eq!(
+                ring,
+                RotatingDesign {
+                    fp_if_each_sized_at_target: None,
+                    ..full
+                },
+                "{layout:?} {fp} {w}"
+            );
+            assert_eq!(full, req.design_with(full.filters).unwrap());
+        }
+    }
 }
 
 #[test]

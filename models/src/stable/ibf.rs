@@ -20,6 +20,16 @@ pub struct IbfSolution {
     method: StableMethod,
 }
 
+/// The start vectors `x_i` of [`IbfSolution::fn_by_importance`] for the support's
+/// importances, equal ones (importances that write the same value and saturate the
+/// counter alike: 16 distinct of 50 for `linear:1:50` with a 4-bit counter, at most
+/// `Max` without one) stored and multiplied once; every result is the same to the bit.
+struct Starts {
+    unique: Vec<Vec<f64>>,
+    /// `of[j]`: the index in `unique` of the support's `j`-th importance.
+    of: Vec<usize>,
+}
+
 /// Solves the stable point of a policy.
 ///
 /// # Accuracy
@@ -230,43 +240,62 @@ impl IbfSolution {
                     std::mem::swap(&mut b, &mut next);
                     at += 1;
                 }
-                starts
+                let zeros: Vec<f64> = starts
+                    .unique
                     .iter()
                     .map(|x| x.iter().zip(&b).map(|(p, q)| p * q).sum::<f64>().min(1.0))
-                    .collect()
+                    .collect();
+                starts.of.iter().map(|&j| zeros[j]).collect()
             })
             .collect()
     }
 
     /// The importance-weighted FN (Eq. (6) [SBF] per unit of queried importance) for the
     /// zero-probability vector `b = T^a·e_0` of one age `a`.
-    fn weighted_fn_of(&self, starts: &[Vec<f64>], b: &[f64]) -> f64 {
-        self.weighted_fn_from(
-            starts
-                .iter()
-                .map(|x| x.iter().zip(b).map(|(p, q)| p * q).sum()),
-        )
+    fn weighted_fn_of(&self, starts: &Starts, b: &[f64]) -> f64 {
+        let zeros: Vec<f64> = starts
+            .unique
+            .iter()
+            .map(|x| x.iter().zip(b).map(|(p, q)| p * q).sum())
+            .collect();
+        self.weighted_fn_from(starts, &zeros)
     }
 
-    /// The importance-weighted FN from `z_i`, the probability that one of an item's cells
-    /// is zero, for each importance `i` of the support.
-    fn weighted_fn_from(&self, zeros: impl Iterator<Item = f64>) -> f64 {
+    /// The importance-weighted FN from `z_j`, the probability that one of an item's cells
+    /// is zero, for each of the distinct start vectors `j` of `starts`.
+    fn weighted_fn_from(&self, starts: &Starts, zeros: &[f64]) -> f64 {
+        let k = self.params.k();
+        let fns: Vec<f64> = zeros.iter().map(|&z| fn_from_zero(z.min(1.0), k)).collect();
         let dist = &self.params.importance();
         let num: f64 = dist
             .iter()
-            .zip(zeros)
-            .map(|((i, w), z)| w * f64::from(i) * fn_from_zero(z.min(1.0), self.params.k()))
+            .zip(&starts.of)
+            .map(|((i, w), &j)| w * f64::from(i) * fns[j])
             .sum();
         probability(num / dist.mean())
     }
 
-    fn start_vectors(&self) -> Vec<Vec<f64>> {
+    /// The distribution of an item's cell right after its insertion, for each importance
+    /// of the support, equal ones kept once ([`Starts`]).
+    fn start_vectors(&self) -> Starts {
         let y = self.chain.after_deletion(&self.pi);
-        self.params
-            .importance()
-            .iter()
-            .map(|(imp, _)| self.chain.after_set(&y, self.params.insert_value(imp), imp))
-            .collect()
+        let mut starts = Starts {
+            unique: Vec::new(),
+            of: Vec::new(),
+        };
+        for (imp, _) in self.params.importance().iter() {
+            let x = self.chain.after_set(&y, self.params.insert_value(imp), imp);
+            let same = |u: &Vec<f64>| u.iter().zip(&x).all(|(a, b)| a.to_bits() == b.to_bits());
+            let j = match starts.unique.iter().rposition(same) {
+                Some(j) => j,
+                None => {
+                    starts.unique.push(x);
+                    starts.unique.len() - 1
+                }
+            };
+            starts.of.push(j);
+        }
+        starts
     }
 
     /// The importance-weighted FN (Eq. (6) [SBF] per unit of queried importance) of an
@@ -322,7 +351,7 @@ impl IbfSolution {
         let starts = self.start_vectors();
         let mut steps = self.chain.uniformized_steps(q);
         let mut ys: Vec<Vec<f64>> = Vec::new();
-        let mut z = vec![0.0; starts.len()];
+        let mut z = vec![0.0; starts.unique.len()];
         let mut reaches = |n: u64| -> Option<bool> {
             let b = binomial_terms(
                 n,
@@ -334,6 +363,7 @@ impl IbfSolution {
                 let v = steps.next_power();
                 ys.push(
                     starts
+                        .unique
                         .iter()
                         .map(|x| x.iter().zip(v).map(|(a, b)| a * b).sum())
                         .collect(),
@@ -345,7 +375,7 @@ impl IbfSolution {
                     *zi += w * yi;
                 }
             }
-            Some(self.weighted_fn_from(z.iter().copied()) >= rate)
+            Some(self.weighted_fn_from(&starts, &z) >= rate)
         };
         // The weighted FN is below the rate at `lo` (age 0: a fresh item's cells are set)
         // and reaches it at `hi`.

@@ -6,8 +6,8 @@ use super::{probes, simulation, validator, wrong_shape, Family, Proposal};
 use crate::candidate::{AccessUnit, Candidate, FalseNegatives, FpKind, Params, SimRun};
 use crate::requirement::Requirement;
 use bfopt_models::baseline::{
-    fingerprint_queue::design_fingerprint_queue, rotating::design_rotating, FingerprintQueueDesign,
-    FingerprintQueueRequirement, RotatingDesign, RotatingRequirement,
+    fingerprint_queue::design_fingerprint_queue, rotating::design_rotating_ring,
+    FingerprintQueueDesign, FingerprintQueueRequirement, RotatingDesign, RotatingRequirement,
 };
 use bfopt_models::classic::Layout;
 use bfopt_validation::experiments::baseline as base_sim;
@@ -38,7 +38,7 @@ fn rotating(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
     [LAYOUTS[0], LAYOUTS[2]]
         .iter()
         .map(|&layout| {
-            let d = design_rotating(&RotatingRequirement::new(req.fp(), w, layout)?)?;
+            let d = design_rotating_ring(&RotatingRequirement::new(req.fp(), w, layout)?)?;
             Ok(rotating_row(req.fp(), w, layout, d))
         })
         .collect()

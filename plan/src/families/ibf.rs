@@ -42,15 +42,23 @@
 //!
 //! The least memory over `(Max, K)` (the first in that order on a tie) is the policy's
 //! row; a policy none of whose combinations can be met (or whose mean-field solve fails)
-//! is listed as excluded. A combination whose step-2 `m` already needs at least the
-//! memory of the best so far skips step 3: step 3 only raises `m`, so it cannot win. With
-//! the galloping this takes 40% off the CPU of `recommend --fp 0.05 --window 1e5
-//! --allow-fn 0.1 --importance linear:1:50` (0.19 s → 0.11 s, one thread), its rows
-//! byte-identical. Sizing the largest `Max` first (0.13 s), and with it a lower bound on
-//! `m` at `P = 1` before step 1 (0.16 s), were measured slower. Starting step 1 at the
-//! floor and the neighbour's `P`, with its solution reused in step 2, takes another 21%
-//! off the whole process (0.095 s → 0.075 s CPU; 0.089 s → 0.068 s at `--window 2000`;
-//! 9 paired runs each, load 4-6), the `--format json` output byte-identical.
+//! is listed as excluded. Steps 1-2 run for every combination in `(Max, K)` order; step
+//! 2's `m` is a lower bound on the combination's memory (step 3 only raises `m`), and
+//! step 3 runs by increasing lower bound (then `(Max, K)` order), stopping at the first
+//! bound past the best design found: a branch and bound that returns the exhaustive
+//! search's design (`best_equals_the_exhaustive_least_memory`). Before it, step 3 ran in
+//! `(Max, K)` order and skipped only combinations whose bound was past the best so far,
+//! so the first combinations (`Max = 1`, `K ≤ 2` for IBF2-IBF6, whose FN is reached at
+//! age 1-2 at `M_REF`) were each corrected [`ADJUST`] times in vain: that was 60% of the
+//! IBF rows' CPU. With the galloping this took 40% off the CPU of `recommend --fp 0.05
+//! --window 1e5 --allow-fn 0.1 --importance linear:1:50` (0.19 s → 0.11 s, one thread), its
+//! rows byte-identical. Sizing the largest `Max` first (0.13 s), and with it a lower bound
+//! on `m` at `P = 1` before step 1 (0.16 s), were measured slower. Starting step 1 at the
+//! floor and the neighbour's `P`, with its solution reused in step 2, took another 21% off
+//! the whole process (0.095 s → 0.075 s CPU; 0.089 s → 0.068 s at `--window 2000`; 9
+//! paired runs each, load 4-6); step 3 by lower bound, 35% more (55 → 36 ms CPU for the
+//! whole process at either window, one thread, 7 paired runs, load 10-14), the
+//! `--format json` output byte-identical.
 //!
 //! `Plan::validate` runs each row's own design ([`stable_validator`]): the reference filter
 //! from its warm-up to the stable point, then `2·W` insertions, checking zero fraction,
@@ -126,25 +134,69 @@ fn best(
     } else {
         &[1, 3, 7]
     };
-    // The first least-memory design in `(Max, K)` order; a combination whose lower bound
-    // on memory (step 2's cell count, which step 3 only raises) is not below the best so
-    // far cannot replace it and is not corrected (step 3 skipped).
-    let mut found: Option<(IbfParams, IbfSolution)> = None;
+    // Steps 1-2 for every `(Max, K)` in order (step 1 galloping from the previous
+    // combination's `P`): each combination's `P`, reference solution and step-2 cell
+    // count, a lower bound on its memory (step 3 only raises `m`).
+    let mut staged: Vec<Staged> = Vec::new();
     let mut hint = None;
     for (max, k) in maxima
         .iter()
         .flat_map(|&max| (1..=8u32).map(move |k| (max, k)))
     {
-        let bound = found.as_ref().map(|(p, _)| p.memory_bits());
-        let (next, design) = sized_after(policy, dist, max, k, fp, w, rate, bound, hint);
-        hint = next.or(hint);
-        if let Some((p, s)) = design {
-            if bound.is_none_or(|b| p.memory_bits() < b) {
-                found = Some((p, s));
+        let Some((_, real, p, reference)) = least_p(policy, dist, max, k, fp, hint) else {
+            continue;
+        };
+        hint = Some((real, p));
+        let Some(m) = estimated_cells(k, p, &reference, w, rate) else {
+            continue;
+        };
+        // Step 3 starts from `params` at `(m, P)`: no design if they are invalid.
+        let Some(lower) = params(policy, dist, m, k, max, p).map(|x| x.memory_bits()) else {
+            continue;
+        };
+        staged.push(Staged {
+            order: staged.len(),
+            max,
+            k,
+            p,
+            m,
+            lower,
+        });
+    }
+    // Step 3 by increasing lower bound: the first least-memory design in `(Max, K)` order
+    // (the exhaustive search's) is found once the next lower bound, with its order as the
+    // tie-break, is past the best so far.
+    staged.sort_by_key(|c| (c.lower, c.order));
+    let mut found: Option<(u64, usize, IbfParams, IbfSolution)> = None;
+    for c in &staged {
+        if found
+            .as_ref()
+            .is_some_and(|(bits, order, _, _)| (c.lower, c.order) > (*bits, *order))
+        {
+            break;
+        }
+        if let Some((x, s)) = adjusted(policy, dist, (c.max, c.k, c.p), c.m, fp, w, rate) {
+            let key = (x.memory_bits(), c.order);
+            if found
+                .as_ref()
+                .is_none_or(|(bits, order, _, _)| key < (*bits, *order))
+            {
+                found = Some((key.0, key.1, x, s));
             }
         }
     }
-    found
+    found.map(|(_, _, x, s)| (x, s))
+}
+
+/// One `(Max, K)` after steps 1-2: its place in `(Max, K)` order, its `P`, step 2's cell
+/// count `m` and the memory of `(m, P)`, a lower bound on its design's.
+struct Staged {
+    order: usize,
+    max: u32,
+    k: u32,
+    p: u64,
+    m: u64,
+    lower: u64,
 }
 
 fn params(
@@ -183,9 +235,7 @@ pub(crate) fn design(
     }
 }
 
-/// Steps 1-3 of the module doc for one `(policy, Max, K)`; `None` also when `below` is
-/// given and the design cannot use fewer than `below` bits (step 2's cell count, which
-/// step 3 only raises, already needs as many). The search's own steps, for the tests.
+/// Steps 1-3 of the module doc for one `(policy, Max, K)`, step 1 from the floor.
 #[cfg(test)]
 #[allow(clippy::too_many_arguments)]
 fn sized(
@@ -196,40 +246,35 @@ fn sized(
     fp: f64,
     w: u64,
     rate: f64,
-    below: Option<u64>,
 ) -> Option<(IbfParams, IbfSolution)> {
-    sized_after(policy, dist, max, k, fp, w, rate, below, None).1
+    let (_, _, p, reference) = least_p(policy, dist, max, k, fp, None)?;
+    corrected(policy, dist, (max, k, p), &reference, fp, w, rate)
 }
 
-/// Where a combination's step 1 ended: its floor ([`least_decrements`]) and its `P`.
-type Hint = (u64, u64);
+/// Where a combination's step 1 ended: its floor before rounding ([`real_floor`]) and
+/// its `P`.
+type Hint = (f64, u64);
 
-/// [`sized`], its step-1 search started from the previous combination's `P` (`hint`)
-/// scaled by the ratio of the floors; also returns this combination's [`Hint`] (`None`
-/// when no `P` meets the FP).
-#[allow(clippy::too_many_arguments)]
-fn sized_after(
-    policy: Policy,
-    dist: &ImportanceDist,
-    max: u32,
-    k: u32,
-    fp: f64,
-    w: u64,
-    rate: f64,
-    below: Option<u64>,
-    hint: Option<Hint>,
-) -> (Option<Hint>, Option<(IbfParams, IbfSolution)>) {
-    let Some((floor, p, reference)) = least_p(policy, dist, max, k, fp, hint) else {
-        return (None, None);
-    };
-    let design = corrected(policy, dist, (max, k, p), &reference, fp, w, rate, below);
-    (Some((floor, p)), design)
+/// [`least_decrements`]'s bound before it is rounded up, `K·(1 − fp^(1/K))·v_min`: the
+/// scale of the least `P` from one `(Max, K)` to the next (closer than the rounded
+/// floors' ratio: 12% fewer solves in step 1 on the README's `--importance` examples).
+fn real_floor(x: &IbfParams, fp: f64) -> f64 {
+    let k = f64::from(x.k());
+    let v_min = x
+        .importance()
+        .iter()
+        .filter(|&(_, w)| w > 0.0)
+        .map(|(imp, _)| x.insert_value(imp))
+        .min()
+        .unwrap_or(x.max());
+    k * -(fp.ln() / k).exp_m1() * f64::from(v_min)
 }
 
 /// Step 1: the smallest `P` whose FP at [`M_REF`] meets `fp` (FP falls as `P` grows),
-/// with its floor and its solution. Galloping from a guess (the hint's `P` scaled by the
-/// floors' ratio, else the floor), never below the floor [`least_decrements`], under
-/// which no `P` can meet `fp`: the same `P` as a search from 1 with fewer solves.
+/// with its floor, the floor before rounding ([`real_floor`]) and its solution. Galloping
+/// from a guess (the hint's `P` scaled by the ratio of the unrounded floors, else the
+/// floor), never below the floor [`least_decrements`], under which no `P` can meet `fp`:
+/// the same `P` as a search from 1 with fewer solves.
 fn least_p(
     policy: Policy,
     dist: &ImportanceDist,
@@ -237,12 +282,12 @@ fn least_p(
     k: u32,
     fp: f64,
     hint: Option<Hint>,
-) -> Option<(u64, u64, IbfSolution)> {
+) -> Option<(u64, f64, u64, IbfSolution)> {
     let at = |p: u64| params(policy, dist, M_REF, k, max, p);
-    let floor = least_decrements(&at(1)?, fp).ok()?;
-    let guess = hint.map_or(floor, |(f0, p0)| {
-        (p0 as f64 * floor as f64 / f0 as f64).round() as u64
-    });
+    let one = at(1)?;
+    let floor = least_decrements(&one, fp).ok()?;
+    let real = real_floor(&one, fp);
+    let guess = hint.map_or(floor, |(f0, p0)| (p0 as f64 * real / f0).round() as u64);
     let mut last: Option<(u64, IbfSolution)> = None;
     let p = first_true_around(floor, guess, M_REF / 4, |p| {
         match at(p).and_then(|x| solve(&x).ok()) {
@@ -257,11 +302,11 @@ fn least_p(
         Some((q, s)) if q == p => s,
         _ => solve(&at(p)?).ok()?,
     };
-    Some((floor, p, solution))
+    Some((floor, real, p, solution))
 }
 
 /// Steps 2-3 for `(Max, K)` with step 1's `P` and its `reference` solution at [`M_REF`].
-#[allow(clippy::too_many_arguments)]
+#[cfg(test)]
 fn corrected(
     policy: Policy,
     dist: &ImportanceDist,
@@ -270,22 +315,35 @@ fn corrected(
     fp: f64,
     w: u64,
     rate: f64,
-    below: Option<u64>,
 ) -> Option<(IbfParams, IbfSolution)> {
-    // 2. The age at which the weighted FN reaches the rate, at M_REF.
+    let m = estimated_cells(k, p, reference, w, rate)?;
+    adjusted(policy, dist, (max, k, p), m, fp, w, rate)
+}
+
+/// Step 2: the age `a*` at which the weighted FN of step 1's `reference` solution (at
+/// [`M_REF`]) reaches the rate, scaled to `m ≈ M_REF·W/a*` (at least `K + P + 1`);
+/// `None` when the rate is never reached or `m` would pass `2^40`.
+fn estimated_cells(k: u32, p: u64, reference: &IbfSolution, w: u64, rate: f64) -> Option<u64> {
     let a_ref = reference.weighted_fn_age(rate)?;
     let scaled = (M_REF as f64 * w as f64 / a_ref as f64).ceil();
     if !(scaled <= (1u64 << 40) as f64) {
         return None;
     }
-    let mut m = (scaled as u64).max(u64::from(k) + p + 1);
-    if below
-        .is_some_and(|b| params(policy, dist, m, k, max, p).is_none_or(|x| x.memory_bits() >= b))
-    {
-        return None;
-    }
-    // 3. Exact corrections at the final size.
-    let mut p = p;
+    Some((scaled as u64).max(u64::from(k) + p + 1))
+}
+
+/// Step 3: exact corrections from `(m, P)`: `P` raised while the FP misses, `m` raised by
+/// 2% while the weighted FN at `W` misses, at most [`ADJUST`] times in all.
+fn adjusted(
+    policy: Policy,
+    dist: &ImportanceDist,
+    (max, k, p): (u32, u32, u64),
+    m: u64,
+    fp: f64,
+    w: u64,
+    rate: f64,
+) -> Option<(IbfParams, IbfSolution)> {
+    let (mut m, mut p) = (m, p);
     for _ in 0..ADJUST {
         let x = params(policy, dist, m, k, max, p)?;
         let s = solve(&x).ok()?;
@@ -381,7 +439,7 @@ mod tests {
             Policy::Ibf2,
             Policy::Ibf4,
         ] {
-            let (p, s) = sized(policy, &dist, 3, 4, fp, w, rate, None).unwrap();
+            let (p, s) = sized(policy, &dist, 3, 4, fp, w, rate).unwrap();
             assert!(s.fp() <= fp, "{policy}: fp {}", s.fp());
             let age = s.weighted_fn_age(rate);
             assert!(age.is_none_or(|a| a > w), "{policy}: {age:?}");
@@ -413,7 +471,7 @@ mod tests {
                 .is_some_and(|s| s.fp() <= fp)
         })?;
         let reference = solve(&at(p)?).ok()?;
-        corrected(policy, dist, (max, k, p), &reference, fp, w, rate, None)
+        corrected(policy, dist, (max, k, p), &reference, fp, w, rate)
     }
 
     /// Step 1 from the floor and a neighbour's hint finds the `P` of a search from 1.
@@ -438,15 +496,15 @@ mod tests {
                         });
                         let found = least_p(*policy, &dist, max, k, fp, hint);
                         assert_eq!(
-                            found.as_ref().map(|f| f.1),
+                            found.as_ref().map(|f| f.2),
                             from_one,
                             "{policy} Max {max} K {k} fp {fp}"
                         );
-                        if let Some((floor, p, s)) = found {
+                        if let Some((floor, real, p, s)) = found {
                             assert!(floor <= p);
                             let again = solve(&at(p).unwrap()).unwrap();
                             assert_eq!(s.fp().to_bits(), again.fp().to_bits());
-                            hint = Some((floor, p));
+                            hint = Some((real, p));
                         }
                     }
                 }
@@ -454,12 +512,15 @@ mod tests {
         }
     }
 
-    /// The pruned search returns the exhaustive search's first least-memory design.
+    /// The pruned search (step 3 by increasing lower bound) returns the exhaustive
+    /// search's first least-memory design, on both README `--importance` examples.
     #[test]
     fn best_equals_the_exhaustive_least_memory() {
         let dist = ImportanceDist::linear(1, 50).unwrap();
-        let (fp, w, rate) = (0.05, 2_000, 0.1);
-        for &policy in &Policy::ALL[1..] {
+        for (&policy, (fp, w, rate)) in Policy::ALL[1..]
+            .iter()
+            .flat_map(|p| [(p, (0.05, 2_000, 0.1)), (p, (0.05, 100_000, 0.1))])
+        {
             let maxima: &[u32] = if policy.tracks_cumulative() {
                 &[1, 3]
             } else {
@@ -480,9 +541,13 @@ mod tests {
                     exhaustive.0.max(),
                     exhaustive.0.p()
                 ),
-                "{policy}"
+                "{policy} W {w}"
             );
-            assert_eq!(s.fp().to_bits(), exhaustive.1.fp().to_bits(), "{policy}");
+            assert_eq!(
+                s.fp().to_bits(),
+                exhaustive.1.fp().to_bits(),
+                "{policy} W {w}"
+            );
         }
     }
 
@@ -491,7 +556,7 @@ mod tests {
         let dist = ImportanceDist::linear(1, 50).unwrap();
         let w = 2_000;
         for policy in [Policy::Ibf6, Policy::Ibf3] {
-            let (p, s) = sized(policy, &dist, 3, 4, 0.05, w, 0.1, None).unwrap();
+            let (p, s) = sized(policy, &dist, 3, 4, 0.05, w, 0.1).unwrap();
             let v = stable_validator(p.clone(), w).expect("small enough to simulate");
             let checks = v.run(SimRun {
                 seed: 7,
