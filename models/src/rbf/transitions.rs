@@ -100,9 +100,9 @@ impl NewBitsBatch {
         let inv = 1.0 / mf;
         self.first = first;
         let mut i_inv = [0.0; BATCH];
-        for b in 0..BATCH {
+        for (b, ii) in i_inv.iter_mut().enumerate() {
             let i_f = (first + b as u64) as f64;
-            i_inv[b] = i_f * inv;
+            *ii = i_f * inv;
             for d in 0..=k {
                 let df = d as f64;
                 self.stay[d][b] = i_f + df;
