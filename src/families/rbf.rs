@@ -5,7 +5,7 @@ use crate::families::to_u32;
 use crate::report::{Report, Row};
 use crate::units::{parse_bits, parse_count, parse_real};
 use bfopt_models::rbf::{
-    design, design_window, least_bits, Hashing, Method, RbfDesign, RbfNParams, RbfParams,
+    design, design_window, least_bits_observed, Hashing, Method, RbfDesign, RbfNParams, RbfParams,
     RbfRequirement, Recycling,
 };
 use bfopt_validation::experiments::rbf::{simulate, RbfSimConfig, RbfStream};
@@ -244,7 +244,13 @@ pub fn optimize(args: &OptimizeArgs) -> Result<Report, CliError> {
         .with_variant(hashing, recycling);
     let d = match (args.bits, args.messages, args.window) {
         (Some(bits), None, None) => design(bits, &req),
-        (None, Some(n), None) => least_bits(n, &req),
+        (None, Some(n), None) => {
+            // About five exact designs, each up to a second on a loaded machine.
+            let bar = bfopt_validation::sim::Progress::new(5, "optimize rbf: exact designs");
+            let d = least_bits_observed(n, &req, || bar.inc());
+            bar.finish();
+            d
+        }
         (None, None, Some(w)) => design_window(w, &req),
         _ => return Err(CliError::invalid(
             "--bits/--messages/--window",

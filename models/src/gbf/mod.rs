@@ -417,6 +417,52 @@ fn powers_times(x: f64, y: f64, scale: f64, out: &mut [f64]) {
     }
 }
 
+/// Many [`CompensatedSum`]s side by side (sums and compensations in two arrays), with
+/// the same operations in the same order as [`CompensatedSum::add`], so each value is
+/// bit-identical to its scalar twin; the branch is a select, so that a row of additions
+/// compiles to vector instructions (issue 18: the GBF chooser's inner loop).
+#[derive(Debug, Clone)]
+struct CompensatedSums {
+    sum: Vec<f64>,
+    compensation: Vec<f64>,
+}
+
+impl CompensatedSums {
+    /// `n` empty sums.
+    fn new(n: usize) -> Self {
+        Self {
+            sum: vec![0.0; n],
+            compensation: vec![0.0; n],
+        }
+    }
+
+    /// Adds `scale · xs[j]` to sum `at + j`, for every `j`.
+    fn add_scaled(&mut self, at: usize, scale: f64, xs: &[f64]) {
+        let n = xs.len();
+        let (sum, comp) = (
+            &mut self.sum[at..at + n],
+            &mut self.compensation[at..at + n],
+        );
+        for ((s, c), &x) in sum.iter_mut().zip(comp.iter_mut()).zip(xs) {
+            let x = scale * x;
+            let t = *s + x;
+            let big = if s.abs() >= x.abs() { *s } else { x };
+            let small = if s.abs() >= x.abs() { x } else { *s };
+            *c += (big - t) + small;
+            *s = t;
+        }
+    }
+
+    /// The values, as [`CompensatedSum::value`].
+    fn values(&self) -> Vec<f64> {
+        self.sum
+            .iter()
+            .zip(&self.compensation)
+            .map(|(&s, &c)| if s.is_infinite() { s } else { s + c })
+            .collect()
+    }
+}
+
 /// The sums of [`GbfDistinctTable::sums`] for every observation of one `(r0, r1)`
 /// ([`GbfDistinctTable::all_sums`]).
 #[derive(Debug, Clone)]
@@ -602,29 +648,27 @@ impl GbfDistinctTable {
             "GbfDistinctTable::positive used for every observation"
         );
         let (n0, n1) = (r0 as usize + 1, r1 as usize + 1);
-        let mut num = vec![CompensatedSum::new(); n0 * n1];
-        let mut den = vec![CompensatedSum::new(); n0 * n1];
+        // The sums over `i < inside` are the sums over all pieces stopped after the
+        // first `inside` pieces (the same terms added in the same order), so one set of
+        // running sums serves both: `num` is a copy of it taken there (issue 18).
+        let mut den = CompensatedSums::new(n0 * n1);
+        let mut num = None;
         let (mut a, mut b) = (vec![0.0; n0], vec![0.0; n1]);
         for (i, r) in self.rows.iter().enumerate() {
+            if i == self.inside {
+                num = Some(den.values());
+            }
             powers_times(r[1], r[2], r[0], &mut a);
             powers_times(r[3], r[4], 1.0, &mut b);
-            let inside = i < self.inside;
             for (c0, &ac) in a.iter().enumerate() {
-                let row = c0 * n1..(c0 + 1) * n1;
-                for (d, &bc) in den[row.clone()].iter_mut().zip(&b) {
-                    d.add(ac * bc);
-                }
-                if inside {
-                    for (n, &bc) in num[row].iter_mut().zip(&b) {
-                        n.add(ac * bc);
-                    }
-                }
+                den.add_scaled(c0 * n1, ac, &b);
             }
         }
+        let den = den.values();
         ObservationSums {
             r1,
-            num: num.iter().map(CompensatedSum::value).collect(),
-            den: den.iter().map(CompensatedSum::value).collect(),
+            num: num.unwrap_or_else(|| den.clone()),
+            den,
         }
     }
 
@@ -884,6 +928,71 @@ mod tests {
                             "{params:?} px = {px} ({c0}, {c1}): {x:e} vs {y:e}"
                         );
                     }
+                }
+            }
+        }
+    }
+
+    /// Issue 18: the one set of running sums with `num` copied at the window, added a
+    /// row at a time, gives the bits of two scalar compensated sums per observation
+    /// (the loop it replaced).
+    #[test]
+    fn issue_18_all_sums_are_bit_identical_to_scalar_compensated_sums() {
+        use crate::timing::prior::Distinct;
+        let cases = [
+            (
+                GbfParams::new(20_000, 3, 5).unwrap(),
+                1e-3,
+                2000,
+                Distinct::Uniform { universe: 1000 },
+            ),
+            (
+                GbfParams::new(4_440, 42, 42).unwrap(),
+                2e-4,
+                1480,
+                Distinct::zipf_tabulated(4096),
+            ),
+            (
+                GbfParams::new(1_000, 30, 1).unwrap(),
+                0.5,
+                10,
+                Distinct::Identity,
+            ),
+        ];
+        for (params, px, w, d) in cases {
+            let table = GbfDistinctTable::new(&params, px, w, &d).unwrap();
+            let (r0, r1) = (params.k0(), params.k1());
+            let (n0, n1) = (r0 as usize + 1, r1 as usize + 1);
+            let mut num = vec![CompensatedSum::new(); n0 * n1];
+            let mut den = vec![CompensatedSum::new(); n0 * n1];
+            let (mut a, mut b) = (vec![0.0; n0], vec![0.0; n1]);
+            for (i, r) in table.rows.iter().enumerate() {
+                powers_times(r[1], r[2], r[0], &mut a);
+                powers_times(r[3], r[4], 1.0, &mut b);
+                for (c0, &ac) in a.iter().enumerate() {
+                    for (c1, &bc) in b.iter().enumerate() {
+                        den[c0 * n1 + c1].add(ac * bc);
+                        if i < table.inside {
+                            num[c0 * n1 + c1].add(ac * bc);
+                        }
+                    }
+                }
+            }
+            let all = table.all_sums(r0, r1);
+            for c0 in 0..=r0 {
+                for c1 in 0..=r1 {
+                    let at = c0 as usize * n1 + c1 as usize;
+                    let (an, ad) = all.get(c0, c1);
+                    assert_eq!(
+                        an.to_bits(),
+                        num[at].value().to_bits(),
+                        "{params:?} num ({c0}, {c1})"
+                    );
+                    assert_eq!(
+                        ad.to_bits(),
+                        den[at].value().to_bits(),
+                        "{params:?} den ({c0}, {c1})"
+                    );
                 }
             }
         }

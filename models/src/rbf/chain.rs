@@ -19,7 +19,7 @@
 //! cycle start states fixes the inflow (Eq. (16) [RBF]), solved by
 //! [`crate::markov::stationary_gth`]. Time `O(k²·σ)`, memory `O(k²)`.
 
-use super::transitions::{recycle_law, Law, Retention};
+use super::transitions::{recycle_law, Law, NewBitsBatch, Retention};
 use super::Hashing;
 use crate::error::ModelError;
 use crate::markov::stationary_gth;
@@ -91,9 +91,10 @@ fn forward(
     let mut g = vec![0.0; w * lanes];
     let mut gi = vec![0.0; lanes];
     let mut slot = w - 1;
+    let mut batch = NewBitsBatch::new(law);
     for i in 0..=sigma {
         slot = if slot + 1 == w { 0 } else { slot + 1 };
-        law.new_bits(i, &mut rows[slot * w..(slot + 1) * w]);
+        batch.row(i, &mut rows[slot * w..(slot + 1) * w]);
         let row = &rows[slot * w..(slot + 1) * w];
         let leave: f64 = row[1..].iter().sum(); // 1 − τ(i,i), without cancellation
         for (l, out) in gi.iter_mut().enumerate() {
@@ -295,8 +296,9 @@ pub fn messages_paper(law: Law, sigma: u64) -> f64 {
     let w = k + 1;
     let mut n = vec![0.0; w]; // n[b % w] = E[N_b] for b in (current, current + k]
     let mut row = vec![0.0; w];
+    let mut batch = NewBitsBatch::new(law);
     for b in (0..sigma).rev() {
-        law.new_bits(b, &mut row);
+        batch.row(b, &mut row);
         let leave: f64 = row[1..].iter().sum();
         let mut s = 1.0;
         for (j, p) in row.iter().enumerate().skip(1) {
@@ -343,6 +345,8 @@ pub struct CurveScan {
     g: Vec<f64>,
     a: CompensatedSum,
     b: CompensatedSum,
+    /// The rows of the next states, made [`BATCH`](super::transitions::BATCH) at a time.
+    batch: NewBitsBatch,
 }
 
 impl CurveScan {
@@ -358,7 +362,48 @@ impl CurveScan {
             g: vec![0.0; w],
             a: CompensatedSum::new(),
             b: CompensatedSum::new(),
+            batch: NewBitsBatch::new(law),
         }
+    }
+}
+
+impl CurveScan {
+    /// The slot of the state of the last point returned.
+    fn last_slot(&self) -> usize {
+        if self.slot == 0 {
+            self.law.k as usize
+        } else {
+            self.slot - 1
+        }
+    }
+
+    /// `ρ(σ)` of the last point returned (Eq. (17) [RBF], the self-loop `τ(σ, σ)`).
+    ///
+    /// It bounds that point's frozen-filter FP: a weighted mean of `ρ(σ − t)`,
+    /// `t = 0..k`, and `ρ` grows with the state (in floating point too: `(i/M)^k` by
+    /// repeated multiplication), so the computed mean exceeds `ρ(σ)` by at most its
+    /// `2k + 2` roundings (below `1e-13` relative for `k ≤ 64`).
+    pub fn rho_last(&self) -> f64 {
+        self.rows[self.last_slot() * (self.law.k as usize + 1)]
+    }
+
+    /// The frozen-filter FP (Eqs. (24)-(25) [RBF]) of the last point returned, the
+    /// [`CurvePoint::fp_frozen`] a scan made with `frozen` reports: a scan without it can
+    /// ask for it only at the points where it matters (issue 18: the `O(k²)` sum at every
+    /// σ was half of a two-phase design's time).
+    pub fn frozen_fp(&self) -> f64 {
+        let w = self.law.k as usize + 1;
+        let (mut fh, mut fr) = (0.0, 0.0);
+        let mut js = self.last_slot();
+        // States i, i−1, …, i−k+1: state i − t overflows when d > t.
+        for t in 0..w - 1 {
+            let row = &self.rows[js * w..(js + 1) * w];
+            let ov: f64 = row[1 + t..].iter().sum();
+            fh += self.g[js] * ov;
+            fr += self.g[js] * ov * row[0];
+            js = if js == 0 { w - 1 } else { js - 1 };
+        }
+        fr / fh
     }
 }
 
@@ -376,8 +421,7 @@ impl Iterator for CurveScan {
             self.i += 1;
             let slot = self.slot;
             self.slot = if slot + 1 == w { 0 } else { slot + 1 };
-            self.law
-                .new_bits(i, &mut self.rows[slot * w..(slot + 1) * w]);
+            self.batch.row(i, &mut self.rows[slot * w..(slot + 1) * w]);
             let leave: f64 = self.rows[slot * w + 1..(slot + 1) * w].iter().sum();
             let mut s = if i == 0 { 1.0 } else { 0.0 };
             let mut js = slot;
@@ -394,17 +438,7 @@ impl Iterator for CurveScan {
                 continue;
             }
             let fp_frozen = if self.frozen {
-                let (mut fh, mut fr) = (0.0, 0.0);
-                let mut js = slot;
-                // States i, i−1, …, i−k+1: state i − t overflows when d > t.
-                for t in 0..k {
-                    let row = &self.rows[js * w..(js + 1) * w];
-                    let ov: f64 = row[1 + t..].iter().sum();
-                    fh += self.g[js] * ov;
-                    fr += self.g[js] * ov * row[0];
-                    js = if js == 0 { w - 1 } else { js - 1 };
-                }
-                fr / fh
+                self.frozen_fp()
             } else {
                 f64::NAN
             };

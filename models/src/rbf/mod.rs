@@ -93,8 +93,9 @@ pub mod transitions;
 mod tests;
 
 pub use design::{
-    design, design_window, least_bits, lower_bound_messages, worst_case_messages, RbfDesign,
-    RbfRequirement, DESIGN_EXACT_BITS, DESIGN_EXACT_LIMIT, DESIGN_EXACT_WORK, LOWER_BOUND_TERMS,
+    design, design_window, least_bits, least_bits_observed, lower_bound_messages,
+    worst_case_messages, RbfDesign, RbfRequirement, DESIGN_EXACT_BITS, DESIGN_EXACT_LIMIT,
+    DESIGN_EXACT_WORK, LOWER_BOUND_TERMS,
 };
 pub use nbounded::{fp_worst, ln_fp_worst, RbfNMetrics};
 
