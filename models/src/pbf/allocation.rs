@@ -213,13 +213,28 @@ impl AllocationProblem {
             Some((j, f)) if j == i => f,
             _ => self.frequency[i],
         };
-        // Active filters keyed by their ratio f_i/d_i (positive, so the IEEE bit patterns
-        // sort as the numbers do).
+        let active = |i: usize| freq(i) > 0.0 && self.distinct[i] > 0.0;
+        // The split depends on the ratios only relative to each other (Eq. (12) is
+        // unchanged when every f_i is scaled), so where the largest f_i/d_i would
+        // overflow (`f_i = 1e308, d_i = 0.5`: found by the `models` fuzz target) the keys
+        // are `2^−e·f_i/d_i`, and `y` is shifted back by `e·ln 2` for the multiplier.
+        let ln_ratio_max = (0..n)
+            .filter(|&i| active(i))
+            .map(|i| freq(i).ln() - self.distinct[i].ln())
+            .fold(f64::NEG_INFINITY, f64::max);
+        let shift = if ln_ratio_max > 700.0 {
+            ((ln_ratio_max - 600.0) / LN_2).ceil()
+        } else {
+            0.0
+        };
+        let scale = (-shift).exp2();
+        // Active filters keyed by their (scaled) ratio f_i/d_i (positive, so the IEEE bit
+        // patterns sort as the numbers do).
         let mut keyed: Vec<(u64, u64, usize)> = (0..n)
-            .filter(|&i| freq(i) > 0.0 && self.distinct[i] > 0.0)
+            .filter(|&i| active(i))
             .map(|i| {
                 let d = self.distinct[i];
-                ((freq(i) / d).to_bits(), d.to_bits(), i)
+                ((freq(i) * scale / d).to_bits(), d.to_bits(), i)
             })
             .collect();
         if keyed.is_empty() {
@@ -300,7 +315,7 @@ impl AllocationProblem {
         bits.iter_mut().for_each(|b| *b *= scale);
         Ok(Solved {
             bits,
-            lambda: Some(-y.exp()),
+            lambda: Some(-(y + shift * LN_2).exp()),
             fp: probability(-log_ok.value().exp_m1()) + 0.0,
             order: Some(keyed.into_iter().map(|(_, _, i)| i).collect()),
         })

@@ -794,3 +794,27 @@ fn a_filter_fp_below_the_smallest_f64_probed_often_still_counts() {
         max_relative = 1e-15
     );
 }
+
+/// Issue 17 (a fuzz input): `f_i/d_i = 1e308/0.5` overflowed, so the continuous split
+/// was NaN (`model pbf` printed `"bits": null`). The split depends on the frequencies only
+/// up to a common factor, so it must equal the split with every frequency scaled down.
+#[test]
+fn an_overflowing_frequency_ratio_still_splits_the_bits() {
+    let (bits, d) = (504_556_617_894u64, vec![0.5, 90.3]);
+    let big = AllocationProblem::new(bits, d.clone(), vec![1e308, 52.9]).unwrap();
+    let scaled = 2f64.powi(-40);
+    let small = AllocationProblem::new(bits, d, vec![1e308 * scaled, 52.9 * scaled]).unwrap();
+    let (a, b) = (big.optimal(42).unwrap(), small.optimal(42).unwrap());
+    for (x, y) in a.bits.iter().zip(&b.bits) {
+        assert!(x.is_finite());
+        assert_relative_eq!(*x, *y, max_relative = 1e-12);
+    }
+    assert_relative_eq!(
+        a.bits.iter().sum::<f64>(),
+        bits as f64,
+        max_relative = 1e-12
+    );
+    // The multiplier −μ may be below the smallest f64 here (μ is tiny against f_i).
+    assert!(a.lambda.unwrap() <= 0.0 && b.lambda.unwrap() <= 0.0);
+    assert!((0.0..=1.0).contains(&a.fp) && (0.0..=1.0).contains(&a.fp_rounded));
+}
