@@ -638,19 +638,23 @@ impl BtbfModel {
             Some(prior) => {
                 let mut fp_joint = 0.0;
                 let mut out = 0.0;
+                // A product `P(I_x >= h)·ρ` below the smallest normal f64 has lost digits.
+                let mut subnormal = false;
                 for (weight, px) in prior.classes(64) {
                     out += weight * prior_range(px, p.w, None);
                     let mut sum = 0.0;
                     for &b in &offsets {
                         let (horizon, r) = refreshed(b);
-                        sum += prior_range(px, p.w, Some(horizon))
-                            + prior_range(px, horizon, None) * r;
+                        let expired = prior_range(px, horizon, None) * r;
+                        subnormal |= expired > 0.0 && expired < f64::MIN_POSITIVE;
+                        sum += prior_range(px, p.w, Some(horizon)) + expired;
                     }
                     fp_joint += weight * sum / offsets.len() as f64;
                 }
-                // `P(I_x >= w)` below the smallest f64 (a frequent item, a long window):
-                // the ratio from logs; 0 only when no arrival is outside the window.
-                let fp = if out >= f64::MIN_POSITIVE {
+                // `P(I_x >= w)` below the smallest f64 (a frequent item, a long window), or
+                // a term that lost digits to underflow: the ratio from logs; 0 only when no
+                // arrival is outside the window.
+                let fp = if out >= f64::MIN_POSITIVE && !subnormal {
                     fp_joint / out
                 } else {
                     self.ln_fp(Some(prior)).exp()

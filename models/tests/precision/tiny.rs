@@ -139,6 +139,40 @@ fn rbf_chain_hp(m: u64, k: u32, sigma: u64, distinct: bool, start: u64) -> (F, F
     (a / b, fr / fh)
 }
 
+/// The case CI's proptest seed drew once the Zipf `D(j)` stopped falling to 0 past its
+/// peak: `P(I_x >= h)·ρ` fell below the smallest normal `f64` (1e-230 times 1e-79), so
+/// the `f64` ratio lost digits (1.6e-11 of the log). `metrics` now takes the log-space
+/// ratio there; both agree with the formula at 256 bits (three ranks, one offset, `B = 1`).
+#[test]
+fn btbf_prior_fp_with_an_underflowing_term_to_1e12() {
+    let (m, k, w) = (856_258u64, 19u32, 2670u64);
+    let params = BtbfParams::with_default_padding(m, k, 32, 1, w).unwrap();
+    let prior = StreamPrior::zipf(3).unwrap();
+    let model = BtbfModel::new(params, prior.distinct());
+    let h = params.expiry_age(0);
+    // Ranks x = 1, 2, 3 with p_x = 1/(x·H_3); D(h) by Eq. (15) [TBF].
+    let px: Vec<F> = (1..=3u64).map(|x| u(6) / u(11 * x)).collect();
+    let miss = |p: &F, n: u64| powu(&(one() - p.clone()), n);
+    let d = px.iter().fold(zero(), |a, p| a + one() - miss(p, h));
+    let touched = one() - (u(u64::from(k)) * d * (one() - one() / u(m)).ln()).exp();
+    let rho = powu(&touched, u64::from(k));
+    let (mut num, mut den) = (zero(), zero());
+    for p in &px {
+        num += p.clone() * (miss(p, w) - miss(p, h) + miss(p, h) * rho.clone());
+        den += p.clone() * miss(p, w);
+    }
+    let want = num / den;
+    let what = format!("m={m} k={k} w={w} h={h}");
+    agrees_hp("btbf ln_fp prior", &what, model.ln_fp(Some(&prior)), &want).unwrap();
+    agrees_hp(
+        "btbf fp prior",
+        &what,
+        model.metrics(Some(&prior)).fp.ln(),
+        &want,
+    )
+    .unwrap();
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(200))]
 
