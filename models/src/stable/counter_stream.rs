@@ -131,7 +131,55 @@
 //!   is the rank mean field, as above. A likely source (not tested): an item's cells are
 //!   set together to the same low counter and so compete in the same small pool of
 //!   low-counter cells, whose size, and so the decrement weight `W̄_u` this model fixes
-//!   at its mean, fluctuates.
+//!   at its mean, fluctuates. (Tested in Session 11, below: it is not.)
+//!
+//! Session 11 (issue 19 item 1, still open; K = 4, Max = 4, P = 7, importance 1..50, 70%
+//! repeats as in session 10, so m = 1024 here is 12 000 arrivals at the thesis's Max and P,
+//! not the agreement setting's Max = 3, P = 6; the ignored tests named below print these):
+//! * The `W̄_u` fluctuation hypothesis is false. `pool_weight_fluctuation` (in
+//!   `validation/src/experiments/stable.rs`, 256 epochs at m = 1024, 1024 at 1/32 size,
+//!   seed 9) records the filter's deletion weight `W_u = Σ_{v ≥ 1} 1/c` (this model's
+//!   `m·W̄_u`) and each repeat's exposure `Σ 1/W_u` over the deletion phases since its
+//!   last insertion (a cell of counter `c` is decremented with probability about
+//!   `P/(c·W_u)` per phase, so an item's `K` cells share it). The pool is small: `W` is
+//!   8.1 throughout at m = 1024, and 18, 32, 50 at a quarter, half and the end of the 1/32
+//!   size stream (IBF3; IBF5 16, 29, 46). The exposure relative to its mean over epochs at
+//!   the same two times spreads (sd of its log 0.08 at m = 1024, 0.15-0.16 at 1/32 size),
+//!   but the FN does not follow it: within cells of (age in 16ths, query time in
+//!   quarters), the FN of repeats per quartile of the ratio (mean ratio 0.85, 0.96, 1.03,
+//!   1.16) is 0.452, 0.451, 0.443, 0.455 (IBF3, 1/32 size; IBF5 0.487, 0.484, 0.474,
+//!   0.489; at m = 1024, mean ratio 0.94-1.07, IBF3 0.653, 0.693, 0.688, 0.659 and IBF5
+//!   0.687, 0.724, 0.721, 0.693, the extremes lower, not rising). Adding the quartile to
+//!   the buckets of the independent-cells U-statistic (exact importance, age, query time
+//!   in quarters, own class) leaves the excess where it was, with ages in 16ths, 64ths,
+//!   256ths: IBF3 at 1/32 size +11.9, +8.2, +7.5% without, +11.7, +7.9, +7.8% with; IBF5
+//!   +11.6, +7.9, +7.3% and +11.4, +7.7, +7.6%; at m = 1024 IBF3 +3.6, +2.1, +1.5% and
+//!   +3.5, +2.1, +1.6%, IBF5 +3.7, +2.1, +1.5% and +3.6, +2.1, +1.6%. So conditioning an
+//!   item's cells on a shared random `W̄` (a mixture over the pool's fluctuation) cannot
+//!   take the correlation away; it was not implemented.
+//! * Finer ages shrink the excess: at m = 1024 from +3.6% (16ths) to +1.5% (256ths), so
+//!   part of what Session 10 read there as correlation is the spread of ages within a
+//!   bucket; at 1/32 size it levels off near +7.5%.
+//! * The item's own cells in the pool (`self_weight_in_the_pool`: its cells decremented
+//!   with `min(1, P·w(ℓ)/(m·W̄_u + K·w(ℓ)))`, every own cell counted alive, so the
+//!   largest such effect; `Reductions::self_weight`, off in the model): wFN IBF3
+//!   0.6550 → 0.6495 and IBF5 0.6820 → 0.6769 at m = 1024, 0.3965 → 0.3933 and 0.4145 →
+//!   0.4111 at 1/32 size. Under 1%: not it.
+//! * Every counter level exact (same test): IBF3 0.6545, IBF5 0.6816 at m = 1024, 0.3959,
+//!   0.4141 at 1/32 size. Not the bins.
+//! * Where the gap is, in unweighted FN of repeats (`unweighted_fn_of_repeats` against
+//!   `pool_weight_fluctuation`): IBF3 model 0.698 / measured 0.673 at m = 1024 (+3.7%),
+//!   0.530 / 0.450 at 1/32 size (+18%); IBF5 0.726 / 0.706 (+2.9%), 0.547 / 0.483 (+13%).
+//!   Independent cells at the measured rate of each 256ths bucket give IBF3 0.681 at m =
+//!   1024 and 0.476 at 1/32 size (buckets of at least 4 repeats; their FN 0.671 and
+//!   0.442). So at 1/32 size this model's per-cell law is about 11% high (0.530 against
+//!   0.476) and the correlation adds about 7.5%; at m = 1024 about 2% and 1.5%. The
+//!   per-cell law, not the correlation, is the larger part, and neither the pool's weight
+//!   nor the item's own weight in it explains either.
+//! * No bound either: on every configuration measured so far this model is above the
+//!   measurement (the tables above), but 15-22% above (IBF3, IBF5) at 1/32 size (k = 4)
+//!   and more at k = 8, so it is not a bound within 10%; such a bound needs the per-cell
+//!   law first.
 //!
 //! Cost: `O(N·S·(2 + G·[`OWN_CLASSES`] + [`TIME_SAMPLES`]/2))` for `S` states
 //! (`(items_cap + 1)·(1 + Max·levels)`) and `G` tracked importances. Criterion
@@ -490,6 +538,9 @@ pub(crate) struct Reductions {
     pub tagged: u64,
     /// Classes of a repeat's own insertion count (`1, 2, …, ≥ own_classes`).
     pub own_classes: u64,
+    /// Experiment (issue 19 item 1): the tagged item's cells decremented with their own
+    /// `K` weights added to the pool, `min(1, P·w(ℓ)/(m·W̄_u + K·w(ℓ)))`.
+    pub self_weight: bool,
 }
 
 impl Reductions {
@@ -500,6 +551,7 @@ impl Reductions {
         samples: TIME_SAMPLES,
         tagged: TAGGED,
         own_classes: OWN_CLASSES,
+        self_weight: false,
     };
 }
 
@@ -542,6 +594,7 @@ pub(crate) fn run(
     let mut outs = vec![vec![0.0; states]; classes];
     let mut own_acc = vec![vec![0.0; states]; classes];
     let mut dec = vec![0.0; big_n * nl];
+    let mut dself = vec![0.0; big_n * nl];
     let snap_every = (big_n as u64).div_ceil(SNAPSHOTS).max(1) as usize;
     // Per snapshot, group and own-insertion class: the start law (unnormalised, its mass
     // the class's probability) of a repeat's cell right after its last insertion, over
@@ -556,6 +609,21 @@ pub(crate) fn run(
         md.dec_law(&x, d);
         let d = &dec[u * nl..(u + 1) * nl];
         md.delete(&x, d, &mut y);
+        {
+            let ds = &mut dself[u * nl..(u + 1) * nl];
+            ds.copy_from_slice(d);
+            if red.self_weight && md.params.policy().delete() != Delete::MinImp {
+                let (p, kk) = (md.params.p() as f64, f64::from(k));
+                for l in 1..nl {
+                    if d[l] > 0.0 && d[l] < 1.0 {
+                        let inv = md.levels.inv[l];
+                        let mw = p * inv / d[l];
+                        ds[l] = (p * inv / (mw + kk * inv)).min(1.0);
+                    }
+                }
+            }
+        }
+        let ds = &dself[u * nl..(u + 1) * nl];
         md.columns(&y, &mut col);
         let (pn, rh, dd) = (p_new(u), rho(u), d_before(u));
         let snap = u % snap_every == 0;
@@ -573,7 +641,7 @@ pub(crate) fn run(
                 .for_each(|o| o.iter_mut().for_each(|z| *z = 0.0));
             for q in 0..classes {
                 let up = (q + 1).min(classes - 1);
-                md.delete(&xt[g][q], d, &mut yt);
+                md.delete(&xt[g][q], ds, &mut yt);
                 md.columns(&yt, &mut colt);
                 if snap {
                     let own = md.set_with(&colt, j, 0);
@@ -651,7 +719,7 @@ pub(crate) fn run(
             }
             md.backward(
                 &mut bv,
-                &dec[l * nl..(l + 1) * nl],
+                &dself[l * nl..(l + 1) * nl],
                 p_new(l),
                 rho(l),
                 &mut scratch,
@@ -986,6 +1054,83 @@ mod tests {
             println!(
                 "{policy} m={m} N={arrivals}: model wFN {:.4}; sampled, own repeats averaged {a:.4} ± {sa:.4}; whole history {b:.4} ± {sb:.4}; difference {d:.4} ± {sd:.4}",
                 model.weighted_fn
+            );
+        }
+    }
+
+    /// Issue 19 item 1: the model's *unweighted* FN of repeats (`Σ_i w_i·FN_i`: repeats
+    /// are of uniformly chosen distinct items, so their importances follow the law), to
+    /// compare with the simulation's FN of repeats and its independent-cells figure
+    /// (`pool_weight_fluctuation` in `validation/src/experiments/stable.rs`). Printed:
+    /// IBF3 0.6980 (wFN 0.6550), IBF5 0.7263 (0.6820) at m = 1024; IBF3 0.5304 (0.3965),
+    /// IBF5 0.5469 (0.4145) at 1/32 size.
+    #[test]
+    #[ignore = "diagnostic: prints numbers"]
+    fn unweighted_fn_of_repeats() {
+        for (policy, m, n) in [
+            (Policy::Ibf3, 1024u64, 12_000u64),
+            (Policy::Ibf5, 1024, 12_000),
+            (Policy::Ibf3, 8192, 3125),
+            (Policy::Ibf5, 8192, 3125),
+        ] {
+            let p =
+                IbfParams::new(policy, m, 4, 4, 7, ImportanceDist::linear(1, 50).unwrap()).unwrap();
+            let stream = RepeatStream::new(n, 0.7).unwrap();
+            let model = crate::stable::stream_metrics(&p, &stream).unwrap();
+            let fn_all: f64 = p
+                .importance()
+                .iter()
+                .zip(&model.fn_by_importance)
+                .map(|((_, w), f)| w * f)
+                .sum();
+            println!(
+                "{policy} m={m} N={n}: model FN of repeats {fn_all:.4}, wFN {:.4}",
+                model.weighted_fn
+            );
+        }
+    }
+
+    /// Issue 19 item 1, the self-weight experiment: the model's wFN with the tagged
+    /// item's `K` cells adding their own weight to the deletion pool
+    /// ([`Reductions::self_weight`]) and with every counter level exact, against the
+    /// model. Printed (session 11 in the module doc): IBF3 0.6550, 0.6495, 0.6545 and IBF5
+    /// 0.6820, 0.6769, 0.6816 at m = 1024; IBF3 0.3965, 0.3933, 0.3959 and IBF5 0.4145,
+    /// 0.4111, 0.4141 at 1/32 size. About 6 min (the exact levels).
+    #[test]
+    #[ignore = "diagnostic: prints numbers"]
+    fn self_weight_in_the_pool() {
+        for (policy, m, n) in [
+            (Policy::Ibf3, 1024u64, 12_000u64),
+            (Policy::Ibf5, 1024, 12_000),
+            (Policy::Ibf3, 8192, 3125),
+            (Policy::Ibf5, 8192, 3125),
+        ] {
+            let p =
+                IbfParams::new(policy, m, 4, 4, 7, ImportanceDist::linear(1, 50).unwrap()).unwrap();
+            let stream = RepeatStream::new(n, 0.7).unwrap();
+            let cap = match crate::stable::stream_metrics(&p, &stream).unwrap().method {
+                crate::stable::StreamMethod::CellItemsCounter { items_cap, .. } => items_cap,
+                _ => panic!("not the counter model"),
+            };
+            let wfn = |self_weight: bool, exact: u32| {
+                let red = Reductions {
+                    self_weight,
+                    exact,
+                    ..Reductions::DEFAULT
+                };
+                let (_, fns, _) = run(&p, &stream, cap, &red).unwrap();
+                let dist = p.importance();
+                dist.iter()
+                    .zip(&fns)
+                    .map(|((i, w), f)| w * f64::from(i) * f)
+                    .sum::<f64>()
+                    / dist.mean()
+            };
+            println!(
+                "{policy} m={m} N={n}: wFN {:.4}, own weight in the pool {:.4}, every counter level exact {:.4}",
+                wfn(false, EXACT_LEVELS),
+                wfn(true, EXACT_LEVELS),
+                wfn(false, 255)
             );
         }
     }

@@ -407,6 +407,17 @@ impl StableFilter {
         idx[..n].iter().filter(|&&i| self.cells.get(i) == 0).count()
     }
 
+    /// The total weight `Σ 1/key` of the non-zero cells the probabilistic deletion
+    /// phase picks from (key: the cumulative importance, or the value for IBF6); a cell
+    /// of key `c` is picked with probability `(1/c)/weight` per pick. 0 for the random
+    /// and MinImp policies.
+    pub fn deletion_weight(&self) -> f64 {
+        match (&self.buckets, self.params.policy().delete()) {
+            (Some(b), Delete::ProbCumulative | Delete::ProbValue) => b.block_weight.iter().sum(),
+            _ => 0.0,
+        }
+    }
+
     /// The policy.
     pub fn policy(&self) -> Policy {
         self.params.policy()
