@@ -549,8 +549,23 @@ pub fn binomial_cut_tail_bound(n: u64, p: f64, last: (u64, f64)) -> f64 {
 ///
 /// # Accuracy
 /// Nodes and weights to about 1e-15; the weights sum to 1.
+///
+/// # Cost
+/// Computed once per process for `n` below 32 and copied after (the Zipf `D(j)` asked
+/// for the same 8 nodes at every evaluation: an eigendecomposition each time, issue 17).
 pub fn gauss_legendre_unit(n: usize) -> Vec<(f64, f64)> {
+    use std::sync::OnceLock;
+    const CACHED: usize = 32;
+    static TABLES: [OnceLock<Vec<(f64, f64)>>; CACHED] = [const { OnceLock::new() }; CACHED];
     let n = n.max(1);
+    match TABLES.get(n) {
+        Some(table) => table.get_or_init(|| golub_welsch(n)).clone(),
+        None => golub_welsch(n),
+    }
+}
+
+/// [`gauss_legendre_unit`] computed.
+fn golub_welsch(n: usize) -> Vec<(f64, f64)> {
     let jacobi = nalgebra::DMatrix::from_fn(n, n, |i, j| {
         if i.abs_diff(j) == 1 {
             let m = i.max(j) as f64;

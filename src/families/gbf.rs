@@ -6,7 +6,7 @@ use crate::families::to_u32;
 use crate::report::{Report, Row};
 use crate::units::{parse_bits, parse_count, parse_real};
 use bfopt_models::gbf::design::gbf_distinct;
-use bfopt_models::gbf::posterior::{window_posterior_eq34, window_posterior_ln, TLikelihood};
+use bfopt_models::gbf::posterior::{window_posterior_eq34, TLikelihood};
 use bfopt_models::gbf::{posterior_balanced, GbfParams};
 use bfopt_validation::experiments::gbf::{simulate, GbfSimConfig};
 use clap::Args;
@@ -144,7 +144,6 @@ pub fn posterior(a: &PosteriorArgs) -> Result<Report, CliError> {
     let post = posterior_balanced(&p, d, e, a.px, w).map_err(model_err)?;
     let lik = TLikelihood::balanced(d, e);
     let (plain, kappa) = window_posterior_eq34(&lik, p.q_eps(), a.px, w);
-    debug_assert_eq!(post, window_posterior_ln(&lik, p.ln_q_eps(), a.px, w));
     let row = Row::new("gbf", p, serde_json::json!({}))
         .param("window", w)
         .param("px", a.px)

@@ -252,7 +252,9 @@ fn run_line(line: &str) -> Result<String, String> {
 }
 
 /// Issue 17: inputs whose evaluation grows with a value (here `N = 10^8` terms, seconds
-/// unbounded; the exact RBF chain at `k²·σ = 10^9`; the IBF FN pass at a large age) end
+/// unbounded; the exact RBF chain at `k²·σ = 10^9`; the IBF FN pass at a large age; the
+/// BTBF and IBF choosers; the GBF posterior in extended precision; blocked load
+/// mixtures; the RBF memory search) end
 /// within the fuzz allowance in a work-limit error naming the loop, instead of running
 /// for seconds; cheap inputs give the same output with and without it.
 #[test]
@@ -271,6 +273,31 @@ fn issue_17_fuzz_allowance_bounds_expensive_inputs_and_changes_no_cheap_one() {
         (
             "optimize apbf --fp 0.01 --window 1000000",
             "APBF design search",
+        ),
+        // Session 12's profile of the fuzz targets: each was most of its target's time.
+        (
+            "optimize btbf --bits-per-item 12 --window 65536 --prior zipf:100000 --penalties uniform:1:10",
+            "BTBF chooser's expected penalty",
+        ),
+        (
+            "posterior gbf --bits 1e9 --reset-hashes 64 --set-hashes 64 --window 100000 --px 1e-6 --matching 64 --mismatching 32",
+            "GBF posterior in extended precision",
+        ),
+        (
+            "optimize ibf --bits 100000 --policies sbf,ibf1 --importance linear:1:50 --age 100000",
+            "IBF optimizer's false-negative pass",
+        ),
+        (
+            "optimize classic --bits 1e10 --items 1e11 --layout blocked",
+            "blocked filter's load mixture",
+        ),
+        (
+            "optimize classic --fp 1e-6 --items 1e11 --layout blocked --block-bits 65536",
+            "blocked filter's load mixture",
+        ),
+        (
+            "optimize rbf --fp 0.001 --messages 1e5 --phases 2",
+            "RBF design's",
         ),
     ] {
         let start = std::time::Instant::now();
@@ -301,6 +328,9 @@ fn issue_17_fuzz_allowance_bounds_expensive_inputs_and_changes_no_cheap_one() {
         "model classic --bits 96 --hashes 3 --items 10",
         "optimize classic --fp 0.01 --items 1e6",
         "optimize apbf --fp 0.01 --window 20",
+        "optimize btbf --bits-per-item 12 --window 256 --prior uniform:512 --penalties fixed:1:5 --max-hashes 3",
+        "posterior gbf --bits 1e7 --reset-hashes 8 --set-hashes 8 --window 1000 --px 0.001 --matching 8 --mismatching 4",
+        "optimize rbf --fp 0.01 --bits 100",
     ] {
         let free = run_line(line).unwrap();
         assert_eq!(fuzzing::bounded(|| run_line(line)).unwrap(), free, "{line}");

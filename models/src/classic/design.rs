@@ -106,29 +106,60 @@ fn with_block_table<R>(block_bits: u64, k: u32, f: impl FnOnce(&mut BlockFpTable
         .or_insert_with(|| BlockFpTable::new(block_bits, k, EXACT_BUDGET)))
 }
 
-/// Smallest `m` (a multiple of the layout's unit) with FP ≤ `fp` for this `k`.
-fn min_bits_for_k(fp: f64, n: u64, k: u32, layout: Layout) -> Option<u64> {
+/// Smallest `m` (a multiple of the layout's unit) with FP ≤ `fp` for this `k`; a
+/// blocked layout's load mixtures are paid from the work allowance in force
+/// ([`crate::budget`]), whose end is the error.
+fn min_bits_for_k(fp: f64, n: u64, k: u32, layout: Layout) -> Result<Option<u64>, ModelError> {
+    Ok(match layout {
+        Layout::Blocked { block_bits } => return min_blocked_bits_for_k(fp, n, k, block_bits),
+        _ => min_unblocked_bits_for_k(fp, n, k, layout),
+    })
+}
+
+/// [`min_bits_for_k`] of a blocked layout.
+fn min_blocked_bits_for_k(
+    fp: f64,
+    n: u64,
+    k: u32,
+    block_bits: u64,
+) -> Result<Option<u64>, ModelError> {
+    let layout = Layout::Blocked { block_bits };
     let unit = unit_bits(layout, k);
     let max_units = ClassicParams::M.end() / unit;
     let lo_units = u64::from(k).div_ceil(unit).max(1);
-    if let Layout::Blocked { block_bits } = layout {
-        if block_bits < u64::from(k) {
-            return None;
-        }
-        // The exact in-block law does not depend on m or n: one table per (B, k), grown
-        // as the searches need; past its budget, fall back to the independent-bits
-        // mixture.
-        return with_block_table(block_bits, k, |table| {
-            let meets = |units: u64| {
-                let m = units * unit;
-                let fp_m = table
-                    .mixture(m, n)
-                    .unwrap_or_else(|| super::fp_blocked(m, block_bits, k, n));
-                fp_m <= fp
-            };
-            first_true(lo_units, max_units, meets).map(|u| u * unit)
-        });
+    if block_bits < u64::from(k) {
+        return Ok(None);
     }
+    // The exact in-block law does not depend on m or n: one table per (B, k), grown as
+    // the searches need; past its budget, fall back to the independent-bits mixture.
+    let limit = std::cell::Cell::new(None);
+    let found = with_block_table(block_bits, k, |table| {
+        let meets = |units: u64| {
+            let m = units * unit;
+            let walk = super::formulas::blocked_walk_loads(m, block_bits, n);
+            if let Err(e) = crate::budget::spend(walk, "the blocked filter's load mixture") {
+                // Ends the search; the error is returned below.
+                limit.set(Some(e));
+                return true;
+            }
+            let fp_m = table
+                .mixture(m, n)
+                .unwrap_or_else(|| super::fp_blocked(m, block_bits, k, n));
+            fp_m <= fp
+        };
+        first_true(lo_units, max_units, meets).map(|u| u * unit)
+    });
+    match limit.take() {
+        Some(e) => Err(e),
+        None => Ok(found),
+    }
+}
+
+/// [`min_bits_for_k`] of the standard and partitioned layouts.
+fn min_unblocked_bits_for_k(fp: f64, n: u64, k: u32, layout: Layout) -> Option<u64> {
+    let unit = unit_bits(layout, k);
+    let max_units = ClassicParams::M.end() / unit;
+    let lo_units = u64::from(k).div_ceil(unit).max(1);
     if layout == Layout::Standard {
         // A lower bound: the usual formula never exceeds the exact law (Bose et al.
         // 2008); `design` refines it with [`exact_standard_bits`] where needed.
@@ -174,7 +205,8 @@ fn exact_standard_bits(fp: f64, n: u64, k: u32, from: u64) -> Option<u64> {
 /// [`design`] minimises it over `k`; families built on a classic filter (counting Bloom
 /// filters) size their cells with it.
 pub fn min_bits(fp: f64, n: u64, k: u32, layout: Layout) -> Option<u64> {
-    let m = min_bits_for_k(fp, n, k, layout)?;
+    // Under a work allowance, a blocked search that ran out of it is `None` too.
+    let m = min_bits_for_k(fp, n, k, layout).ok()??;
     if layout == Layout::Standard {
         exact_standard_bits(fp, n, k, m)
     } else {
@@ -205,7 +237,7 @@ pub fn design(req: &ClassicRequirement) -> Result<ClassicDesign, ModelError> {
     let mut visited: Vec<(u64, u32)> = Vec::new();
     let mut rising = 0;
     for k in 1..=req.k_max {
-        let Some(m) = min_bits_for_k(req.fp, req.n, k, req.layout) else {
+        let Some(m) = min_bits_for_k(req.fp, req.n, k, req.layout)? else {
             continue;
         };
         visited.push((m, k));
@@ -274,6 +306,11 @@ pub fn design(req: &ClassicRequirement) -> Result<ClassicDesign, ModelError> {
 pub fn best_k(m: u64, n: u64, layout: Layout) -> Result<(u32, f64), ModelError> {
     ClassicParams::new(m, 1, n, layout)?;
     let k_hi = (*ClassicParams::K.end()).min(u32::try_from(m).unwrap_or(u32::MAX));
+    if let Layout::Blocked { block_bits } = layout {
+        // One load mixture per k, paid from the work allowance in force.
+        let walk = super::formulas::blocked_walk_loads(m, block_bits, n);
+        crate::budget::spend(f64::from(k_hi) * walk, "the blocked filter's load mixture")?;
+    }
     (1..=k_hi)
         .filter_map(|k| {
             ClassicParams::new(m, k, n, layout)

@@ -101,6 +101,23 @@ pub fn fp_blocked(m: u64, block_bits: u64, k: u32, n: u64) -> f64 {
     fp
 }
 
+/// The block loads [`fp_blocked`] (and the exact law's mixture) walk, in the units of a
+/// work allowance ([`crate::budget`]): the `Bin(n, B/m)` law cut at 1e-30 of its mode's
+/// mass spans about `2·√(2 ln 10^30)·sd ≈ 23.5·sd` loads (at most `n + 1`); 1 when there
+/// is one block or the law is too wide to walk.
+pub fn blocked_walk_loads(m: u64, block_bits: u64, n: u64) -> f64 {
+    let blocks = m / block_bits.max(1);
+    if blocks <= 1 {
+        return 1.0;
+    }
+    let p = 1.0 / blocks as f64;
+    let sd = (n as f64 * p * (1.0 - p)).sqrt();
+    if sd > LOAD_SD_DIRECT {
+        return 1.0;
+    }
+    (23.5 * sd + 1.0).min(n as f64 + 1.0)
+}
+
 /// Below this FP a load mixture cut at 1e-30 of the mode's mass is replaced by the
 /// uncut log-space walk ([`crate::numeric::ln_binomial_mixture`]): a tail load's FP can
 /// exceed its mass's share by far more than the cut (measured against a 256-bit sum:

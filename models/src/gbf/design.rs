@@ -44,13 +44,29 @@ pub fn expected_penalty(
     penalties: &PenaltyDist,
     zipf_classes: usize,
 ) -> Result<ExpectedPenalty, ModelError> {
+    let classes = prior.classes(zipf_classes);
+    expected_penalty_over(params, w, &classes, distinct, penalties)
+}
+
+/// [`expected_penalty`] over item classes `(weight, p_x)` (weights summing to 1) from
+/// [`StreamPrior::classes`], which a search over many filters computes once.
+///
+/// # Errors
+/// `w = 0`.
+pub fn expected_penalty_over(
+    params: &GbfParams,
+    w: u64,
+    classes: &[(f64, f64)],
+    distinct: &Distinct,
+    penalties: &PenaltyDist,
+) -> Result<ExpectedPenalty, ModelError> {
     check::in_range("window", w, 1..=u64::MAX)?;
     let (k0, k1) = (params.k0(), params.k1());
     let (b0, b1) = (binomials(k0), binomials(k1));
     let mean_fp = penalties.mean_fp();
     let mean_fn = penalties.mean_fn();
     let (mut std_cost, mut inf_cost, mut prior_cost) = (0.0, 0.0, 0.0);
-    for (weight, px) in prior.classes(zipf_classes) {
+    for &(weight, px) in classes {
         let sums = GbfDistinctTable::new(params, px, w, distinct)?.all_sums(k0, k1);
         let in_w = crate::numeric::one_minus_pow1m(px, w as f64);
         let (a, bn) = penalties.expected_costs(in_w);
@@ -163,12 +179,13 @@ pub fn design_observed(
     let pairs: Vec<(u32, u32)> = (1..=req.k_max)
         .flat_map(|k0| (1..=req.k_max).map(move |k1| (k0, k1)))
         .collect();
+    let classes = req.prior.classes(16);
     let candidates = pairs
         .into_par_iter()
         .map(|(k0, k1)| {
             let params = GbfParams::new(m, k0, k1)?;
             let penalty =
-                expected_penalty(&params, req.w, &req.prior, &distinct, &req.penalties, 16)?;
+                expected_penalty_over(&params, req.w, &classes, &distinct, &req.penalties)?;
             step();
             Ok(GbfCandidate { params, penalty })
         })

@@ -753,7 +753,8 @@ impl GbfObservation {
 /// Eq. (32), stably ([`posterior::window_posterior`]).
 ///
 /// # Errors
-/// `px` outside `(0, 1]`; `c0 > r0`, `c1 > r1`, `r0 > k0`, `r1 > k1`; `w = 0`.
+/// `px` outside `(0, 1]`; `c0 > r0`, `c1 > r1`, `r0 > k0`, `r1 > k1`; `w = 0`; under a
+/// work allowance ([`crate::budget`]), a route that needs more than is left.
 pub fn posterior(
     params: &GbfParams,
     o: &GbfObservation,
@@ -763,19 +764,15 @@ pub fn posterior(
     check_observation(params, o)?;
     crate::timing::prior::check_px(px)?;
     check::in_range("window", w, 1..=u64::MAX)?;
-    Ok(posterior::window_posterior_ln(
-        &o.likelihood(params),
-        params.ln_q_eps(),
-        px,
-        w,
-    ))
+    posterior::window_posterior_ln_charged(&o.likelihood(params), params.ln_q_eps(), px, w)
 }
 
 /// The balanced posterior of Eq. (34) [TBF] (`k0 = k1`, `q0/(q0+q1) ≈ ½`) for `d`
 /// matching and `e` mismatching cells, computed stably.
 ///
 /// # Errors
-/// `px` outside `(0, 1]`; `d + e > k0 + k1`; `w = 0`.
+/// `px` outside `(0, 1]`; `d + e > k0 + k1`; `w = 0`; under a work allowance
+/// ([`crate::budget`]), a route that needs more than is left.
 pub fn posterior_balanced(
     params: &GbfParams,
     d: u32,
@@ -788,12 +785,7 @@ pub fn posterior_balanced(
     let k = params.k0 + params.k1;
     check::in_range("matching", d, 0..=k)?;
     check::in_range("mismatching", e, 0..=k - d)?;
-    Ok(posterior::window_posterior_ln(
-        &TLikelihood::balanced(d, e),
-        params.ln_q_eps(),
-        px,
-        w,
-    ))
+    posterior::window_posterior_ln_charged(&TLikelihood::balanced(d, e), params.ln_q_eps(), px, w)
 }
 
 fn check_observation(params: &GbfParams, o: &GbfObservation) -> Result<(), ModelError> {

@@ -22,6 +22,7 @@
 //! `O(n²)` multiplications at about `log2 κ + 60` bits whatever `m` (issue 18), and the
 //! rounding bound at that precision keeps 1e-13 relative.
 
+use crate::error::ModelError;
 use crate::numeric::CompensatedSum;
 use dashu_float::round::mode::HalfEven;
 use dashu_float::FBig;
@@ -229,22 +230,49 @@ pub fn window_posterior(lik: &TLikelihood, q_eps: f64, px: f64, w: u64) -> f64 {
 /// `f64` and then logged loses `ε·m/(k0 + k1)` relative (2e-8 in the posterior at
 /// `m = 6·10^8`, issue 17's precision test).
 pub fn window_posterior_ln(lik: &TLikelihood, ln_q: f64, px: f64, w: u64) -> f64 {
+    // Uncharged, the route never fails; the fallback only keeps this free of a panic.
+    routed(lik, ln_q, px, w, false).unwrap_or_else(|_| window_posterior_ages(lik, ln_q, px, w))
+}
+
+/// [`window_posterior_ln`], its extended-precision and age-by-age routes paid from the
+/// work allowance in force ([`crate::budget`]; a no-op without one).
+///
+/// # Errors
+/// [`ModelError::WorkLimit`] when the route needs more than is left.
+pub fn window_posterior_ln_charged(
+    lik: &TLikelihood,
+    ln_q: f64,
+    px: f64,
+    w: u64,
+) -> Result<f64, ModelError> {
+    routed(lik, ln_q, px, w, crate::budget::left().is_some())
+}
+
+/// The route of [`window_posterior_ln`] (its doc), charging the allowance when `charged`.
+fn routed(lik: &TLikelihood, ln_q: f64, px: f64, w: u64, charged: bool) -> Result<f64, ModelError> {
     if px >= 1.0 {
         // Every arrival is x: I_x = 0 (t = 1); an observation impossible there gets 0.
-        return if lik.at(1.0) > 0.0 { 1.0 } else { 0.0 };
+        return Ok(if lik.at(1.0) > 0.0 { 1.0 } else { 0.0 });
     }
     let (plain, kappa) = window_posterior_eq34_ln(lik, ln_q, px, w);
     if eq34_is_accurate(lik, kappa) && plain.is_finite() {
-        return plain.clamp(0.0, 1.0);
+        return Ok(plain.clamp(0.0, 1.0));
     }
-    if head_ages(lik, ln_q) > WIDE_FROM_AGES {
-        if let Some(post) = window_posterior_wide(lik, ln_q, px, w, kappa) {
-            return post.clamp(0.0, 1.0);
+    let head = head_ages(lik, ln_q);
+    if head > WIDE_FROM_AGES {
+        if let Some(post) = wide_at_rising_precision(lik, ln_q, px, w, kappa, charged)? {
+            return Ok(post.clamp(0.0, 1.0));
         }
     }
-    window_posterior_ages(lik, ln_q, px, w)
+    if charged {
+        // One evaluation of L per age up to 2^20 ages, then pieces (see
+        // `window_posterior_ages`): at most about n·ln(i0)/1e-3 of them.
+        let n = f64::from(lik.degree().max(1));
+        let ages = (head as f64).min(f64::from(1 << 20) + n * (head as f64).ln() * 1e3);
+        crate::budget::spend(ages * n, "the GBF posterior's age-by-age sum")?;
+    }
+    Ok(window_posterior_ages(lik, ln_q, px, w))
 }
-
 /// `i0`, the first age with `n·q_ε^i <= 0.05` (`n` the likelihood's degree): the ages
 /// [`window_posterior_ages`] sums one by one (or in pieces) before Eq. (34) takes over.
 pub fn head_ages(lik: &TLikelihood, ln_q: f64) -> u64 {
@@ -399,15 +427,17 @@ fn wide(x: f64, bits: usize) -> Option<Wide> {
     Some(Wide::try_from(x).ok()?.with_precision(bits).value())
 }
 
-/// `log2 |x / y|` (`x > 0`; infinite when `y = 0`): condition numbers of posteriors
-/// near the smallest double exceed the largest one.
+/// An upper bound on `log2 |x / y|` (`x > 0`; infinite when `y = 0`), from the binary
+/// exponents and leading digits of `x` and `y` (`EstimatedLog2`, within 2^-20 relative),
+/// not a division and a logarithm at the working precision (those were 16% of the
+/// `models` fuzz target's time, issue 17): condition numbers of posteriors near the
+/// smallest double exceed the largest one.
 fn log2_abs_ratio(x: &Wide, y: &Wide) -> f64 {
-    let r = match y.partial_cmp(&Wide::ZERO) {
-        Some(std::cmp::Ordering::Greater) => x / y,
-        Some(std::cmp::Ordering::Less) => -(x / y),
-        _ => return f64::INFINITY,
-    };
-    r.ln().to_f64().value() / std::f64::consts::LN_2
+    use dashu_float::ops::EstimatedLog2;
+    if y.repr().significand().is_zero() {
+        return f64::INFINITY;
+    }
+    f64::from(x.log2_bounds().1) - f64::from(y.log2_bounds().0)
 }
 
 /// Eq. (34) [TBF] evaluated with `bits` of working precision, each geometric sum formed
@@ -440,13 +470,10 @@ fn eq34_wide(lik: &TLikelihood, ln_q: f64, px: f64, w: u64, bits: usize) -> Opti
     let bound = lik.abs_coefficients();
     let p = wide(px, bits)?;
     let lnq = wide(ln_q, bits)?;
-    let q = lnq.exp();
-    let one_minus_q = -lnq.exp_m1();
+    let (q, one_minus_q) = exp_and_complement(&lnq);
     let wl = Wide::from(w).with_precision(bits).value();
-    let w_ln_s = &wl * (-&p).ln_1p();
-    let (sw, one_minus_sw) = (w_ln_s.exp(), -w_ln_s.exp_m1());
-    let w_ln_q = &wl * &lnq;
-    let (qw, one_minus_qw) = (w_ln_q.exp(), -w_ln_q.exp_m1());
+    let (sw, one_minus_sw) = exp_and_complement(&(&wl * (-&p).ln_1p()));
+    let (qw, one_minus_qw) = exp_and_complement(&(&wl * &lnq));
     // Q^s, 1 − Q^s, Q^(ws), 1 − Q^(ws) at s = 0.
     let (mut qs, mut d) = (one.clone(), zero.clone());
     let (mut qws, mut e) = (one.clone(), zero.clone());
@@ -486,6 +513,22 @@ fn eq34_wide(lik: &TLikelihood, ln_q: f64, px: f64, w: u64, bits: usize) -> Opti
     Some(((num / den).to_f64().value(), log2_kappa))
 }
 
+/// `(e^x, 1 − e^x)` at the precision of `x`, each to a few units in its last place, from
+/// one exponential (they were a third of [`eq34_wide`]'s time, issue 17): for
+/// `x < −1`, `e^x` and then `1 − e^x ∈ (0.63, 1)`; otherwise `e^x − 1` and then
+/// `e^x = 1 + (e^x − 1) > 0.36`, so neither subtraction cancels.
+fn exp_and_complement(x: &Wide) -> (Wide, Wide) {
+    let one = Wide::ONE.with_precision(x.precision()).value();
+    if *x < -&one {
+        let e = x.exp();
+        let c = &one - &e;
+        (e, c)
+    } else {
+        let m = x.exp_m1();
+        (&one + &m, -m)
+    }
+}
+
 /// `log2` of the relative error bound of [`eq34_wide`] at `bits`, `j·2^(−bits)·κ`
 /// (`j = 5n + 16`: the expansion's `n` roundings, the chains' `3s + 10` and the sum's
 /// `n + 1`, each relative to the absolute terms `C̃_s |y_s|`).
@@ -511,8 +554,22 @@ pub fn window_posterior_wide(
     w: u64,
     kappa_hint: f64,
 ) -> Option<f64> {
+    wide_at_rising_precision(lik, ln_q, px, w, kappa_hint, false).unwrap_or(None)
+}
+
+/// [`window_posterior_wide`], each precision tried paid from the work allowance when
+/// `charged`: `(n + 1)²` multiplications and `8·bits` for the seven transcendental
+/// functions, each in `(bits/64)²` steps.
+fn wide_at_rising_precision(
+    lik: &TLikelihood,
+    ln_q: f64,
+    px: f64,
+    w: u64,
+    kappa_hint: f64,
+    charged: bool,
+) -> Result<Option<f64>, ModelError> {
     if w == 0 {
-        return Some(0.0);
+        return Ok(Some(0.0));
     }
     let log2_max = EQ34_MAX_ERROR.log2();
     // The precision whose bound meets EQ34_MAX_ERROR at condition number 2^log2_kappa,
@@ -527,12 +584,20 @@ pub fn window_posterior_wide(
         256
     };
     loop {
-        let (post, log2_kappa) = eq34_wide(lik, ln_q, px, w, bits)?;
+        if charged {
+            let words = (bits / 64) as f64;
+            let n = f64::from(lik.degree()) + 1.0;
+            let steps = (n * n + 8.0 * bits as f64) * words * words;
+            crate::budget::spend(steps, "the GBF posterior in extended precision")?;
+        }
+        let Some((post, log2_kappa)) = eq34_wide(lik, ln_q, px, w, bits) else {
+            return Ok(None);
+        };
         if wide_log2_error(lik, bits, log2_kappa) <= log2_max && post.is_finite() {
-            return Some(post);
+            return Ok(Some(post));
         }
         if bits >= WIDE_MAX_BITS {
-            return None;
+            return Ok(None);
         }
         // A precision too low leaves the numerator's cancellation unresolved, which
         // shows as a condition number near 2^bits: at least double.

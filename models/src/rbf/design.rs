@@ -177,8 +177,12 @@ pub fn design(bits: u64, req: &RbfRequirement) -> Result<RbfDesign, ModelError> 
     }
     let m = bits / u64::from(req.phases);
     let work = design_work(m, req);
+    // Under a work allowance (crate::budget), Auto takes the fluid model once the exact
+    // scans would need more than is left, and the exact scans are paid from it.
     let method = match req.method {
-        Method::Auto if m <= DESIGN_EXACT_BITS && work <= DESIGN_EXACT_WORK => Method::Exact,
+        Method::Auto if m <= DESIGN_EXACT_BITS && work <= crate::budget::cap(DESIGN_EXACT_WORK) => {
+            Method::Exact
+        }
         Method::Auto => Method::Fluid,
         other => other,
     };
@@ -191,6 +195,9 @@ pub fn design(bits: u64, req: &RbfRequirement) -> Result<RbfDesign, ModelError> 
                  scans σ up to M for each k: minutes beyond); use auto or fluid"
             ),
         ));
+    }
+    if method == Method::Exact {
+        crate::budget::spend(work, "the RBF design's exact σ scans")?;
     }
     let req = &req.with_method(method);
     let mut best: Option<(u32, u64, f64)> = None;
@@ -209,6 +216,12 @@ pub fn design(bits: u64, req: &RbfRequirement) -> Result<RbfDesign, ModelError> 
     // cost of at most one `k` made past the stop (issue 18).
     let mut next = 1;
     'scan: while scanned(next) {
+        if req.method == Method::Fluid {
+            // Each k bisects σ over 1..M, one O(k) fluid point per step.
+            let points = 2.0 * (m as f64).log2().ceil();
+            let steps = points * f64::from(2 * next + 1);
+            crate::budget::spend(steps, "the RBF design's fluid σ scans")?;
+        }
         let pair = if scanned(next + 1) {
             let (a, b) = rayon::join(|| at(next), || at(next + 1));
             [Some(a), Some(b)]
@@ -325,8 +338,27 @@ pub fn least_bits_observed(
         return Err(ModelError::invalid("messages", 0, "messages >= 1"));
     }
     let unit = u64::from(req.phases);
+    // A work limit (crate::budget) ends the search with that error: it is kept here, no
+    // design is made after it, every size counts as holding (so each search stops), and
+    // the error is returned after each stage.
+    let limit = std::cell::RefCell::new(None);
+    let stopped = || limit.borrow().is_some();
+    let try_design = |bits: u64, r: &RbfRequirement| -> Option<RbfDesign> {
+        if stopped() {
+            return None;
+        }
+        match design(bits, r) {
+            Err(e @ ModelError::WorkLimit { .. }) => {
+                *limit.borrow_mut() = Some(e);
+                None
+            }
+            d => d.ok(),
+        }
+    };
+    let limited = || limit.borrow_mut().take().map_or(Ok(()), Err);
     let enough = |units: u64, r: &RbfRequirement| {
-        design(units * unit, r).is_ok_and(|d| d.metrics.expected_messages >= messages as f64)
+        try_design(units * unit, r).is_some_and(|d| d.metrics.expected_messages >= messages as f64)
+            || stopped()
     };
     let fluid_req = req.with_method(Method::Fluid);
     let max_units = RbfParams::BITS.end() / unit;
@@ -345,6 +377,7 @@ pub fn least_bits_observed(
                 format!("more than {} bits", RbfParams::BITS.end()),
             )
         })?;
+    limited()?;
     if req.method == Method::Exact && (guess + guess / 16 + 2) > DESIGN_EXACT_LIMIT {
         return Err(ModelError::invalid(
             "messages",
@@ -367,13 +400,14 @@ pub fn least_bits_observed(
         if let Some((_, d)) = made.iter().find(|(v, _)| *v == u) {
             return *d;
         }
-        let d = design(u * unit, req).ok();
+        let d = try_design(u * unit, req);
         step();
         made.push((u, d));
         d
     };
-    let meets =
-        |d: &Option<RbfDesign>| d.is_some_and(|d| d.metrics.expected_messages >= messages as f64);
+    let meets = |d: &Option<RbfDesign>| {
+        d.is_some_and(|d| d.metrics.expected_messages >= messages as f64) || stopped()
+    };
     let step = probe(guess).map_or(guess, |d| {
         let got = d.metrics.expected_messages;
         let per_unit = got / guess as f64;
@@ -420,7 +454,9 @@ pub fn least_bits_observed(
         let Some(l) = lower else { break };
         units = first_true_around(1, l, l, |u| meets(&probe(u))).ok_or_else(infeasible)?;
     }
-    match probe(units) {
+    let found = probe(units);
+    limited()?;
+    match found {
         Some(d) => Ok(d),
         None => design(units * unit, req),
     }

@@ -429,7 +429,22 @@ impl CellChain {
     /// 512 states), which takes over for long ages on small chains (an SBF with `Max` up
     /// to 255 at ages up to `2^64`).
     pub fn zero_after(&self, steps: u64) -> Vec<f64> {
+        self.zero_after_by(self.zero_after_path(steps), steps)
+    }
+
+    /// [`Self::zero_after`], its work ([`Self::zero_after_work`]) paid from the work
+    /// allowance in force ([`crate::budget`]) on behalf of `what`.
+    ///
+    /// # Errors
+    /// [`ModelError::WorkLimit`] when the pass needs more than is left.
+    pub fn zero_after_paid(&self, steps: u64, what: &'static str) -> Result<Vec<f64>, ModelError> {
         let path = self.zero_after_path(steps);
+        crate::budget::spend(path.work as f64, what)?;
+        Ok(self.zero_after_by(path, steps))
+    }
+
+    /// `T^steps·e_0` along `path`.
+    fn zero_after_by(&self, path: ZeroAfterPath, steps: u64) -> Vec<f64> {
         if path.dense {
             let n = self.states();
             let mut e0 = DVector::zeros(n);

@@ -1,7 +1,7 @@
 //! The importance-weighted optimizer, the "knob" of Section 7 [SBF]: choose the policy,
 //! `Max`, `P` and `K` that minimise the expected cost of errors for a memory budget.
 
-use super::ibf::{solve, solve_screen, IbfMetrics};
+use super::ibf::{solve, solve_screen, IbfMetrics, IbfSolution};
 use super::importance::ImportanceDist;
 use super::params::IbfParams;
 use super::policy::Delete;
@@ -205,28 +205,38 @@ pub fn design_observed(
     }
     // Exact costs for every policy but MinImp, whose designs are ranked by the threshold
     // limit (screened) and the best [`SCREEN_KEEP`] per policy re-solved exactly.
-    let exact_cost = |params: &IbfParams| -> Option<f64> {
-        let sol = solve(params).ok()?;
-        Some(req.cost_of(sol.fp(), &sol.fn_by_importance(req.age)))
+    // An infeasible grid point is skipped (`Ok(None)`); a work limit ends the search.
+    let fn_pass = |sol: &IbfSolution| -> Result<Vec<f64>, ModelError> {
+        sol.fn_by_importance_paid(
+            req.age,
+            "the IBF optimizer's false-negative pass (age × states)",
+        )
+    };
+    let exact_cost = |params: &IbfParams| -> Result<Option<f64>, ModelError> {
+        let Some(sol) = feasible(solve(params))? else {
+            return Ok(None);
+        };
+        Ok(Some(req.cost_of(sol.fp(), &fn_pass(&sol)?)))
     };
     let costs: Vec<Option<(f64, bool, IbfParams)>> = grid
         .into_par_iter()
         .map(|(policy, m, k, max, p)| {
-            let cost = IbfParams::new(policy, m, k, max, p, req.importance.clone())
-                .ok()
-                .and_then(|params| {
-                    if policy.delete() == Delete::MinImp {
-                        let sol = solve_screen(&params).ok()?;
-                        let cost = req.cost_of(sol.fp(), &sol.fn_by_importance(req.age));
-                        Some((cost, true, params))
-                    } else {
-                        Some((exact_cost(&params)?, false, params))
-                    }
-                });
+            let Ok(params) = IbfParams::new(policy, m, k, max, p, req.importance.clone()) else {
+                step();
+                return Ok(None);
+            };
+            let cost = if policy.delete() == Delete::MinImp {
+                match feasible(solve_screen(&params))? {
+                    Some(sol) => Some((req.cost_of(sol.fp(), &fn_pass(&sol)?), true, params)),
+                    None => None,
+                }
+            } else {
+                exact_cost(&params)?.map(|cost| (cost, false, params))
+            };
             step();
-            cost
+            Ok(cost)
         })
-        .collect();
+        .collect::<Result<_, ModelError>>()?;
     let evaluated = costs.iter().flatten().count() as u64;
     let mut exact: Vec<(f64, IbfParams)> = Vec::new();
     let mut screened: Vec<(f64, IbfParams)> = Vec::new();
@@ -251,8 +261,8 @@ pub fn design_observed(
     }
     let resolved: Vec<Option<(f64, IbfParams)>> = kept
         .into_par_iter()
-        .map(|params| Some((exact_cost(&params)?, params)))
-        .collect();
+        .map(|params| Ok(exact_cost(&params)?.map(|cost| (cost, params))))
+        .collect::<Result<_, ModelError>>()?;
     exact.extend(resolved.into_iter().flatten());
     let best = exact
         .into_iter()
@@ -270,4 +280,15 @@ pub fn design_observed(
         cost,
         evaluated,
     })
+}
+
+/// A grid point's solution, `None` if it has none (skipped by the search); a work limit
+/// ([`crate::budget`]) is passed on, so a bounded search fails rather than pick among
+/// fewer designs.
+fn feasible<T>(r: Result<T, ModelError>) -> Result<Option<T>, ModelError> {
+    match r {
+        Ok(v) => Ok(Some(v)),
+        Err(e @ ModelError::WorkLimit { .. }) => Err(e),
+        Err(_) => Ok(None),
+    }
 }

@@ -210,14 +210,31 @@ impl IbfSolution {
     /// powering of the dense chain where that is cheaper (chains of at most 512 states);
     /// [`Self::fn_work`] gives the cost, which [`Self::metrics`] bounds.
     pub fn fn_by_importance(&self, age: u64) -> Vec<f64> {
-        let back = self.chain.zero_after(age);
+        self.fn_by_importance_from(&self.chain.zero_after(age))
+    }
+
+    /// [`Self::fn_by_importance`], its backward pass ([`Self::fn_work`]) paid from the
+    /// work allowance in force ([`crate::budget`]) on behalf of `what`.
+    ///
+    /// # Errors
+    /// [`ModelError::WorkLimit`] when the pass needs more than is left.
+    pub fn fn_by_importance_paid(
+        &self,
+        age: u64,
+        what: &'static str,
+    ) -> Result<Vec<f64>, ModelError> {
+        Ok(self.fn_by_importance_from(&self.chain.zero_after_paid(age, what)?))
+    }
+
+    /// [`Self::fn_by_importance`] given `back = T^age·e_0`.
+    fn fn_by_importance_from(&self, back: &[f64]) -> Vec<f64> {
         let y = self.chain.after_deletion(&self.pi);
         self.params
             .importance()
             .iter()
             .map(|(imp, _)| {
                 let x = self.chain.after_set(&y, self.params.insert_value(imp), imp);
-                let z: f64 = x.iter().zip(&back).map(|(a, b)| a * b).sum();
+                let z: f64 = x.iter().zip(back).map(|(a, b)| a * b).sum();
                 fn_from_zero(z.min(1.0), self.params.k())
             })
             .collect()

@@ -219,6 +219,22 @@ pub struct BtbfModel {
     offset_table: OffsetTable,
 }
 
+/// The timers at one block offset `b` for [`BtbfModel::observation_masses_at`]:
+/// `1 − u_0` and `u_ℓ = (1 − 1/m)^(k D(ℓB + b))` for `ℓ = 0..=L(b)`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OffsetTimers {
+    b: u64,
+    touched0: f64,
+    untouched: Vec<f64>,
+}
+
+impl OffsetTimers {
+    /// The block offset `b`.
+    pub fn offset(&self) -> u64 {
+        self.b
+    }
+}
+
 /// A lazily built table that does not take part in equality (two models are equal
 /// whether or not one of them has built its table).
 #[derive(Debug, Clone, Default)]
@@ -746,26 +762,53 @@ impl BtbfModel {
     /// `C(k,c) (u_(λ−1) − u_λ)^c (1 − u_(λ−1))^(k−c)` (for `λ = 0`: `(1 − u_0)^k`, `c = k`),
     /// independent of `λ0`. Timers are treated as independent, as in Eq. (21) [TBF].
     /// With `D(j) = j` this reproduces Eqs. (22), (24), (25) [TBF] exactly.
-    pub fn observation_masses(&self, px: f64, b: u64, mut visit: impl FnMut(u64, u32, f64, f64)) {
+    pub fn observation_masses(&self, px: f64, b: u64, visit: impl FnMut(u64, u32, f64, f64)) {
+        self.observation_masses_at(px, &self.offset_timers(b), visit);
+    }
+
+    /// What [`Self::observation_masses`] needs of the timers at offset `b`, whatever the
+    /// item: `1 − u_0` and `u_ℓ` for `ℓ = 0..=L(b)`, each one evaluation of `D(·)`
+    /// (a quadrature for a Zipf stream), so a caller visiting many items at one offset
+    /// computes them once.
+    pub fn offset_timers(&self, b: u64) -> OffsetTimers {
+        let big_b = self.params.block_size;
+        OffsetTimers {
+            b,
+            touched0: self.touched(b),
+            untouched: (0..=self.params.expiry_age(b))
+                .map(|lambda| self.untouched(lambda * big_b + b))
+                .collect(),
+        }
+    }
+
+    /// [`Self::observation_masses`] at the offset of `timers` (from
+    /// [`Self::offset_timers`] of this model).
+    pub fn observation_masses_at(
+        &self,
+        px: f64,
+        timers: &OffsetTimers,
+        mut visit: impl FnMut(u64, u32, f64, f64),
+    ) {
         let p = &self.params;
         let k = p.k;
         let big_b = p.block_size;
         let w = p.w;
+        let b = timers.b;
         let l = p.expiry_age(b);
         let range = |a: u64, z: Option<u64>| prior_range(px, a, z);
         // λ = 0: from λ0 = 0 (ages < b, all inside since b < B <= w) and from later blocks.
-        let refreshed0 = self.touched(b).powi(k as i32);
+        let refreshed0 = timers.touched0.powi(k as i32);
         let in0 = range(0, Some(b)) + refreshed0 * range(b, Some(w));
         let out0 = refreshed0 * range(w, None);
         if in0 + out0 > 0.0 {
             visit(0, k, in0, out0);
         }
         let binom = binomials(k);
-        let mut u_prev = self.untouched(b);
+        let mut u_prev = timers.untouched[0];
         for lambda in 1..=l {
             let j = lambda * big_b + b;
             let j_prev = j - big_b;
-            let u = self.untouched(j);
+            let u = timers.untouched[lambda as usize];
             // Ages of block λ: [j_prev, j); inside the window below w.
             let blk_in = range(j_prev, Some(j.min(w)));
             let blk_out = if j > w { range(w, Some(j)) } else { 0.0 };

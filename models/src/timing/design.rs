@@ -82,14 +82,17 @@ pub fn expected_penalty_over(
     let p = *model.params();
     let offsets = model.offsets(offsets);
     let mean_fp = penalties.mean_fp();
+    // D(·) at the offsets' block boundaries, once for every class.
+    let timers: Vec<_> = offsets.iter().map(|&b| model.offset_timers(b)).collect();
     let (mut std_cost, mut inf_cost, mut prior_cost) = (0.0, 0.0, 0.0);
     for &(weight, px) in classes {
         let in_w = crate::numeric::one_minus_pow1m(px, p.w() as f64);
         let (a, bn) = penalties.expected_costs(in_w);
         prior_cost += weight * ((1.0 - in_w) * a + in_w * bn);
         let (mut s, mut inf) = (0.0, 0.0);
-        for &b in &offsets {
-            model.observation_masses(px, b, |lambda, c, m_in, m_out| {
+        for t in &timers {
+            let b = t.offset();
+            model.observation_masses_at(px, t, |lambda, c, m_in, m_out| {
                 s += m_out;
                 let o = super::btbf::BtbfObservation {
                     age: super::btbf::TimerAge::Finite(lambda),
@@ -111,6 +114,26 @@ pub fn expected_penalty_over(
         inferential: inf_cost,
         prior_only: prior_cost,
     }
+}
+
+/// The work of [`expected_penalty_over`] for `classes` item classes and `offsets` block
+/// offsets, in the units a work allowance ([`crate::budget`]) charges:
+/// `Σ_b (L(b) + 1)·(classes·k + s)`, `L(b)` the expiry age of offset `b`: the
+/// observations visited per class ([`BtbfModel::observation_masses`]) and the `D(·)`
+/// evaluations shared by the classes ([`BtbfModel::offset_timers`]), each of `s` steps
+/// at most (its cost at the offset's oldest age, [`crate::workload::Distinct::eval_steps`]).
+pub fn expected_penalty_steps(model: &BtbfModel, classes: usize, offsets: u64) -> f64 {
+    let p = model.params();
+    let visits = classes as f64 * f64::from(p.k());
+    model
+        .offsets(offsets)
+        .iter()
+        .map(|&b| {
+            let ages = p.expiry_age(b) + 1;
+            let oldest = (ages - 1).saturating_mul(p.block_size()).saturating_add(b);
+            ages as f64 * (visits + model.distinct().eval_steps(oldest as f64))
+        })
+        .sum()
 }
 
 /// Which filter the chooser minimises for.
@@ -288,16 +311,22 @@ pub fn design_observed(
     let pairs: Vec<(u32, u32)> = (1..=req.k_max)
         .flat_map(|k| (2..=req.bpt_max).map(move |bpt| (k, bpt)))
         .collect();
+    let classes = req.prior.classes(req.resolution.zipf_classes);
     let candidates: Vec<BtbfCandidate> = pairs
         .into_par_iter()
         .filter_map(|(k, bpt)| {
             step();
             let params = req.candidate(k, bpt)?;
             let model = BtbfModel::new(params, distinct.clone());
-            let penalty = expected_penalty(&model, &req.prior, &req.penalties, req.resolution);
-            Some(BtbfCandidate { params, penalty })
+            let steps = expected_penalty_steps(&model, classes.len(), req.resolution.offsets);
+            if let Err(e) = crate::budget::spend(steps, "the BTBF chooser's expected penalty") {
+                return Some(Err(e));
+            }
+            let penalty =
+                expected_penalty_over(&model, &classes, &req.penalties, req.resolution.offsets);
+            Some(Ok(BtbfCandidate { params, penalty }))
         })
-        .collect();
+        .collect::<Result<_, _>>()?;
     let key = |c: &BtbfCandidate| match req.objective {
         Objective::Inferential => c.penalty.inferential,
         Objective::Standard => c.penalty.standard,

@@ -88,7 +88,9 @@ pub mod prior;
 
 mod audit;
 pub use audit::{TimerAudit, TimerHistogram};
-pub use btbf::{BtbfMetrics, BtbfModel, BtbfObservation, BtbfParams, GForm, TimerAge};
+pub use btbf::{
+    BtbfMetrics, BtbfModel, BtbfObservation, BtbfParams, GForm, OffsetTimers, TimerAge,
+};
 pub use design::{
     design, expected_penalty, expected_penalty_over, BtbfDesign, BtbfRequirement, ExpectedPenalty,
 };

@@ -241,6 +241,21 @@ impl Distinct {
         }
     }
 
+    /// The work of one [`Self::d`] at `j`, in the units of a work allowance
+    /// ([`crate::budget`]): 1 for a closed form, the ranks summed for the Zipf sums
+    /// (Eq. (15) [TBF] past Eq. (17)'s peak: [`zipf::HEAD`] ranks and the tail's nodes).
+    pub fn eval_steps(&self, j: f64) -> f64 {
+        match self {
+            Distinct::ZipfApprox { universe, harmonic }
+                if j >= *universe as f64 * harmonic * (-EULER_GAMMA).exp() =>
+            {
+                (*universe).min(2 * zipf::HEAD) as f64 + 8.0 * (*universe as f64).ln() / 0.25
+            }
+            Distinct::ZipfExact { universe } => *universe as f64,
+            _ => 1.0,
+        }
+    }
+
     /// `D(j)` for a real `j >= 0`.
     pub fn d(&self, j: f64) -> f64 {
         if j <= 0.0 {

@@ -23,7 +23,7 @@ fn sbf(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
     let Some(rate) = req.allow_fn() else {
         return Err(needs_allow_fn("sbf", "by random decrements"));
     };
-    let best = least_memory(req.fp(), w, rate).ok_or_else(|| {
+    let best = least_memory(req.fp(), w, rate)?.ok_or_else(|| {
         Proposal::Excluded(format!(
             "sbf: no Max <= 7, K <= 8 keeps FN at age {w} within {rate}"
         ))
@@ -33,11 +33,20 @@ fn sbf(req: &Requirement) -> Result<Vec<Candidate>, Proposal> {
 
 /// The first least-memory SBF in `(Max, K)` order (`Max ∈ {1, 3, 7}`, `K ≤ 8`) meeting
 /// `fp` at its stable point with FN at most `rate` for an item `w` insertions old.
-fn least_memory(fp: f64, w: u64, rate: f64) -> Option<SbfDesign> {
-    let sized = |max: u32, k: u32, m: u64| {
-        design_decrements(&SbfRequirement { m, k, max, fp })
+///
+/// # Errors
+/// [`ModelError::WorkLimit`] when a work allowance is in force ([`bfopt_models::budget`])
+/// and the sizing needs more than is left: each size tried is charged its bisection of
+/// `P` (about 40 stable points of `Max + 1` states) and its FN (`log2 w` squarings of
+/// the `(Max + 1)²` chain).
+fn least_memory(fp: f64, w: u64, rate: f64) -> Result<Option<SbfDesign>, ModelError> {
+    let sized = |max: u32, k: u32, m: u64| -> Result<Option<SbfDesign>, ModelError> {
+        let states = f64::from(max) + 1.0;
+        let steps = 40.0 * states + 2.0 * states.powi(3) * (w.max(2) as f64).log2();
+        bfopt_models::budget::spend(steps, "the SBF row's sizing")?;
+        Ok(design_decrements(&SbfRequirement { m, k, max, fp })
             .ok()
-            .filter(|d| d.params.fn_at_age(w) <= rate)
+            .filter(|d| d.params.fn_at_age(w) <= rate))
     };
     // Each combination's `m` is the bisection of `first_true(64, 2^40, ·)`, stopped once
     // its lower end shows that the result (never below that end) cannot use fewer bits
@@ -54,12 +63,12 @@ fn least_memory(fp: f64, w: u64, rate: f64) -> Option<SbfDesign> {
             .as_ref()
             .map(|b| b.params.memory_bits().saturating_sub(1) / cell_bits);
         let (mut lo, mut hi) = (64u64, 1u64 << 40);
-        if sized(max, k, hi).is_none() {
+        if sized(max, k, hi)?.is_none() {
             continue;
         }
         while lo < hi && beats.is_none_or(|top| lo <= top) {
             let mid = lo + (hi - lo) / 2;
-            if sized(max, k, mid).is_some() {
+            if sized(max, k, mid)?.is_some() {
                 hi = mid;
             } else {
                 lo = mid + 1;
@@ -68,7 +77,7 @@ fn least_memory(fp: f64, w: u64, rate: f64) -> Option<SbfDesign> {
         if beats.is_some_and(|top| lo > top) {
             continue;
         }
-        if let Some(d) = sized(max, k, lo) {
+        if let Some(d) = sized(max, k, lo)? {
             if best
                 .as_ref()
                 .is_none_or(|b| d.params.memory_bits() < b.params.memory_bits())
@@ -77,7 +86,7 @@ fn least_memory(fp: f64, w: u64, rate: f64) -> Option<SbfDesign> {
             }
         }
     }
-    best
+    Ok(best)
 }
 
 /// The candidate row of SBF `p` (stable-point FP [`SbfParams::fp`]) over a window of `w`
@@ -113,6 +122,28 @@ mod tests {
             .min_by_key(|d| d.params.memory_bits())
     }
 
+    /// Issue 17: under a work allowance the sizing is paid for, and ends in a work
+    /// limit naming it rather than running on (the plan fuzz target's largest share).
+    #[test]
+    fn a_work_allowance_ends_the_sizing_with_a_work_limit() {
+        let r =
+            bfopt_models::budget::with_allowance(1000.0, || least_memory(0.01, 1_000_000, 0.05));
+        assert!(
+            matches!(
+                r,
+                Err(ModelError::WorkLimit {
+                    what: "the SBF row's sizing",
+                    ..
+                })
+            ),
+            "{r:?}"
+        );
+        let free = least_memory(0.01, 1_000_000, 0.05).unwrap();
+        let paid =
+            bfopt_models::budget::with_allowance(1e12, || least_memory(0.01, 1_000_000, 0.05));
+        assert_eq!(paid.unwrap().map(|d| d.params), free.map(|d| d.params));
+    }
+
     #[test]
     fn least_memory_equals_the_full_bisections() {
         for (fp, w, rate) in [
@@ -122,7 +153,7 @@ mod tests {
             (0.2, 300, 0.3),
             (1e-3, 50_000, 0.01),
         ] {
-            let got = least_memory(fp, w, rate).map(|d| d.params);
+            let got = least_memory(fp, w, rate).unwrap().map(|d| d.params);
             let want = exhaustive(fp, w, rate).map(|d| d.params);
             assert_eq!(got, want, "fp {fp} W {w} rate {rate}");
         }
