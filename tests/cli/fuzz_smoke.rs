@@ -251,6 +251,17 @@ fn run_line(line: &str) -> Result<String, String> {
         .map_err(|e| e.to_string())
 }
 
+/// Issue 17: under the fuzz allowance, an input's outcome is its own: a blocked design
+/// whose exact in-block table an earlier free run grew (tables are kept per process)
+/// gives what it gives in a fresh process, so a fuzz crash reproduces alone.
+#[test]
+fn issue_17_a_bounded_blocked_design_does_not_depend_on_earlier_runs() {
+    let line = "optimize classic --fp 0.01 --items 1e4 --layout blocked --block-bits 1024";
+    let first = fuzzing::bounded(|| run_line(line));
+    run_line(line).unwrap();
+    assert_eq!(fuzzing::bounded(|| run_line(line)), first, "{line}");
+}
+
 /// Issue 17: inputs whose evaluation grows with a value (here `N = 10^8` terms, seconds
 /// unbounded; the exact RBF chain at `k²·σ = 10^9`; the IBF FN pass at a large age; the
 /// BTBF and IBF choosers; the GBF posterior in extended precision; blocked load

@@ -86,11 +86,14 @@ const CACHED_BLOCK_BITS: u64 = 4096;
 /// rotating baseline sizes one filter per ring size) build each table once: about 1.2 ms
 /// per `k` for 512-bit blocks. A table's entries do not depend on the order in which it
 /// grew (its budget check depends only on the load asked for), so caching changes no
-/// result.
+/// result. Under a work allowance ([`crate::budget`]) the table is a fresh one, capped at
+/// what is left, so what an evaluation pays (and whether it gets the exact law) is its
+/// own and not what earlier evaluations in the process grew: a fuzz input reproduces
+/// alone.
 fn with_block_table<R>(block_bits: u64, k: u32, f: impl FnOnce(&mut BlockFpTable) -> R) -> R {
     type Tables = Mutex<HashMap<(u64, u32), BlockFpTable>>;
     static TABLES: OnceLock<Tables> = OnceLock::new();
-    if block_bits > CACHED_BLOCK_BITS {
+    if block_bits > CACHED_BLOCK_BITS || crate::budget::left().is_some() {
         return f(&mut BlockFpTable::new(
             block_bits,
             k,

@@ -240,32 +240,33 @@ impl GbfParams {
     /// Window-averaged metrics for the next arrival of a stream (query-then-insert):
     /// `fp = P(Pos | I_x >= w)`, `fn = P(Neg | I_x < w)`, optionally Pos at one age.
     pub fn metrics(&self, w: u64, prior: &StreamPrior, age: Option<u64>) -> GbfMetrics {
-        let (mut pos_in, mut pos_out, mut inside) = (0.0, 0.0, 0.0);
+        let (mut pos_in, mut pos_out, mut inside, mut out) = (0.0, 0.0, 0.0, 0.0);
         for (weight, px) in prior.classes(64) {
             pos_in += weight * self.positive_mass(px, 0, Some(w));
             pos_out += weight * self.positive_mass(px, w, None);
             inside += weight * prior_range(px, 0, Some(w));
+            out += weight * prior_range(px, w, None);
         }
         self.window_metrics(
-            pos_in,
-            pos_out,
-            inside,
+            [pos_in, pos_out],
+            [inside, out],
             age.map(|i| self.positive_at_age(i)),
         )
     }
 
     /// The metrics from the sums over the stream's items: `pos_in` and `pos_out`, the
     /// probability of a query that is Pos with `I_x < w` and with `I_x >= w`, and
-    /// `inside = P(I_x < w)`: `fp = pos_out/(1 − inside)`, `fn = 1 − pos_in/inside`
-    /// (0 where the condition has probability 0).
+    /// `inside = P(I_x < w)`, `out = P(I_x >= w)`: `fp = pos_out/out`,
+    /// `fn = 1 − pos_in/inside` (0 where the condition has probability 0). `out` is summed
+    /// directly, not taken as `1 − inside`, and `pos_out` likewise: where the window holds
+    /// nearly all of the mass (`P(I_x >= w) = 1.9e-15` for `p_x = 1/97`, `w = 3272`) the
+    /// differences cancelled, and the FP came out 1.009 (the `models` fuzz target, issue 17).
     fn window_metrics(
         &self,
-        pos_in: f64,
-        pos_out: f64,
-        inside: f64,
+        [pos_in, pos_out]: [f64; 2],
+        [inside, out]: [f64; 2],
         positive_at_age: Option<f64>,
     ) -> GbfMetrics {
-        let out = 1.0 - inside;
         GbfMetrics {
             positive_never: self.positive_never(),
             positive_at_age,
@@ -313,17 +314,18 @@ impl GbfParams {
             c1: self.k1,
             r1: self.k1,
         };
-        let (mut pos_in, mut pos_out, mut inside) = (0.0, 0.0, 0.0);
+        let (mut pos_in, mut pos_out, mut inside, mut out) = (0.0, 0.0, 0.0, 0.0);
         for (weight, px) in prior.classes(64) {
             let table = match GbfDistinctTable::positive(self, px, w, distinct) {
                 Ok(table) => table,
                 Err(e @ ModelError::WorkLimit { .. }) => return Err(e),
                 Err(_) => continue,
             };
-            let (num, den) = table.sums(&all);
+            let (num, beyond) = table.split_sums(&all);
             pos_in += weight * px * num;
-            pos_out += weight * px * (den - num).max(0.0);
+            pos_out += weight * px * beyond;
             inside += weight * prior_range(px, 0, Some(w));
+            out += weight * prior_range(px, w, None);
         }
         // Pos at one age, for an item of the stream's mean class (uniform: exact).
         let pos_at = |i: u64| {
@@ -332,7 +334,7 @@ impl GbfParams {
             let p0 = self.pi0();
             (p0 + (1.0 - p0) * t).powi(self.k0 as i32) * ((1.0 - p0) + p0 * t).powi(self.k1 as i32)
         };
-        Ok(self.window_metrics(pos_in, pos_out, inside, age.map(pos_at)))
+        Ok(self.window_metrics([pos_in, pos_out], [inside, out], age.map(pos_at)))
     }
 }
 
@@ -611,6 +613,36 @@ impl GbfDistinctTable {
     /// On a table from [`Self::positive`] with an observation that has a mismatch
     /// (`c0 < r0` or `c1 < r1`): its pieces were not cut for it.
     pub fn sums(&self, o: &GbfObservation) -> (f64, f64) {
+        let (mut num, mut den) = (CompensatedSum::new(), CompensatedSum::new());
+        self.for_each_term(o, |inside, term| {
+            den.add(term);
+            if inside {
+                num.add(term);
+            }
+        });
+        (num.value(), den.value())
+    }
+
+    /// `(Σ_{i<w} (1−p)^i L_o(i), Σ_{i>=w} (1−p)^i L_o(i))`: [`Self::sums`] with the part
+    /// beyond the window summed on its own, not as the difference of the two, which
+    /// cancels where the window holds nearly all of the prior's mass.
+    ///
+    /// # Panics
+    /// As [`Self::sums`].
+    pub fn split_sums(&self, o: &GbfObservation) -> (f64, f64) {
+        let (mut num, mut beyond) = (CompensatedSum::new(), CompensatedSum::new());
+        self.for_each_term(o, |inside, term| {
+            if inside {
+                num.add(term)
+            } else {
+                beyond.add(term)
+            }
+        });
+        (num.value(), beyond.value())
+    }
+
+    /// Calls `f(inside the window, (1−p)^i L_o(i) summed over the piece)` for each piece.
+    fn for_each_term(&self, o: &GbfObservation, mut f: impl FnMut(bool, f64)) {
         assert!(
             self.cut_for == CutFor::Any || (o.c0 == o.r0 && o.c1 == o.r1),
             "GbfDistinctTable::positive used for {o:?}, an observation with a mismatch"
@@ -621,15 +653,10 @@ impl GbfDistinctTable {
             o.c1 as i32,
             (o.r1 - o.c1) as i32,
         ];
-        let (mut num, mut den) = (CompensatedSum::new(), CompensatedSum::new());
         for (i, r) in self.rows.iter().enumerate() {
             let term = r[0] * r[1].powi(e[0]) * r[2].powi(e[1]) * r[3].powi(e[2]) * r[4].powi(e[3]);
-            den.add(term);
-            if i < self.inside {
-                num.add(term);
-            }
+            f(i < self.inside, term);
         }
-        (num.value(), den.value())
     }
 
     /// [`Self::sums`] for every observation with `r0` and `r1` cells at once (the
@@ -827,6 +854,34 @@ mod tests {
         let direct = 1.0 - (0..300).map(|i| p.positive_at_age(i)).sum::<f64>() / 300.0;
         assert_relative_eq!(m.fn_, direct, max_relative = 1e-10);
         assert_eq!(m.fp, p.positive_never());
+    }
+
+    /// Issue 17 (the `models` fuzz target, `model gbf --bits 549755813884 --reset-hashes
+    /// 15 --set-hashes 15 --window 3272 --prior uniform:97 --distinct-decay`): the window
+    /// holds all but 1.9e-15 of the prior's mass, and the FP beyond it came out 1.009 when
+    /// that mass was `1 − P(I < w)` and the Pos mass beyond it `den − num`.
+    #[test]
+    fn fp_beyond_a_window_holding_nearly_all_mass_is_summed_directly() {
+        let p = GbfParams::new(549_755_813_884, 15, 15).unwrap();
+        let prior = StreamPrior::uniform(97).unwrap();
+        let w = 3272;
+        let px = 1.0 / 97.0;
+        let (mut pout, mut wout) = (0.0, 0.0);
+        for i in w..w + 97 * 60 {
+            let pr = crate::timing::prior::prior(px, i);
+            pout += pr * p.positive_at_age(i);
+            wout += pr;
+        }
+        let plain = p.metrics(w, &prior, None);
+        assert_relative_eq!(plain.fp, pout / wout, max_relative = 1e-9);
+        let distinct = design::gbf_distinct(&prior);
+        let decayed = p.metrics_distinct(w, &prior, &distinct, None).unwrap();
+        // Every cell of an item is as it left it (D <= 96 of 5.5e11 cells): Pos surely.
+        assert!(
+            decayed.fp <= 1.0 && decayed.fp > 1.0 - 1e-6,
+            "{}",
+            decayed.fp
+        );
     }
 
     #[test]
