@@ -36,7 +36,11 @@ pub fn text_from_ln(ln_p: f64) -> String {
 
 /// Replaces each probability metric of `row` that underflowed to 0 (`exactly_zero` is
 /// false: the model says it is positive) by its text from `logs` (`(key, ln p)` pairs,
-/// computed only when a metric underflowed) and adds `<key>_log10`.
+/// computed only when a metric underflowed) and adds `<key>_log10`. Where `e^ln p` is a
+/// normal `f64` (the `f64` form lost it in an intermediate, not the result: `model pbf
+/// --bits 93122 --distinct 3.64e1,2.45e1 --frequency 1e308,0` has FP 1.551e-226, found by
+/// the `models` fuzz target, issue 17), the metric is that number instead: text is kept
+/// for values below the smallest normal `f64`.
 ///
 /// # Errors
 /// [`CliError::Infeasible`] (exit 3) naming the first underflowed metric without a log
@@ -62,6 +66,9 @@ pub fn underflow(
     let logs = logs();
     for key in zeros {
         match logs.iter().find(|(k, ln)| *k == key && ln.is_finite()) {
+            Some(&(_, ln_p)) if ln_p.exp() >= f64::MIN_POSITIVE => {
+                row.metrics.insert(key.clone(), Value::from(ln_p.exp()));
+            }
             Some(&(_, ln_p)) => {
                 row.metrics
                     .insert(key.clone(), Value::String(text_from_ln(ln_p)));
@@ -106,6 +113,10 @@ mod tests {
         assert_eq!(out.metrics["fp"], Value::String(text_from_ln(-1000.0)));
         assert!(out.metrics["fp_log10"].as_f64().unwrap() < -434.0);
         assert_eq!(out.metrics["fill"], 0.0, "not a probability metric");
+        // A log whose value is a normal f64 gives that number, without text or log10.
+        let out = underflow(row.clone(), false, || vec![("fp", -520.0)], "model x").unwrap();
+        assert_eq!(out.metrics["fp"], Value::from((-520f64).exp()));
+        assert!(!out.metrics.contains_key("fp_log10"));
         assert_eq!(underflow(row.clone(), true, Vec::new, "").unwrap(), row);
         let err = underflow(row, false, Vec::new, "model x").unwrap_err();
         assert!(err.to_string().contains("2.2250738585072014e-308"), "{err}");

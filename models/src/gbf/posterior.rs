@@ -273,6 +273,7 @@ fn routed(lik: &TLikelihood, ln_q: f64, px: f64, w: u64, charged: bool) -> Resul
     }
     Ok(window_posterior_ages(lik, ln_q, px, w))
 }
+
 /// `i0`, the first age with `n·q_ε^i <= 0.05` (`n` the likelihood's degree): the ages
 /// [`window_posterior_ages`] sums one by one (or in pieces) before Eq. (34) takes over.
 pub fn head_ages(lik: &TLikelihood, ln_q: f64) -> u64 {
@@ -444,7 +445,7 @@ fn log2_abs_ratio(x: &Wide, y: &Wide) -> f64 {
 /// without cancellation:
 /// `1 − x_s = (1 − Q^s) + p·Q^s` and `1 − x_s^w = (1 − S^w) + S^w (1 − Q^(ws))`
 /// (`S = 1 − p`, `Q = q_ε`), with `1 − Q^(s+1) = (1 − Q^s) + Q^s (1 − Q)` and the like
-/// for `Q^w`, so only seven exponentials and logarithms are evaluated whatever `k`, and
+/// for `Q^w`, so only four exponentials and logarithms are evaluated whatever `k`, and
 /// every `1 − x` keeps its relative accuracy however close `x` is to 1 (`m` large, `p`
 /// small). Returns the posterior and `log2 (κ_num + κ_den)`, the condition numbers of
 /// [`window_posterior_eq34`] evaluated at this precision (see [`wide_log2_error`]).
@@ -558,7 +559,7 @@ pub fn window_posterior_wide(
 }
 
 /// [`window_posterior_wide`], each precision tried paid from the work allowance when
-/// `charged`: `(n + 1)²` multiplications and `8·bits` for the seven transcendental
+/// `charged`: `(n + 1)²` multiplications and `8·bits` for the four transcendental
 /// functions, each in `(bits/64)²` steps.
 fn wide_at_rising_precision(
     lik: &TLikelihood,
