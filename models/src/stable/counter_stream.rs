@@ -1058,6 +1058,22 @@ mod tests {
         }
     }
 
+    /// The session 11 diagnostics' settings (module doc): IBF3 and IBF5 at m = 1024 with
+    /// 12 000 arrivals and at 1/32 of the thesis's size, `(policy, m, arrivals)`.
+    const SESSION_11_CONFIGS: [(Policy, u64, u64); 4] = [
+        (Policy::Ibf3, 1024, 12_000),
+        (Policy::Ibf5, 1024, 12_000),
+        (Policy::Ibf3, 8192, 3125),
+        (Policy::Ibf5, 8192, 3125),
+    ];
+
+    /// The filter (`K = 4`, `Max = 4`, `P = 7`, importance linear on 1..50) and the 70%
+    /// repeat stream of one of [`SESSION_11_CONFIGS`].
+    fn session_11_setting(policy: Policy, m: u64, n: u64) -> (IbfParams, RepeatStream) {
+        let p = IbfParams::new(policy, m, 4, 4, 7, ImportanceDist::linear(1, 50).unwrap()).unwrap();
+        (p, RepeatStream::new(n, 0.7).unwrap())
+    }
+
     /// Issue 19 item 1: the model's *unweighted* FN of repeats (`Σ_i w_i·FN_i`: repeats
     /// are of uniformly chosen distinct items, so their importances follow the law), to
     /// compare with the simulation's FN of repeats and its independent-cells figure
@@ -1067,15 +1083,8 @@ mod tests {
     #[test]
     #[ignore = "diagnostic: prints numbers"]
     fn unweighted_fn_of_repeats() {
-        for (policy, m, n) in [
-            (Policy::Ibf3, 1024u64, 12_000u64),
-            (Policy::Ibf5, 1024, 12_000),
-            (Policy::Ibf3, 8192, 3125),
-            (Policy::Ibf5, 8192, 3125),
-        ] {
-            let p =
-                IbfParams::new(policy, m, 4, 4, 7, ImportanceDist::linear(1, 50).unwrap()).unwrap();
-            let stream = RepeatStream::new(n, 0.7).unwrap();
+        for (policy, m, n) in SESSION_11_CONFIGS {
+            let (p, stream) = session_11_setting(policy, m, n);
             let model = crate::stable::stream_metrics(&p, &stream).unwrap();
             let fn_all: f64 = p
                 .importance()
@@ -1099,15 +1108,8 @@ mod tests {
     #[test]
     #[ignore = "diagnostic: prints numbers"]
     fn self_weight_in_the_pool() {
-        for (policy, m, n) in [
-            (Policy::Ibf3, 1024u64, 12_000u64),
-            (Policy::Ibf5, 1024, 12_000),
-            (Policy::Ibf3, 8192, 3125),
-            (Policy::Ibf5, 8192, 3125),
-        ] {
-            let p =
-                IbfParams::new(policy, m, 4, 4, 7, ImportanceDist::linear(1, 50).unwrap()).unwrap();
-            let stream = RepeatStream::new(n, 0.7).unwrap();
+        for (policy, m, n) in SESSION_11_CONFIGS {
+            let (p, stream) = session_11_setting(policy, m, n);
             let cap = match crate::stable::stream_metrics(&p, &stream).unwrap().method {
                 crate::stable::StreamMethod::CellItemsCounter { items_cap, .. } => items_cap,
                 _ => panic!("not the counter model"),

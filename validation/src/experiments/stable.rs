@@ -787,12 +787,7 @@ mod repeat_cells_diagnostic {
             if q < 4.0 {
                 continue;
             }
-            let (p1, p2, p3, p4) = (s[2], s[3], s[4], s[5]);
-            let e2 = (p1 * p1 - p2) / 2.0;
-            let e3 = (e2 * p1 - p1 * p2 + p3) / 3.0;
-            let e4 = (e3 * p1 - e2 * p2 + p1 * p3 - p4) / 4.0;
-            let choose4 = q * (q - 1.0) * (q - 2.0) * (q - 3.0) / 24.0;
-            let ind = q * (1.0 - e4 / choose4);
+            let ind = q * independent_cells_fn(&s);
             for a in [&mut all, &mut own[b % 4]] {
                 a.0 += q;
                 a.1 += s[1];
@@ -923,16 +918,25 @@ mod repeat_cells_diagnostic {
             if q < 4.0 {
                 continue;
             }
-            let (p1, p2, p3, p4) = (s[2], s[3], s[4], s[5]);
-            let e2 = (p1 * p1 - p2) / 2.0;
-            let e3 = (e2 * p1 - p1 * p2 + p3) / 3.0;
-            let e4 = (e3 * p1 - e2 * p2 + p1 * p3 - p4) / 4.0;
-            let choose4 = q * (q - 1.0) * (q - 2.0) * (q - 3.0) / 24.0;
             q_all += q;
             x_all += s[1];
-            i_all += q * (1.0 - e4 / choose4);
+            i_all += q * independent_cells_fn(s);
         }
         (x_all / q_all, i_all / q_all)
+    }
+
+    /// The independent-cells FN of a bucket of `q = s[0]` repeats whose cells are zero
+    /// with probabilities `y`, from the power sums `s[2..6] = Σ y, Σ y², Σ y³, Σ y⁴`
+    /// (Newton's identities): one minus the mean over every 4 distinct repeats of the
+    /// product of their cells' non-zero probabilities, `1 − e4/C(q, 4)`.
+    fn independent_cells_fn(s: &[f64; 6]) -> f64 {
+        let q = s[0];
+        let (p1, p2, p3, p4) = (s[2], s[3], s[4], s[5]);
+        let e2 = (p1 * p1 - p2) / 2.0;
+        let e3 = (e2 * p1 - p1 * p2 + p3) / 3.0;
+        let e4 = (e3 * p1 - e2 * p2 + p1 * p3 - p4) / 4.0;
+        let choose4 = q * (q - 1.0) * (q - 2.0) * (q - 3.0) / 24.0;
+        1.0 - e4 / choose4
     }
 
     /// Issue 19 item 1, the `W̄_u` hypothesis of module `counter_stream`: does the
