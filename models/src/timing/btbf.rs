@@ -235,6 +235,100 @@ impl OffsetTimers {
     }
 }
 
+/// The terms of the posterior that depend on the item only ([`BtbfModel::item_terms`]).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ItemTerms {
+    ln_s: f64,
+    q_block: f64,
+}
+
+impl ItemTerms {
+    /// `1 − s^e = 1 − (1 − p_x)^e`.
+    fn one_minus_pow(&self, e: u64) -> f64 {
+        -(e as f64 * self.ln_s).exp_m1()
+    }
+
+    /// [`prior_range`] `P(α <= I_x < β)` from the item's `ln s`, with the same
+    /// operations (bit for bit), without a logarithm per call.
+    fn prior_range(&self, alpha: u64, beta: Option<u64>) -> f64 {
+        let head = if alpha == 0 {
+            1.0
+        } else {
+            (alpha as f64 * self.ln_s).exp()
+        };
+        match beta {
+            None => head,
+            Some(b) if b <= alpha => 0.0,
+            Some(b) => head * self.one_minus_pow(b - alpha),
+        }
+    }
+}
+
+/// `G/F` for `c` timers ([`BtbfModel::age_posterior`]): `F(c, 0, B)` from the model's
+/// table ([`GForm::Paper`]) or a power of the block's increment ([`GForm::Increment`]).
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum GBase {
+    Table,
+    Power(f64),
+}
+
+/// The posterior at one age and offset, up to `c_x` ([`BtbfModel::age_posterior`]).
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum AgePosterior {
+    /// The posterior whatever `c_x` (`λ = 0`, or expired).
+    Fixed(f64),
+    /// `0 < λ < L`, Eq. (26) [TBF]: `(q/F_c + s_tail) / (q/F_c + s^B)`.
+    Inside {
+        q: f64,
+        s_big_b: f64,
+        s_tail: f64,
+        g: GBase,
+    },
+    /// `λ = L`, Eq. (27) [TBF]: `num / (q + s^B F_c)`.
+    Last {
+        num: f64,
+        q: f64,
+        s_big_b: f64,
+        g: GBase,
+    },
+}
+
+impl GBase {
+    /// `G/F` for `c` timers.
+    fn value(self, model: &BtbfModel, c: u32) -> f64 {
+        match self {
+            Self::Table => model.f_block[c as usize],
+            Self::Power(x) => x.powi(c as i32),
+        }
+    }
+}
+
+impl AgePosterior {
+    /// The posterior for `c_x = c`.
+    pub(crate) fn at(&self, model: &BtbfModel, c: u32) -> f64 {
+        let fc = |g: &GBase| g.value(model, c);
+        match self {
+            Self::Fixed(post) => *post,
+            Self::Inside {
+                q,
+                s_big_b,
+                s_tail,
+                g,
+            } => {
+                let head = q / fc(g);
+                Self::clamp((head + s_tail) / (head + s_big_b))
+            }
+            Self::Last { num, q, s_big_b, g } => Self::clamp(num / (q + s_big_b * fc(g))),
+        }
+    }
+
+    /// A probability, 1 where the terms gave NaN (`0/0`: both likelihood pieces
+    /// vanished).
+    fn clamp(post: f64) -> f64 {
+        probability(if post.is_nan() { 1.0 } else { post })
+    }
+}
+
 /// A lazily built table that does not take part in equality (two models are equal
 /// whether or not one of them has built its table).
 #[derive(Debug, Clone, Default)]
@@ -320,12 +414,17 @@ impl BtbfModel {
     /// `G/F`: the probability that the `c` timers of `C_x` were touched during block
     /// `T_x`, given `a = (λ−1)B + b` later insertions ([`GForm`]).
     fn g_over_f(&self, c: u32, a: u64) -> f64 {
+        self.g_base(a).value(self, c)
+    }
+
+    /// What `G/F` at `a` later insertions is a power of ([`GBase`]).
+    fn g_base(&self, a: u64) -> GBase {
         match self.g_form {
-            GForm::Paper => self.f_block[c as usize],
+            GForm::Paper => GBase::Table,
             GForm::Increment => {
                 let d = self.distinct.d((a + self.params.block_size) as f64)
                     - self.distinct.d(a as f64);
-                (-self.ln_unhit(d).exp_m1()).powi(c as i32)
+                GBase::Power(-self.ln_unhit(d).exp_m1())
             }
         }
     }
@@ -492,41 +591,74 @@ impl BtbfModel {
 
     /// [`Self::posterior`] without validation (the reference filters' hot path).
     pub fn posterior_unchecked(&self, px: f64, o: &BtbfObservation) -> f64 {
-        let p = &self.params;
+        match o.age {
+            TimerAge::Expired => 0.0,
+            TimerAge::Finite(lambda) => self
+                .age_posterior(&self.item_terms(px), o.offset, lambda, o.touched)
+                .at(self, o.matching),
+        }
+    }
+
+    /// The terms of [`Self::posterior`] that depend on the item only: `ln s = ln(1 − p_x)`
+    /// and `1 − s^B`.
+    pub(crate) fn item_terms(&self, px: f64) -> ItemTerms {
         let ln_s = (-px).ln_1p();
-        let one_minus_pow = |e: u64| -(e as f64 * ln_s).exp_m1();
-        let b = o.offset;
+        ItemTerms {
+            ln_s,
+            q_block: -(self.params.block_size as f64 * ln_s).exp_m1(),
+        }
+    }
+
+    /// The terms of [`Self::posterior`] at age `λ` and offset `b` that do not depend on
+    /// `c_x` (every transcendental function of the posterior), for `r_x = touched`:
+    /// a caller visiting the `k` observations of one age evaluates them once.
+    pub(crate) fn age_posterior(
+        &self,
+        item: &ItemTerms,
+        b: u64,
+        lambda: u64,
+        touched: u32,
+    ) -> AgePosterior {
+        let p = &self.params;
         let l = p.expiry_age(b);
-        let lambda = match o.age {
-            TimerAge::Expired => return 0.0,
-            TimerAge::Finite(lambda) if lambda > l => return 0.0,
-            TimerAge::Finite(lambda) => lambda,
-        };
-        let big_b = p.block_size;
+        if lambda > l {
+            return AgePosterior::Fixed(0.0);
+        }
         // `1 − s^e` from one `exp_m1`, and `s^e = 1 − (1 − s^e)`: the subtraction costs
         // at most 1.1e-16 absolutely, and `s^e` is only ever added to a term of at
         // least `1 − s^e`, so the result keeps its relative accuracy.
-        let post = if lambda == 0 {
-            let f0 = self.touched_at_offset(b).powi(o.touched as i32);
+        let one_minus_pow = |e: u64| item.one_minus_pow(e);
+        if lambda == 0 {
+            let f0 = self.touched_at_offset(b).powi(touched as i32);
             let q = one_minus_pow(b);
             // y = (1−s^b)/F + s^b;  y − s^w = (1−s^b)/F + s^b (1 − s^(w−b)).
             let head = q / f0;
             let s_b = 1.0 - q;
-            (head + s_b * one_minus_pow(p.w - b)) / (head + s_b)
-        } else {
-            let a = (lambda - 1) * big_b + b;
-            let fc = self.g_over_f(o.matching, a);
-            let q = one_minus_pow(big_b);
-            let s_big_b = 1.0 - q;
-            if lambda < l {
-                // y = (1−s^B)/F_c + s^B;  y − s^(w−a) = (1−s^B)/F_c + s^B (1 − s^(w−a−B)).
-                let head = q / fc;
-                (head + s_big_b * one_minus_pow(p.w - a - big_b)) / (head + s_big_b)
-            } else {
-                one_minus_pow(p.w - a) / (q + s_big_b * fc)
+            return AgePosterior::Fixed(AgePosterior::clamp(
+                (head + s_b * one_minus_pow(p.w - b)) / (head + s_b),
+            ));
+        }
+        let big_b = p.block_size;
+        let a = (lambda - 1) * big_b + b;
+        let g = self.g_base(a);
+        let q = item.q_block;
+        let s_big_b = 1.0 - q;
+        if lambda < l {
+            // y = (1−s^B)/F_c + s^B;  y − s^(w−a) = (1−s^B)/F_c + s^B (1 − s^(w−a−B)).
+            AgePosterior::Inside {
+                q,
+                s_big_b,
+                s_tail: s_big_b * one_minus_pow(p.w - a - big_b),
+                g,
             }
-        };
-        probability(if post.is_nan() { 1.0 } else { post })
+        } else {
+            AgePosterior::Last {
+                num: one_minus_pow(p.w - a),
+                q,
+                s_big_b,
+                g,
+            }
+        }
     }
 
     /// The likelihood `P(R_x | i)` as a function of the age `i`.
@@ -795,7 +927,8 @@ impl BtbfModel {
         let w = p.w;
         let b = timers.b;
         let l = p.expiry_age(b);
-        let range = |a: u64, z: Option<u64>| prior_range(px, a, z);
+        let item = self.item_terms(px);
+        let range = |a: u64, z: Option<u64>| item.prior_range(a, z);
         // λ = 0: from λ0 = 0 (ages < b, all inside since b < B <= w) and from later blocks.
         let refreshed0 = timers.touched0.powi(k as i32);
         let in0 = range(0, Some(b)) + refreshed0 * range(b, Some(w));
@@ -804,6 +937,8 @@ impl BtbfModel {
             visit(0, k, in0, out0);
         }
         let binom = binomials(k);
+        // `stay^(k−c)`, rebuilt per age: running products instead of `powi` per term.
+        let mut stay_pow = vec![1.0; k as usize + 1];
         let mut u_prev = timers.untouched[0];
         for lambda in 1..=l {
             let j = lambda * big_b + b;
@@ -814,11 +949,16 @@ impl BtbfModel {
             let blk_out = if j > w { range(w, Some(j)) } else { 0.0 };
             let later_in = if j < w { range(j, Some(w)) } else { 0.0 };
             let later_out = range(j.max(w), None);
-            let (own, refresh, stay) = (u_prev, u_prev - u, 1.0 - u_prev);
+            let (own, refresh, stay) = (u_prev, (u_prev - u).max(0.0), 1.0 - u_prev);
+            for i in 1..=k as usize {
+                stay_pow[i] = stay_pow[i - 1] * stay;
+            }
+            let (mut own_c, mut ref_c) = (1.0, 1.0);
             for c in 1..=k {
-                let own_p = binom[c as usize] * own.powi(c as i32) * stay.powi((k - c) as i32);
-                let ref_p =
-                    binom[c as usize] * refresh.max(0.0).powi(c as i32) * stay.powi((k - c) as i32);
+                own_c *= own;
+                ref_c *= refresh;
+                let tail = binom[c as usize] * stay_pow[(k - c) as usize];
+                let (own_p, ref_p) = (own_c * tail, ref_c * tail);
                 let m_in = own_p * blk_in + ref_p * later_in;
                 let m_out = own_p * blk_out + ref_p * later_out;
                 if m_in + m_out > 0.0 {

@@ -206,10 +206,7 @@ fn observations_at_age_sum_to_the_forward_model() {
         &model,
         &prior,
         &pens,
-        PenaltyResolution {
-            offsets: 5,
-            zipf_classes: 1,
-        },
+        PenaltyResolution::fixed_offsets(5, 1),
     );
     assert_relative_eq!(cost, e.inferential, max_relative = 1e-6);
 }
@@ -286,7 +283,8 @@ fn params_constraints() {
 
 #[test]
 fn resolution_of_the_expected_penalty() {
-    // 8 stratified offsets against all 64; 24 Zipf classes against 96.
+    // The default's offsets (here 16 of 64, `L = 32`) against all 64; 24 Zipf classes
+    // against 96.
     let params = BtbfParams::new(3000, 4, 6, 64, 2048, 0).unwrap();
     let pen = PenaltyDist::paper();
     for prior in [
@@ -299,14 +297,44 @@ fn resolution_of_the_expected_penalty() {
             &model,
             &prior,
             &pen,
-            PenaltyResolution {
-                offsets: 64,
-                zipf_classes: 96,
-            },
+            PenaltyResolution::fixed_offsets(64, 96),
         );
         assert_relative_eq!(coarse.inferential, fine.inferential, max_relative = 0.01);
         assert_relative_eq!(coarse.standard, fine.standard, max_relative = 0.01);
         assert!(fine.inferential <= fine.standard, "{fine:?}");
+    }
+}
+
+#[test]
+fn the_default_offsets_are_within_a_thousandth_of_every_offset() {
+    // Short expiry ages (few ages per offset, many offsets) to long ones (one offset),
+    // on the chooser's own candidates; every offset of the block as the reference.
+    use super::design::BtbfRequirement;
+    let pen = PenaltyDist::paper();
+    for prior in [
+        StreamPrior::uniform(8192).unwrap(),
+        StreamPrior::zipf(10_000).unwrap(),
+    ] {
+        let cases = [
+            (4096, 2, 3),
+            (4096, 8, 4),
+            (4096, 2, 6),
+            (4096, 8, 8),
+            (4096, 4, 10),
+            (16384, 2, 12),
+        ];
+        for (w, k, bpt) in cases {
+            let req = BtbfRequirement::new(10.0, w, prior.clone(), pen).unwrap();
+            let p = req.candidate(k, bpt).unwrap();
+            let model = BtbfModel::new(p, prior.distinct());
+            let default = PenaltyResolution::default();
+            let every = PenaltyResolution::fixed_offsets(p.block_size(), default.zipf_classes);
+            assert!(default.offsets_of(&model).len() as u64 <= p.block_size());
+            let a = expected_penalty(&model, &prior, &pen, default);
+            let b = expected_penalty(&model, &prior, &pen, every);
+            assert_relative_eq!(a.inferential, b.inferential, max_relative = 1e-3);
+            assert_relative_eq!(a.standard, b.standard, max_relative = 1e-3);
+        }
     }
 }
 

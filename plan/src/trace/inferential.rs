@@ -97,7 +97,7 @@ pub(super) fn fitted(
         &model,
         &frequencies.classes(FREQUENCY_CLASSES),
         &penalties,
-        PenaltyResolution::default().offsets,
+        PenaltyResolution::default(),
     );
     let standard = btbf::standard_row(req.fp(), w, p, fp);
     let row = super::unsimulated(btbf::inferential_shape(

@@ -271,10 +271,7 @@ pub fn simulate_buffer(
 pub fn prediction(cfg: &TimingSimConfig) -> (f64, ExpectedPenalty, ExpectedPenalty) {
     let model = BtbfModel::new(cfg.params, cfg.distinct.clone());
     let fp = model.metrics(Some(&cfg.prior)).fp;
-    let res = PenaltyResolution {
-        offsets: 64,
-        zipf_classes: 64,
-    };
+    let res = PenaltyResolution::fixed_offsets(64, 64);
     let paper = expected_penalty(&model, &cfg.prior, &cfg.penalties, res);
     let refined = expected_penalty(
         &model.with_g_form(GForm::Increment),
