@@ -324,7 +324,7 @@ fn the_default_offsets_are_within_a_thousandth_of_every_offset() {
             (16384, 2, 12),
         ];
         for (w, k, bpt) in cases {
-            let req = BtbfRequirement::new(10.0, w, prior.clone(), pen).unwrap();
+            let req = BtbfRequirement::new(10.0, w, prior, pen).unwrap();
             let p = req.candidate(k, bpt).unwrap();
             let model = BtbfModel::new(p, prior.distinct());
             let default = PenaltyResolution::default();
