@@ -15,7 +15,8 @@
 //! - `optimize gbf --bits-per-item 3 --window 1480 --prior zipf:393202 --penalties
 //!   fixed:12:12 --max-hashes 42` and `--bits-per-item 10 --window 65536 --prior
 //!   uniform:65536`;
-//! - `optimize btbf --window 65536 --prior uniform:65536 --penalties uniform:1:10`.
+//! - `optimize btbf --window 65536 --prior uniform:65536 --penalties uniform:1:10`, and
+//!   `--bits-per-item 12 --prior zipf:100000` (24 item classes: the costliest prior).
 
 use bfopt::cli::Cli;
 use bfopt_models::stable::ImportanceDist;
@@ -116,6 +117,19 @@ fn optimize_cases() -> Vec<(&'static str, Vec<&'static str>)> {
             ],
         ),
         ("gbf/bpi=10,window=65536,uniform", WINDOW_2_16.to_vec()),
+        (
+            "btbf/bpi=12,window=65536,zipf",
+            vec![
+                "--bits-per-item",
+                "12",
+                "--window",
+                "65536",
+                "--prior",
+                "zipf:100000",
+                "--penalties",
+                "uniform:1:10",
+            ],
+        ),
         (
             "btbf/bpi=10,window=65536,uniform",
             WINDOW_2_16
