@@ -950,8 +950,10 @@ impl BtbfModel {
             let later_in = if j < w { range(j, Some(w)) } else { 0.0 };
             let later_out = range(j.max(w), None);
             let (own, refresh, stay) = (u_prev, (u_prev - u).max(0.0), 1.0 - u_prev);
-            for i in 1..=k as usize {
-                stay_pow[i] = stay_pow[i - 1] * stay;
+            let mut power = 1.0;
+            for v in &mut stay_pow[1..] {
+                power *= stay;
+                *v = power;
             }
             let (mut own_c, mut ref_c) = (1.0, 1.0);
             for c in 1..=k {
