@@ -1,6 +1,7 @@
 //! Even-split designs of `bfopt recommend --horizon` (no workload), simulated on their
 //! worst ranges and on random starts.
 
+use super::trace::distinct_entries;
 use super::workload::member_queries;
 use super::{query_workload, PREDICTION_BUDGET, TOLERANCE};
 use crate::agree::{Check, Tolerance};
@@ -248,7 +249,7 @@ pub fn simulate_even(cfg: &EvenRunConfig) -> Result<EvenRunResult, ModelError> {
                         },
                         seed ^ 0x9BF,
                     )?;
-                    for &(a, t) in &trace {
+                    for (a, t) in distinct_entries(&trace) {
                         f.insert(a, t)?;
                     }
                     let d = bfopt_models::pbf::distinct_counts(layout, &trace)?;
@@ -283,7 +284,7 @@ pub fn simulate_even(cfg: &EvenRunConfig) -> Result<EvenRunResult, ModelError> {
                 (_, _, EvenDesign::Pairs { bits }) => {
                     let k = best_hashes(bits, cfg.pairs as f64);
                     let mut f = SbfFilter::new(bits, k, seed ^ 0x5B);
-                    trace.iter().for_each(|&(a, t)| f.insert(a, t));
+                    distinct_entries(&trace).for_each(|(a, t)| f.insert(a, t));
                     let p = fp_sbf(
                         filter_fp_with_budget(bits, k, cfg.pairs as f64, PREDICTION_BUDGET),
                         q,

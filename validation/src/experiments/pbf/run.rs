@@ -1,6 +1,7 @@
 //! One allocation run: a synthetic day, a method, a budget and a query length, predicted
 //! against measured FP.
 
+use super::trace::distinct_entries;
 use super::workload::member_queries;
 use super::{
     learn_online_with, noisy_workload, plan, query_workload, Learned, Method, OnlineInputs,
@@ -111,7 +112,7 @@ pub(super) fn filled_pbf(
         },
         seed ^ 0x9BF,
     )?;
-    for &(a, t) in trace {
+    for (a, t) in distinct_entries(trace) {
         f.insert(a, t)?;
     }
     Ok(f)
@@ -191,7 +192,7 @@ pub fn run(cfg: &PbfRunConfig) -> Result<PbfRunResult, ModelError> {
             Method::Sbf => {
                 let k = hashes_for(cfg.bits, pairs as f64, cfg.k_max);
                 let mut f = SbfFilter::new(cfg.bits, k, cfg.seed ^ 0x5B);
-                trace.iter().for_each(|&(a, t)| f.insert(a, t));
+                distinct_entries(&trace).for_each(|(a, t)| f.insert(a, t));
                 let p = fp_sbf(filter_fp(cfg.bits, k, pairs as f64), cfg.query_length);
                 let (mut yes, mut probes) = (0, 0);
                 for &(x, s, e) in &queries {

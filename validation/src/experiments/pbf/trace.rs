@@ -2,6 +2,7 @@
 
 use crate::workload::{member, mix, rng};
 use bfopt_models::error::{check, ModelError};
+use foldhash::fast::FixedState;
 use rand::Rng;
 use rand_distr::{Distribution, Geometric, Poisson, Zipf};
 use serde::Serialize;
@@ -130,7 +131,10 @@ impl TraceSpec {
         };
         let visits = geometric(self.session_visits)?;
         let gaps = geometric(self.session_gap)?;
-        let mut seen: HashSet<(u64, u64)> = HashSet::with_capacity(self.pairs as usize);
+        // Membership only (never iterated), so the hasher changes no output: foldhash
+        // instead of SipHash, which was 16% of the full PBF suite.
+        let mut seen: HashSet<(u64, u64), FixedState> =
+            HashSet::with_capacity_and_hasher(self.pairs as usize, FixedState::with_seed(seed));
         let mut out = Vec::with_capacity((self.pairs as f64 * self.entries_per_pair) as usize);
         let mut sessions = 0u64;
         while (seen.len() as u64) < self.pairs {
@@ -162,4 +166,14 @@ impl TraceSpec {
         out.sort_by_key(|&(_, t)| t);
         Ok(out)
     }
+}
+
+/// The entries of a trace from [`TraceSpec::generate`] with each run of equal adjacent
+/// entries taken once: what a filter needs, as inserting an entry again leaves a Bloom
+/// filter's bits and a PBF's clock as they were. The generator writes an entry's copies
+/// one after another and sorts by time stably, so every copy is in one run (the
+/// EDGAR-like day has 2.6 entries per distinct pair: inserting each copy was a quarter of
+/// the full PBF suite's CPU time, 80 s → 61 s, the report byte-identical).
+pub(super) fn distinct_entries(trace: &[(u64, u64)]) -> impl Iterator<Item = (u64, u64)> + '_ {
+    trace.chunk_by(|a, b| a == b).map(|run| run[0])
 }
