@@ -70,7 +70,7 @@ pub fn expected_penalty_over(
     )
 }
 
-/// [`expected_penalty_over`] on tables cut at `delta` ([`GbfDistinctTable::with_delta`]).
+/// [`expected_penalty_over`] on age pieces cut at `delta` ([`PieceShape::delta`]).
 fn penalty_with_delta(
     params: &GbfParams,
     w: u64,

@@ -518,25 +518,6 @@ impl GbfDistinctTable {
         Self::build(params, px, w, distinct, CutFor::Any, Self::DELTA)
     }
 
-    /// [`Self::new`] with pieces on which each likelihood moves by at most `delta` in log
-    /// (first order) instead of [`Self::DELTA`]: fewer pieces, at an error of order
-    /// `delta²` per piece (the chooser's [`Self::CHOOSER_DELTA`]).
-    ///
-    /// # Errors
-    /// As [`Self::new`]; `delta` outside `(0, 0.1]`.
-    pub fn with_delta(
-        params: &GbfParams,
-        px: f64,
-        w: u64,
-        distinct: &crate::timing::prior::Distinct,
-        delta: f64,
-    ) -> Result<Self, ModelError> {
-        if !(delta > 0.0 && delta <= 0.1) {
-            return Err(ModelError::invalid("delta", delta, "0 < delta <= 0.1"));
-        }
-        Self::build(params, px, w, distinct, CutFor::Any, delta)
-    }
-
     /// The table for observations without a mismatch only (`c0 = r0`, `c1 = r1`, e.g.
     /// every cell agreeing: `Pos`): the factors `1 − f0` are absent, so the sensitivity
     /// `S(t)` drops its `t/(1−t)` term and pieces are far fewer where `m/K` is large.
