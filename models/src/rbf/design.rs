@@ -99,7 +99,7 @@ fn design_work(m: u64, req: &RbfRequirement) -> f64 {
 pub const DESIGN_EXACT_LIMIT: u64 = 10_000_000;
 
 /// Largest σ for `k` with average FP within target, and its messages per cycle.
-fn best_sigma(law: Law, req: &RbfRequirement) -> Option<(u64, f64)> {
+pub(super) fn best_sigma(law: Law, req: &RbfRequirement) -> Option<(u64, f64)> {
     let two = req.phases == 2;
     let retaining = req.recycling == Recycling::Retaining;
     let k = law.k;
@@ -200,8 +200,6 @@ pub fn design(bits: u64, req: &RbfRequirement) -> Result<RbfDesign, ModelError> 
         crate::budget::spend(work, "the RBF design's exact σ scans")?;
     }
     let req = &req.with_method(method);
-    let mut best: Option<(u32, u64, f64)> = None;
-    let mut falling = 0;
     let scanned = |k: u32| k <= req.k_max && u64::from(k) < m;
     let at = |k: u32| {
         let law = Law {
@@ -211,48 +209,11 @@ pub fn design(bits: u64, req: &RbfRequirement) -> Result<RbfDesign, ModelError> 
         };
         (k, best_sigma(law, req))
     };
-    // `k` two at a time on two threads (rayon), then the sequential stopping rule over
-    // the results in order: the same `k` are looked at and the same one is kept, at the
-    // cost of at most one `k` made past the stop (issue 18).
-    let mut next = 1;
-    'scan: while scanned(next) {
-        if req.method == Method::Fluid {
-            // Each k bisects σ over 1..M, one O(k) fluid point per step.
-            let points = 2.0 * (m as f64).log2().ceil();
-            let steps = points * f64::from(2 * next + 1);
-            crate::budget::spend(steps, "the RBF design's fluid σ scans")?;
-        }
-        let pair = if scanned(next + 1) {
-            let (a, b) = rayon::join(|| at(next), || at(next + 1));
-            [Some(a), Some(b)]
-        } else {
-            [Some(at(next)), None]
-        };
-        next += 2;
-        for (k, found) in pair.into_iter().flatten() {
-            let Some((sigma, messages)) = found else {
-                if best.is_some() {
-                    falling += 1;
-                    if falling == 3 {
-                        break 'scan;
-                    }
-                }
-                continue;
-            };
-            match best {
-                Some((_, _, e)) if messages <= e => {
-                    falling += 1;
-                    if falling == 3 {
-                        break 'scan;
-                    }
-                }
-                _ => {
-                    best = Some((k, sigma, messages));
-                    falling = 0;
-                }
-            }
-        }
-    }
+    let best = if req.method == Method::Exact {
+        best_exact(m, req, scanned, at)
+    } else {
+        best_upward(m, scanned, at)?
+    };
     let (worst_case_hashes, worst_case_messages) = worst_case_messages(bits, req.fp, req.phases)?;
     let Some((k, sigma, _)) = best else {
         return Err(ModelError::infeasible(
@@ -268,6 +229,105 @@ pub fn design(bits: u64, req: &RbfRequirement) -> Result<RbfDesign, ModelError> 
         worst_case_messages,
         worst_case_hashes,
     })
+}
+
+/// The fluid design's `(k, σ, messages)`: `k` is scanned upward and the scan stops once
+/// the best σ's message count has fallen three times in a row (it is unimodal in `k`,
+/// nearly: see [`best_exact`]). Each `k` is paid from the work allowance as a fluid one
+/// (σ bisected over `1..M`, one `O(k)` fluid point per step).
+pub(super) fn best_upward(
+    m: u64,
+    scanned: impl Fn(u32) -> bool,
+    at: impl Fn(u32) -> (u32, Option<(u64, f64)>),
+) -> Result<Option<(u32, u64, f64)>, ModelError> {
+    let mut best: Option<(u32, u64, f64)> = None;
+    let mut falling = 0;
+    let points = 2.0 * (m as f64).log2().ceil();
+    let mut k = 1;
+    while scanned(k) {
+        crate::budget::spend(
+            points * f64::from(2 * k + 1),
+            "the RBF design's fluid σ scans",
+        )?;
+        match (at(k).1, best) {
+            (Some((_, messages)), Some((_, _, e))) if messages <= e => falling += 1,
+            (Some((sigma, messages)), _) => {
+                best = Some((k, sigma, messages));
+                falling = 0;
+            }
+            (None, Some(_)) => falling += 1,
+            (None, None) => {}
+        }
+        if falling == 3 {
+            break;
+        }
+        k += 1;
+    }
+    Ok(best)
+}
+
+/// Relative error allowed for the fluid model's messages per cycle at a `k`'s best σ when
+/// it screens the `k` of an exact design ([`best_exact`]): `10⁻³ + 10·(k + 1)/σ`. Measured
+/// against the exact chain (M = 5·10³…2·10⁶, fp = 10⁻¹…10⁻⁶, k ≤ 20, one or two phases) the
+/// error is at most about `(k/4 + 1/2)/σ`, `1.0·10⁻³` at its largest (M = 5000, k = 20); the
+/// allowance is 20 times that and more.
+fn fluid_margin(k: u32, sigma: u64) -> f64 {
+    1e-3 + 10.0 * f64::from(k + 1) / sigma.max(1) as f64
+}
+
+/// The exact design's `(k, σ, messages)`: the most messages over every `k` that can win.
+///
+/// The fluid model (`O(k·log M)` per `k`) bounds each `k`'s exact messages within
+/// [`fluid_margin`]; a `k` whose upper bound is below the best lower bound cannot have the
+/// most messages and is not scanned exactly (issue 18: at 1.5·10⁶ bits per filter and fp
+/// 10⁻³ two `k` of the fourteen the upward scan made). A `k` the fluid model finds
+/// infeasible is kept (its exact scan stops at once where it is infeasible too). The
+/// survivors are scanned on the rayon pool; ties go to the smallest `k`, as the upward scan
+/// of [`best_upward`] kept them. That scan stopped after three falls in a row; on filters
+/// of a few dozen bits the messages are not unimodal in `k`, and this search finds the
+/// better `k` past such a stop (`super::tests::issue_18_screened_k_is_the_upward_scan_or_better`).
+pub(super) fn best_exact(
+    m: u64,
+    req: &RbfRequirement,
+    scanned: impl Fn(u32) -> bool,
+    at: impl Fn(u32) -> (u32, Option<(u64, f64)>) + Sync + Send,
+) -> Option<(u32, u64, f64)> {
+    use rayon::prelude::*;
+    let fluid = req.with_method(Method::Fluid);
+    let bounds: Vec<(u32, f64, f64)> = (1..)
+        .take_while(|&k| scanned(k))
+        .map(|k| {
+            let law = Law {
+                m,
+                k,
+                hashing: req.hashing,
+            };
+            match best_sigma(law, &fluid) {
+                Some((sigma, messages)) => {
+                    let e = fluid_margin(k, sigma);
+                    (k, messages * (1.0 + e), messages * (1.0 - e))
+                }
+                None => (k, f64::INFINITY, f64::NEG_INFINITY),
+            }
+        })
+        .collect();
+    let floor = bounds
+        .iter()
+        .map(|&(_, _, lower)| lower)
+        .fold(f64::NEG_INFINITY, f64::max);
+    let candidates: Vec<u32> = bounds
+        .iter()
+        .filter(|&&(_, upper, _)| upper >= floor)
+        .map(|&(k, _, _)| k)
+        .collect();
+    let found: Vec<(u32, Option<(u64, f64)>)> = candidates.into_par_iter().map(&at).collect();
+    found
+        .into_iter()
+        .filter_map(|(k, f)| f.map(|(sigma, messages)| (k, sigma, messages)))
+        .fold(None, |best, (k, sigma, messages)| match best {
+            Some((_, _, e)) if messages <= e => best,
+            _ => Some((k, sigma, messages)),
+        })
 }
 
 /// The worst-case (Eq. (1) [RBF]) design: the most messages `N` with

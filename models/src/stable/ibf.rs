@@ -226,6 +226,15 @@ impl IbfSolution {
         Ok(self.fn_by_importance_from(&self.chain.zero_after_paid(age, what)?))
     }
 
+    /// A lower bound on [`Self::fn_by_importance`] in `O(Max·levels + |support|·states)`,
+    /// from [`CellChain::zero_after_lower`] (an item's cell is zero `age` insertions on
+    /// at least when nothing set it and it was decremented to zero); `None` where that
+    /// bound does not apply. The optimizer skips the FN pass of a design this bound
+    /// already makes dearer than the best found.
+    pub fn fn_lower_bound(&self, age: u64) -> Option<Vec<f64>> {
+        Some(self.fn_by_importance_from(&self.chain.zero_after_lower(age)?))
+    }
+
     /// [`Self::fn_by_importance`] given `back = T^age·e_0`.
     fn fn_by_importance_from(&self, back: &[f64]) -> Vec<f64> {
         let y = self.chain.after_deletion(&self.pi);

@@ -335,6 +335,50 @@ fn minimp_screening_reports_exact_costs_and_finds_the_optimum() {
     assert_relative_eq!(d.cost, best, max_relative = 1e-12);
 }
 
+/// Issue 18: the optimizer makes the FN pass only of designs whose lower bound does not
+/// exceed the best cost found (`design::bound_order`); it finds what making every pass
+/// finds, the first cheapest design in grid order, for the Probabilistic-delete-p
+/// policies (where the bound applies) and the SBF, with the FP or the FN cost dominant.
+#[test]
+fn issue_18_bounded_search_is_the_exhaustive_search() {
+    for cost_fn in ["0.5*imp", "40*imp"] {
+        let req = IbfRequirement {
+            bits: 2048,
+            importance: ImportanceDist::linear(1, 8).unwrap(),
+            cost_fp: Cost::parse("cost_fp", "1").unwrap(),
+            cost_fn: Cost::parse("cost_fn", cost_fn).unwrap(),
+            age: 300,
+            member_share: 0.5,
+            policies: vec![Policy::Ibf3, Policy::Sbf, Policy::Ibf5],
+        };
+        let d = design(&req).unwrap();
+        let mut best: Option<(f64, IbfParams)> = None;
+        for &policy in &req.policies {
+            for max in IbfRequirement::MAX_GRID {
+                let probe = IbfParams::new(policy, 2, 1, max, 1, req.importance.clone()).unwrap();
+                let m = req.bits / u64::from(probe.bits_per_cell());
+                for k in IbfRequirement::K_GRID {
+                    for p in IbfRequirement::P_GRID {
+                        let Ok(params) =
+                            IbfParams::new(policy, m, k, max, p, req.importance.clone())
+                        else {
+                            continue;
+                        };
+                        let Ok(sol) = solve(&params) else { continue };
+                        let cost = req.cost_of(sol.fp(), &sol.fn_by_importance(req.age));
+                        if best.as_ref().is_none_or(|b| cost < b.0) {
+                            best = Some((cost, params));
+                        }
+                    }
+                }
+            }
+        }
+        let (cost, params) = best.unwrap();
+        assert_eq!(d.params, params, "cost_fn {cost_fn}");
+        assert_eq!(d.cost, cost, "cost_fn {cost_fn}");
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(48))]
 
