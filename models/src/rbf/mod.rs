@@ -410,9 +410,23 @@ impl RbfParams {
         let method = self.resolve(method)?;
         let (fp_avg, fp_avg_paper, fp_frozen, messages, messages_paper) = match method {
             Method::Exact => {
-                let sol = chain::solve(law, self.sigma, self.retention())?;
-                let paper = match self.paper_retention() {
-                    Some(r) => chain::solve(law, self.sigma, r)?,
+                // Three passes over the σ states, each `O(k²·σ)`, on the rayon pool (issue
+                // 18: they were a third of `optimize rbf --messages`).
+                let ((sol, paper), messages_paper) = rayon::join(
+                    || {
+                        rayon::join(
+                            || chain::solve(law, self.sigma, self.retention()),
+                            || {
+                                self.paper_retention()
+                                    .map(|r| chain::solve(law, self.sigma, r))
+                            },
+                        )
+                    },
+                    || chain::messages_paper(law, self.sigma),
+                );
+                let sol = sol?;
+                let paper = match paper {
+                    Some(paper) => paper?,
                     None => sol.clone(),
                 };
                 let pick = |s: &chain::ChainSolution| if two { s.fp_two_phase() } else { s.fp };
@@ -421,7 +435,7 @@ impl RbfParams {
                     pick(&paper),
                     sol.fp_frozen,
                     sol.messages,
-                    chain::messages_paper(law, self.sigma),
+                    messages_paper,
                 )
             }
             _ => {
