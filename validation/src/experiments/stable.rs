@@ -836,6 +836,29 @@ mod repeat_cells_diagnostic {
         }
     }
 
+    /// Issue 19 item 1, session 14: does the independent-cells excess shrink with finer
+    /// query times (at 1/32 size the deletion weight grows from 18 to 51 over the
+    /// stream, so repeats of one bucket at different query times decay at different
+    /// rates, which looks like a correlation of their cells)? Prints [`measure_cross`]
+    /// for IBF3 with ages in 32nds and query times in quarters and 16ths (no own classes;
+    /// 256 epochs; finer buckets would hold too few repeats and too much memory).
+    #[test]
+    #[ignore = "diagnostic: prints numbers"]
+    fn correlation_by_query_time_resolution() {
+        for (policy, m, arrivals) in [
+            (Policy::Ibf3, 8192u64, 3125u64),
+            (Policy::Ibf3, 1024, 12_000),
+        ] {
+            for times in [4u64, 16] {
+                let ((f, i), _) = measure_cross(policy, m, arrivals, 256, (32, times, false));
+                println!(
+                    "{policy} m={m} arrivals={arrivals}, ages in 32nds, query times in {times}ths: FN {f:.4} independent {i:.4} ({:+.1}%)",
+                    100.0 * (i / f - 1.0)
+                );
+            }
+        }
+    }
+
     /// Is the excess of independent cells there for repeats never re-inserted before their
     /// last insertion (own class 1, whose cells share no history)? Prints per own class.
     #[test]
