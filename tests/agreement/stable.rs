@@ -202,8 +202,10 @@ fn issue_8_stream_with_repeats_counter_policies_ibf3_ibf5() {
 const STREAM_FP_BAND: f64 = 0.05;
 /// Stated wFN error, Probabilistic-delete-p (IBF3, IBF5).
 const STREAM_FN_BAND_PROB: f64 = 0.05;
-/// Stated wFN error, MinImp (IBF2, IBF4).
-const STREAM_FN_BAND_MINIMP: f64 = 0.15;
+/// Stated wFN error, MinImp (IBF2, IBF4): the model 3.5% (IBF2) and 4.6% (IBF4) above
+/// the interval since issue 19's session 14 (the population's one- and two-item cells
+/// keep their importance classes; 8-10% above before, under a 15% band).
+const STREAM_FN_BAND_MINIMP: f64 = 0.06;
 
 /// Issue 19 item 2: the SBF on repeating streams (uniform over 2m items, Zipf over 4m
 /// ranks, window repeats at rate 0.5), zero fraction, probe FP and FN at four ages

@@ -45,12 +45,15 @@
 //!   binned levels, and a repeat's cell starts from the law of the cells of earlier items
 //!   of its importance, split by how often the item was inserted (its `K` cells share
 //!   that). See the private module `counter_stream` for the formulas, the reductions and
-//!   the measured errors. In short (model / measured): at the agreement setting above
-//!   wFP is within 2% for IBF2-IBF5 (e.g. IBF3 0.0905 / 0.0906) and wFN is high by 3-4%
-//!   (Probabilistic-delete-p) or 10-11% (MinImp); at the thesis's items per cell (n =
-//!   262144, or 1/32 of it) wFP is within 2-15% for Probabilistic-delete-p and 40-70% high
-//!   for MinImp (was 30-100 times too high), while wFN stays high: 15-30% for
-//!   Probabilistic-delete-p (up to 60% at n = 262144, k = 8), 1.1-3.7 times for MinImp.
+//!   the measured errors. The population's one- and two-item cells keep their items'
+//!   importance classes (they are re-set only by those items). In short (model /
+//!   measured): at the agreement setting above wFP is within 2% for IBF2-IBF5 (e.g. IBF3
+//!   0.0904 / 0.0897) and wFN is high by 3-4% (Probabilistic-delete-p) or 5-6% (MinImp);
+//!   at the thesis's items per cell (n = 262144, or 1/32 of it) wFP is within 2-20% (was
+//!   30-100 times too high with independent sets), while wFN stays high: by up to 14% for
+//!   Probabilistic-delete-p (inside the measured interval in 9 of 12 settings at 1/32
+//!   size) and 10-50% for MinImp, from a correlation of an item's `K` cells that the
+//!   model's independent cells cannot hold (session 14 of `counter_stream`).
 //! * **Independent sets** ([`StreamMethod::IndependentSets`]: cells holding more than 150
 //!   items on average, whose repeat rates barely vary): `z_t` and `FN_i(a)` of the
 //!   formulas above, every arrival setting `K` fresh random cells. It ignores that

@@ -231,6 +231,9 @@ pub struct StableFilter {
     rng: ChaCha8Rng,
     zeros: u64,
     scratch: Vec<u32>,
+    /// Diagnostic (issue 19): the probabilistic deletion phase as independent per-cell
+    /// decrements ([`StableFilter::set_independent_deletion`]).
+    independent: bool,
 }
 
 impl StableFilter {
@@ -256,6 +259,7 @@ impl StableFilter {
             rng: crate::workload::rng(crate::workload::mix(seed ^ 0xDE1E7E)),
             zeros: m,
             scratch: Vec::new(),
+            independent: false,
         }
     }
 
@@ -349,6 +353,24 @@ impl StableFilter {
                     self.decrement(if i >= m { i - m } else { i });
                 }
             }
+            Delete::ProbCumulative | Delete::ProbValue if self.independent => {
+                let Some(b) = &self.buckets else { return };
+                let w = b.block_weight.iter().sum::<f64>();
+                let mut chosen = std::mem::take(&mut self.scratch);
+                chosen.clear();
+                for (key, list) in b.lists.iter().enumerate().skip(1) {
+                    let d = (p as f64 / (key as f64 * w)).min(1.0);
+                    for &cell in list {
+                        if self.rng.random::<f64>() < d {
+                            chosen.push(cell);
+                        }
+                    }
+                }
+                for &cell in &chosen {
+                    self.decrement(u64::from(cell));
+                }
+                self.scratch = chosen;
+            }
             Delete::ProbCumulative | Delete::ProbValue => {
                 for _ in 0..p {
                     let Some(b) = &self.buckets else { return };
@@ -416,6 +438,26 @@ impl StableFilter {
             (Some(b), Delete::ProbCumulative | Delete::ProbValue) => b.block_weight.iter().sum(),
             _ => 0.0,
         }
+    }
+
+    /// Diagnostic (issue 19): with `on`, the probabilistic deletion phase decrements each
+    /// non-zero cell of key `c` independently with probability `min(1, P·(1/c)/W)`, `W`
+    /// the [`StableFilter::deletion_weight`] at the phase's start (the decrement law of the
+    /// stream model), instead of `P` sequential weighted picks. No effect on other policies.
+    pub fn set_independent_deletion(&mut self, on: bool) {
+        self.independent = on;
+    }
+
+    /// The cumulative-importance counter of cell `i` (0 for policies without one).
+    pub fn counter(&self, i: u64) -> u32 {
+        self.counters.get(i as usize).map_or(0, |&c| u32::from(c))
+    }
+
+    /// A 64-bit key's `K` distinct cells.
+    pub fn cells_of_u64(&self, key: u64) -> Vec<u64> {
+        let mut idx = [0u64; 64];
+        let n = self.cells_of(self.scheme.hash_u64(key), &mut idx);
+        idx[..n].to_vec()
     }
 
     /// The policy.
