@@ -799,13 +799,20 @@ mod tests {
     use approx::assert_relative_eq;
 
     fn tracked(dec: impl Fn(u32, u32) -> f64) -> CellChain {
-        let mut chain = CellChain {
-            max: 3,
-            cap: 9,
-            a: 0.05,
-            sets: vec![(3, 1, 0.5), (2, 2, 0.3), (1, 4, 0.2)],
-            dec: Vec::new(),
-        };
+        with_dec(
+            CellChain {
+                max: 3,
+                cap: 9,
+                a: 0.05,
+                sets: vec![(3, 1, 0.5), (2, 2, 0.3), (1, 4, 0.2)],
+                dec: Vec::new(),
+            },
+            dec,
+        )
+    }
+
+    /// `chain` with the decrement probability `dec(v, c)` in each non-zero state.
+    fn with_dec(mut chain: CellChain, dec: impl Fn(u32, u32) -> f64) -> CellChain {
         chain.dec = (0..chain.states())
             .map(|s| {
                 let (v, c) = chain.decode(s);
@@ -1007,7 +1014,7 @@ mod tests {
     /// (several importances per value, a gap in the support, importances that saturate
     /// the counter from most levels) and decrements that vary with value and level.
     fn wide() -> CellChain {
-        let mut chain = CellChain {
+        let chain = CellChain {
             max: 5,
             cap: 63,
             a: 0.07,
@@ -1022,17 +1029,9 @@ mod tests {
             ],
             dec: Vec::new(),
         };
-        chain.dec = (0..chain.states())
-            .map(|s| {
-                let (v, c) = chain.decode(s);
-                if v == 0 {
-                    0.0
-                } else {
-                    (0.9 / f64::from(c) + 0.01 * f64::from(v)).min(1.0)
-                }
-            })
-            .collect();
-        chain
+        with_dec(chain, |v, c| {
+            (0.9 / f64::from(c) + 0.01 * f64::from(v)).min(1.0)
+        })
     }
 
     /// Issue 18: the structured backward step of a tracked chain (per-value correlations,
