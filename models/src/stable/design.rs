@@ -134,12 +134,18 @@ impl IbfRequirement {
 
     /// A lower bound on the cost of `sol` when [`Self::fn_cost_is_nonnegative`], without its
     /// FN pass: [`Self::cost_of`] at [`IbfSolution::fn_lower_bound`] (or at no false
-    /// negatives where that does not apply), less `10⁻⁹` relative for rounding.
+    /// negatives where that does not apply), less `10⁻⁹` relative for rounding; `−∞` where
+    /// that is not a number (so the pass is always made).
     fn cost_bound(&self, sol: &IbfSolution) -> f64 {
         let fns = sol
             .fn_lower_bound(self.age)
             .unwrap_or_else(|| vec![0.0; self.importance.iter().count()]);
-        self.cost_of(sol.fp(), &fns) * (1.0 - 1e-9)
+        let bound = self.cost_of(sol.fp(), &fns) * (1.0 - 1e-9);
+        if bound.is_nan() {
+            f64::NEG_INFINITY
+        } else {
+            bound
+        }
     }
 
     /// Whether every importance's FN cost is at least 0 (always, for a parsed [`Cost`]).
