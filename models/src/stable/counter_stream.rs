@@ -1534,6 +1534,14 @@ mod tests {
 
     /// The filter (`K = 4`, `Max = 4`, `P = 7`, importance linear on 1..50) and the 70%
     /// repeat stream of one of [`SESSION_11_CONFIGS`].
+    /// The items cap of the counter model `stream_metrics` uses for `p` on `stream`.
+    fn counter_model_items_cap(p: &IbfParams, stream: &RepeatStream) -> usize {
+        match crate::stable::stream_metrics(p, stream).unwrap().method {
+            crate::stable::StreamMethod::CellItemsCounter { items_cap, .. } => items_cap,
+            _ => panic!("not the counter model"),
+        }
+    }
+
     fn session_11_setting(policy: Policy, m: u64, n: u64) -> (IbfParams, RepeatStream) {
         let p = IbfParams::new(policy, m, 4, 4, 7, ImportanceDist::linear(1, 50).unwrap()).unwrap();
         (p, RepeatStream::new(n, 0.7).unwrap())
@@ -1576,10 +1584,7 @@ mod tests {
     fn self_weight_in_the_pool() {
         for (policy, m, n) in SESSION_11_CONFIGS {
             let (p, stream) = session_11_setting(policy, m, n);
-            let cap = match crate::stable::stream_metrics(&p, &stream).unwrap().method {
-                crate::stable::StreamMethod::CellItemsCounter { items_cap, .. } => items_cap,
-                _ => panic!("not the counter model"),
-            };
+            let cap = counter_model_items_cap(&p, &stream);
             let wfn = |self_weight: bool, exact: u32| {
                 let red = Reductions {
                     self_weight,
@@ -1630,10 +1635,7 @@ mod tests {
             let p =
                 IbfParams::new(policy, m, 4, 4, 7, ImportanceDist::linear(1, 50).unwrap()).unwrap();
             let stream = RepeatStream::new(n, 0.7).unwrap();
-            let cap = match crate::stable::stream_metrics(&p, &stream).unwrap().method {
-                crate::stable::StreamMethod::CellItemsCounter { items_cap, .. } => items_cap,
-                _ => panic!("not the counter model"),
-            };
+            let cap = counter_model_items_cap(&p, &stream);
             println!(
                 "{policy} m={m} N={n}: wFN tracked {TAGGED}: {:.4}, every importance: {:.4}",
                 wfn_tagged(&p, &stream, cap, TAGGED),
@@ -1658,10 +1660,7 @@ mod tests {
             SESSION_11_CONFIGS[1],
         ] {
             let (p, stream) = session_11_setting(policy, m, n);
-            let cap = match crate::stable::stream_metrics(&p, &stream).unwrap().method {
-                crate::stable::StreamMethod::CellItemsCounter { items_cap, .. } => items_cap,
-                _ => panic!("not the counter model"),
-            };
+            let cap = counter_model_items_cap(&p, &stream);
             let mut rows = Vec::new();
             let (_, fns, _) =
                 run_probed(&p, &stream, cap, &Reductions::DEFAULT, Some(&mut rows)).unwrap();
@@ -1733,10 +1732,7 @@ mod tests {
     fn pool_weight_of_the_model() {
         for (policy, m, n) in SESSION_11_CONFIGS {
             let (p, stream) = session_11_setting(policy, m, n);
-            let cap = match crate::stable::stream_metrics(&p, &stream).unwrap().method {
-                crate::stable::StreamMethod::CellItemsCounter { items_cap, .. } => items_cap,
-                _ => panic!("not the counter model"),
-            };
+            let cap = counter_model_items_cap(&p, &stream);
             for (classes, pairs) in [(0, false), (POP_CLASSES, false), (POP_CLASSES, true)] {
                 let md = Model::with_classes(&p, cap, EXACT_LEVELS, LEVEL_RATIO, classes, pairs);
                 let big_n = n as usize;
@@ -1801,10 +1797,7 @@ mod tests {
     fn fn_with_the_pool_weight_scaled() {
         for (policy, m, n) in SESSION_11_CONFIGS {
             let (p, stream) = session_11_setting(policy, m, n);
-            let cap = match crate::stable::stream_metrics(&p, &stream).unwrap().method {
-                crate::stable::StreamMethod::CellItemsCounter { items_cap, .. } => items_cap,
-                _ => panic!("not the counter model"),
-            };
+            let cap = counter_model_items_cap(&p, &stream);
             let mut line = Vec::new();
             for w_scale in [1.0, 1.08, 1.15] {
                 let red = Reductions {
@@ -1837,10 +1830,7 @@ mod tests {
             (Policy::Ibf4, 1024, 12_000),
         ]) {
             let (p, stream) = session_11_setting(policy, m, n);
-            let cap = match crate::stable::stream_metrics(&p, &stream).unwrap().method {
-                crate::stable::StreamMethod::CellItemsCounter { items_cap, .. } => items_cap,
-                _ => panic!("not the counter model"),
-            };
+            let cap = counter_model_items_cap(&p, &stream);
             let mut line = Vec::new();
             for (pop_classes, pop_pairs) in [
                 (0, false),
