@@ -66,39 +66,35 @@ impl Counted {
         if chain.cap == 0 || chain.sets.iter().any(|&(v, imp, _)| imp == 0 || v == 0) {
             return None;
         }
-        let mut groups: Vec<ValueSets> = Vec::new();
-        for &(v, imp, p) in &chain.sets {
-            let (v, imp) = (v as usize, imp as usize);
-            let g = match groups.iter_mut().position(|g| g.v == v) {
-                Some(j) => &mut groups[j],
-                None => {
-                    groups.push(ValueSets {
-                        v,
-                        lo: imp,
-                        w: Vec::new(),
-                        tail: Vec::new(),
-                    });
-                    groups.last_mut().expect("just pushed")
+        // One group per value, in the order the sets first write it.
+        let mut values: Vec<u32> = Vec::new();
+        for &(v, _, _) in &chain.sets {
+            if !values.contains(&v) {
+                values.push(v);
+            }
+        }
+        let groups = values
+            .into_iter()
+            .map(|v| {
+                let of_v = || chain.sets.iter().filter(move |s| s.0 == v);
+                let imps = || of_v().map(|s| s.1 as usize);
+                let (lo, hi) = (imps().min().unwrap_or(1), imps().max().unwrap_or(1));
+                let mut w = vec![0.0; hi - lo + 1];
+                for &(_, imp, p) in of_v() {
+                    w[imp as usize - lo] += p;
                 }
-            };
-            if imp < g.lo {
-                let mut w = vec![0.0; g.lo - imp];
-                w.append(&mut g.w);
-                g.w = w;
-                g.lo = imp;
-            }
-            let j = imp - g.lo;
-            if j >= g.w.len() {
-                g.w.resize(j + 1, 0.0);
-            }
-            g.w[j] += p;
-        }
-        for g in &mut groups {
-            g.tail = vec![0.0; g.w.len() + 1];
-            for j in (0..g.w.len()).rev() {
-                g.tail[j] = g.tail[j + 1] + g.w[j];
-            }
-        }
+                let mut tail = vec![0.0; w.len() + 1];
+                for j in (0..w.len()).rev() {
+                    tail[j] = tail[j + 1] + w[j];
+                }
+                ValueSets {
+                    v: v as usize,
+                    lo,
+                    w,
+                    tail,
+                }
+            })
+            .collect();
         Some(Self {
             max: chain.max as usize,
             cap: chain.cap as usize,
