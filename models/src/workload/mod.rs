@@ -229,6 +229,7 @@ impl Distinct {
             ln_1m_px: (-px).ln_1p(),
             ln_1m_other,
             logs,
+            last_segment: std::cell::Cell::new(1),
         }
     }
 
@@ -299,6 +300,9 @@ pub struct Excluding<'a> {
     /// Sampled: per segment `t` (samples `t`, `t + 1`), `[ln D1, ln(D3/D1), ln(j3/j1)]`;
     /// empty for [`Distinct::d_excluding`] (then [`Distinct::d`] interpolates).
     logs: Vec<[f64; 3]>,
+    /// Sampled: the segment of the last call, where the next search starts (callers
+    /// walk `j` upward in small steps: a piece cut, issue 18).
+    last_segment: std::cell::Cell<usize>,
 }
 
 impl Excluding<'_> {
@@ -321,7 +325,7 @@ impl Excluding<'_> {
             }
             Distinct::Sampled { points } if !self.logs.is_empty() => {
                 let scaled = j / (1.0 - self.px);
-                let d = interpolate_log_with(points, &self.logs, scaled);
+                let d = interpolate_log_with(points, &self.logs, scaled, &self.last_segment);
                 (d - unhit(self.ln_1m_px, scaled)).clamp(0.0, j)
             }
             other => {
@@ -333,9 +337,15 @@ impl Excluding<'_> {
 }
 
 /// [`interpolate_log`] with each segment's logarithms given (`logs[t − 1]` for the
-/// segment ending at sample `t`, see [`Excluding`]): the same value, bit for bit.
-fn interpolate_log_with(points: &[(f64, f64)], logs: &[[f64; 3]], j: f64) -> f64 {
-    segment(points, j).unwrap_or_else(|t| {
+/// segment ending at sample `t`, see [`Excluding`]), its search started at segment
+/// `near` (updated): the same value, bit for bit.
+fn interpolate_log_with(
+    points: &[(f64, f64)],
+    logs: &[[f64; 3]],
+    j: f64,
+    near: &std::cell::Cell<usize>,
+) -> f64 {
+    segment_near(points, j, near).unwrap_or_else(|t| {
         let [ln_d1, ln_d31, ln_j31] = logs[t - 1];
         (ln_d1 + ln_d31 * (j / points[t - 1].0).ln() / ln_j31).exp()
     })
@@ -344,12 +354,37 @@ fn interpolate_log_with(points: &[(f64, f64)], logs: &[[f64; 3]], j: f64) -> f64
 /// `Ok(D)` where [`interpolate_log`] needs no segment (below the first sample: linear
 /// from `(0, 0)`; above the last: held), else `Err(t)`, the first sample at or above `j`.
 fn segment(points: &[(f64, f64)], j: f64) -> Result<f64, usize> {
+    // Binary search: tables are long.
+    in_segment(points, j, points.partition_point(|p| p.0 < j))
+}
+
+/// [`segment`], trying segment `near` and the next one before a binary search, and
+/// setting `near` to the segment found (callers that walk `j` upward in small steps,
+/// a GBF piece cut, mostly stay in one segment: issue 18).
+fn segment_near(
+    points: &[(f64, f64)],
+    j: f64,
+    near: &std::cell::Cell<usize>,
+) -> Result<f64, usize> {
+    let fits = |t: usize| t >= 1 && t < points.len() && points[t - 1].0 < j && j <= points[t].0;
+    let hint = near.get();
+    let t = if fits(hint) {
+        hint
+    } else if fits(hint + 1) {
+        hint + 1
+    } else {
+        points.partition_point(|p| p.0 < j)
+    };
+    near.set(t);
+    in_segment(points, j, t)
+}
+
+/// [`segment`]'s answer given `t`, the first sample at or above `j`.
+fn in_segment(points: &[(f64, f64)], j: f64, t: usize) -> Result<f64, usize> {
     let (j0, d0) = points[0];
     if j <= j0 {
         return Ok(d0 * j / j0);
     }
-    // Binary search: tables are long.
-    let t = points.partition_point(|p| p.0 < j);
     if t >= points.len() {
         return Ok(points[points.len() - 1].1);
     }
@@ -436,6 +471,28 @@ mod tests {
                     j = if j == 0.0 { 0.37 } else { j * 1.37 + 1.0 };
                 }
                 assert_eq!(e.d(-1.0), 0.0);
+            }
+        }
+    }
+
+    proptest::proptest! {
+        /// Issue 18: the prepared `D_{−x}` of a sampled curve starts each search at the
+        /// last call's segment; in any order of `j` (walks up and down, jumps, repeats,
+        /// outside the samples) it still equals `d_excluding` bit for bit.
+        #[test]
+        fn prepared_excluding_is_exact_in_any_order_of_calls(
+            px in 1e-7f64..0.5,
+            js in proptest::collection::vec(
+                proptest::prop_oneof![0.0f64..3.0, 0.0f64..2e4, 0.0f64..5e9],
+                1..60,
+            ),
+        ) {
+            let d = Distinct::zipf_tabulated(1 << 12);
+            let e = d.excluding(px);
+            for j in js {
+                for j in [j, j + 0.5, j + 1.0, j * 0.999] {
+                    proptest::prop_assert_eq!(e.d(j).to_bits(), d.d_excluding(px, j).to_bits());
+                }
             }
         }
     }
