@@ -167,6 +167,25 @@ impl Check {
         c
     }
 
+    /// A one-sided **upper bound** that must also be close: it passes when the
+    /// measurement does not show the true value above `bound` (`lo <= bound`, as
+    /// [`Check::at_most`]) and the bound is within the band of the interval
+    /// (`bound <= hi·(1 + band)`, the upper end of [`Check::new`]'s test). For a model
+    /// whose error has a known sign and a stated size (issue 19: a bound "within 10% of
+    /// the measured value, its direction stated and tested").
+    pub fn upper_bound_within(
+        family: &str,
+        name: String,
+        bound: f64,
+        measured: &impl Estimate,
+        tolerance: Tolerance,
+        seed: u64,
+    ) -> Self {
+        let mut c = Self::of(family, name, bound, measured, tolerance, seed);
+        c.pass = c.lo <= bound && bound <= c.hi * (1.0 + tolerance.rel_band + ROUNDING);
+        c
+    }
+
     /// [`Check::new`] against an estimate (its value, interval, confidence and size).
     pub fn of(
         family: &str,
@@ -261,6 +280,28 @@ impl std::fmt::Display for Check {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An upper bound passes from the interval's lower end up to the band above its
+    /// upper end, and fails below the interval (the wrong direction) or above the band.
+    #[test]
+    fn an_upper_bound_within_a_band_is_one_sided_and_close() {
+        let m = Mean {
+            mean: 0.317,
+            sd: 0.005,
+            interval: crate::stats::Interval {
+                lo: 0.308,
+                hi: 0.325,
+            },
+            confidence: 0.99,
+            samples: 4,
+        };
+        let c = |bound| {
+            Check::upper_bound_within("t", "x".into(), bound, &m, Tolerance::approx(0.1, ""), 1)
+                .pass
+        };
+        assert!(c(0.308) && c(0.317) && c(0.342) && c(0.3575));
+        assert!(!c(0.3079) && !c(0.30) && !c(0.358));
+    }
 
     #[test]
     fn band_widens_the_interval() {

@@ -523,18 +523,24 @@ pub type ThesisStreamCase = (Policy, u64, u32, u32, u64, u64);
 /// The thesis-stream settings of the full level (the thesis's largest n, about 0.46
 /// items per cell).
 ///
-/// Only the weighted FP is checked, with the stream model's stated 5% band
+/// The weighted FP is checked two-sided with the stream model's stated 5% band
 /// ([`THESIS_STREAM_FP_BAND`]). Measured (seed 61, 4 epochs): IBF3 wFP 0.00091 / 0.00079
 /// [0.00051, 0.00106], IBF4 0.00037 / 0.00057 [0.00017, 0.00098] (model / simulation
-/// [99%]; the model before issue 19's session 14 0.00097 and 0.00041). The weighted FN is
-/// **not** claimed at this size and is not checked: the model is 5% above the interval
-/// for IBF3 (0.342 / 0.317 [0.308, 0.325]; 0.400 before session 14) and 20% above the
-/// measurement for IBF4 (0.288 / 0.241; 0.528 before): an item's K cells are correlated
-/// beyond the model's independent cells, also for items never repeated before their last
-/// insertion (see `repeat_cells_diagnostic` below; session 14 of module
-/// `counter_stream` in the models crate fixed the per-cell law). `bfopt reproduce
-/// sbf-table3` prints these gaps. The independent-sets model this replaced was about 0.9
-/// on both.
+/// [99%]; the model before issue 19's session 14 0.00097 and 0.00041).
+///
+/// The weighted FN is claimed for the Probabilistic-delete-p policies only, and only as
+/// an **upper bound** within [`THESIS_STREAM_FN_BOUND_BAND`] ([`thesis_fn_is_bounded`],
+/// [`Check::upper_bound_within`]): the model is above the measurement wherever measured
+/// (an item's K cells are zero together more often than the model's independent cells,
+/// also for items never repeated before their last insertion: see
+/// `repeat_cells_diagnostic` below and session 14 of module `counter_stream` in the
+/// models crate), by 7.5% for IBF3 here (seed 61: 0.342 / 0.318 [0.308, 0.325] at 99%;
+/// in `validate --level full`, seed 71: 0.342 / 0.319 [0.275, 0.362] at the suite's
+/// per-check confidence), 5.6% at n = 65536 and 6.8% for IBF5. Not for MinImp: IBF4 is 20% above (0.288 / 0.241; 0.528 before
+/// session 14), IBF2 27%. At 1/32 of this size with k = 8 the IBF3 and IBF5 models are up
+/// to 14% above (`bfopt reproduce sbf-table4` prints it), so the bound's band holds at the
+/// thesis's size, not at every size. The independent-sets model this replaced was about
+/// 0.9 on both.
 pub const THESIS_STREAM_FULL: [ThesisStreamCase; 2] = [
     (Policy::Ibf3, 262_144, 4, 4, 7, 100_000),
     (Policy::Ibf4, 262_144, 4, 4, 7, 100_000),
@@ -544,9 +550,22 @@ pub const THESIS_STREAM_FULL: [ThesisStreamCase; 2] = [
 /// [`thesis_stream_checks`]).
 pub const THESIS_STREAM_FP_BAND: f64 = 0.05;
 
+/// Stated wFN error of the items-and-counter stream model at the thesis's size, where it
+/// is claimed ([`thesis_fn_is_bounded`]): an upper bound at most this far above the
+/// measured interval.
+pub const THESIS_STREAM_FN_BOUND_BAND: f64 = 0.10;
+
+/// Whether the stream model's weighted FN is claimed (as an upper bound, see
+/// [`THESIS_STREAM_FULL`]) for `policy`: the Probabilistic-delete-p policies, IBF3 and
+/// IBF5.
+pub fn thesis_fn_is_bounded(policy: Policy) -> bool {
+    matches!(policy, Policy::Ibf3 | Policy::Ibf5)
+}
+
 /// The thesis stream at the thesis's size (Section 6.1.2 [SBF], n = 262144, 100 000
-/// arrivals, 70% repeats; 4 epochs): the stream model's wFP for [`THESIS_STREAM_FULL`]
-/// against [`thesis_stream`] (see `tests/agreement/stable.rs` and the module doc of
+/// arrivals, 70% repeats; 4 epochs): the stream model's wFP for [`THESIS_STREAM_FULL`],
+/// and its wFN as an upper bound where [`thesis_fn_is_bounded`], against
+/// [`thesis_stream`] (see `tests/agreement/stable.rs` and the module doc of
 /// `bfopt_models::stable` for the measured errors).
 pub fn thesis_stream_checks(seed: u64, confidence: f64) -> Vec<Check> {
     use bfopt_models::stable::{stream_metrics, RepeatStream};
@@ -586,6 +605,19 @@ pub fn thesis_stream_checks(seed: u64, confidence: f64) -> Vec<Check> {
             ),
             case_seed,
         ));
+        if thesis_fn_is_bounded(policy) {
+            out.push(Check::upper_bound_within(
+                "stable",
+                name("weighted fn, an upper bound"),
+                pred.weighted_fn,
+                &r.weighted_fn,
+                Tolerance::approx(
+                    THESIS_STREAM_FN_BOUND_BAND,
+                    "items-per-cell and counter stream model (stated wFN bound)",
+                ),
+                case_seed,
+            ));
+        }
     }
     out
 }
