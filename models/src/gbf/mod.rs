@@ -17,6 +17,7 @@
 //! | `C^s_{d,e}`, Eq. (34) | (33)-(34) | [`posterior::c_coefficients`], [`posterior::window_posterior_eq34`] |
 //! | stable posterior, any `k <= 64` | (new) | [`posterior::window_posterior`] |
 //! | decay in distinct *other* items `t = q_ε^(D_{−x}(i))`: metrics, posterior, tables | (new; end of Section 5.3.2) | [`GbfParams::metrics_distinct`], [`posterior_distinct`], [`GbfDistinctTable`], [`design::gbf_distinct`] |
+//! | the `(k0, k1)` chooser's sums of Eq. (32) for every observation, from the Bernstein moments of the age pieces | (new) | [`AgePieces::moments`], [`moments::LikelihoodExpansion::sums`] |
 //!
 //! Priors, `D(j)`, penalties and calibration are shared with [`crate::timing`].
 //!
