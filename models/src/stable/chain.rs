@@ -112,29 +112,25 @@ impl Counted {
                 *x = b[1 + (c - 1) * max + (set.v - 1)];
             }
             let top = self.column[cap];
+            // Importance lo + j from level c reads level c + lo + j while that is at most
+            // C: one pass over the levels per importance (contiguous, and long where a
+            // value's importances are few), instead of a short dot product per level.
+            for (j, &wj) in set.w.iter().enumerate() {
+                let first = set.lo + j;
+                if first > cap {
+                    break;
+                }
+                for (gc, x) in g[..=cap - first].iter_mut().zip(&self.column[first..]) {
+                    *gc += wj * x;
+                }
+            }
+            // The rest saturate at C.
             for (c, gc) in g.iter_mut().enumerate() {
-                // Importances lo + j with c + lo + j ≤ C read their level; the rest C.
                 let open = (cap + 1).saturating_sub(c + set.lo).min(set.w.len());
-                let start = c + set.lo;
-                *gc += dot(&set.w[..open], &self.column[start.min(cap)..][..open])
-                    + top * set.tail[open];
+                *gc += top * set.tail[open];
             }
         }
     }
-}
-
-/// `Σ x_j·y_j` in four lanes (the same length).
-fn dot(x: &[f64], y: &[f64]) -> f64 {
-    let mut lanes = [0.0; 4];
-    let (xs, ys) = (x.chunks_exact(4), y.chunks_exact(4));
-    let (xr, yr) = (xs.remainder(), ys.remainder());
-    for (a, b) in xs.zip(ys) {
-        for l in 0..4 {
-            lanes[l] += a[l] * b[l];
-        }
-    }
-    let rest: f64 = xr.iter().zip(yr).map(|(a, b)| a * b).sum();
-    (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]) + rest
 }
 
 impl BackwardPlan {
