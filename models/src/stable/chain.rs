@@ -124,8 +124,10 @@ impl Counted {
                     *gc += wj * x;
                 }
             }
-            // The rest saturate at C.
-            for (c, gc) in g.iter_mut().enumerate() {
+            // The rest saturate at C: from the levels where some importance reaches past C
+            // (below them `tail[len] = 0` would add an exact 0).
+            let from = (cap + 2).saturating_sub(set.lo + set.w.len());
+            for (c, gc) in g.iter_mut().enumerate().skip(from) {
                 let open = (cap + 1).saturating_sub(c + set.lo).min(set.w.len());
                 *gc += top * set.tail[open];
             }
