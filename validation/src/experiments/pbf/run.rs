@@ -112,9 +112,8 @@ pub(super) fn filled_pbf(
         },
         seed ^ 0x9BF,
     )?;
-    for (a, t) in distinct_entries(trace) {
-        f.insert(a, t)?;
-    }
+    let entries: Vec<(u64, u64)> = distinct_entries(trace).collect();
+    f.insert_all(&entries)?;
     Ok(f)
 }
 
