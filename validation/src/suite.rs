@@ -115,6 +115,9 @@ pub fn run_merged(
 /// takes its CPU time in wall time whatever the core count.
 pub const LONGEST_FIRST: &[&str] = &["pbf", "stable", "gbf", "timing", "baseline", "apbf"];
 
+/// A family's checks and the simulations it recorded.
+type FamilyRun = (Vec<Check>, Vec<Record>);
+
 /// The order in which the `selected` families start: indices into `selected`,
 /// [`LONGEST_FIRST`] ones first.
 fn start_order(selected: &[&(&str, FamilyChecks)]) -> Vec<usize> {
@@ -173,7 +176,7 @@ fn run_in(
     };
     let order = start_order(&selected);
     let next = AtomicUsize::new(0);
-    let results: Vec<Mutex<Option<(Vec<Check>, Vec<Record>)>>> =
+    let results: Vec<Mutex<Option<FamilyRun>>> =
         selected.iter().map(|_| Mutex::new(None)).collect();
     let workers = rayon::current_num_threads().clamp(1, selected.len());
     (0..workers).into_par_iter().for_each(|_| {
