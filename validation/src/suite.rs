@@ -5,7 +5,7 @@ use crate::shard::{Merged, Mode, Record, Shard, ShardFile};
 use rayon::prelude::*;
 use std::collections::BTreeMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 pub use crate::level::Level;
@@ -108,12 +108,43 @@ pub fn run_merged(
     run_in(family.as_deref(), level, seed, Some(&mode), done).map(|(checks, _)| checks)
 }
 
+/// The families whose full level takes longest (CPU, one thread, 2026-11-29: pbf 40 s,
+/// stable 51, gbf 30, timing 25, baseline 14, apbf 13, every other under 8), started
+/// first at that level so that none of them is left to run alone at the end; the others follow in
+/// [`FAMILIES`] order. The pbf family's runs are whole days, one after another, so it
+/// takes its CPU time in wall time whatever the core count.
+pub const LONGEST_FIRST: &[&str] = &["pbf", "stable", "gbf", "timing", "baseline", "apbf"];
+
+/// A family's checks and the simulations it recorded.
+type FamilyRun = (Vec<Check>, Vec<Record>);
+
+/// The order in which the `selected` families start: indices into `selected`; at the
+/// full level [`LONGEST_FIRST`] ones first, at the quick level (seconds in all) the
+/// registry order.
+fn start_order(selected: &[&(&str, FamilyChecks)], level: Level) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..selected.len()).collect();
+    if level == Level::Quick {
+        return order;
+    }
+    let rank = |name: &str| {
+        LONGEST_FIRST
+            .iter()
+            .position(|&n| n == name)
+            .unwrap_or(LONGEST_FIRST.len())
+    };
+    // Stable: the rest keep their registry order.
+    order.sort_by_key(|&i| rank(selected[i].0));
+    order
+}
+
 /// The suite, its simulations run as `mode` says (all epochs when `None`); returns the
 /// checks (in family order) and the simulations recorded.
 ///
-/// Families run in parallel (rayon), each on one thread with its epochs spread over
-/// the pool; a family's checks depend only on the seed, so the report is the same as
-/// in sequence. `done` is called as each family finishes (in the order they finish).
+/// Families run in parallel, each on one thread with its epochs spread over the pool:
+/// one worker per pool thread takes the next family to start ([`start_order`]) until
+/// none is left, then helps with the others' epochs. A family's checks depend only on
+/// the seed, so the report is the same as in sequence. `done` is called as each family
+/// finishes (in the order they finish).
 fn run_in(
     family: Option<&str>,
     level: Level,
@@ -132,31 +163,41 @@ fn run_in(
     let confidence = 1.0 - FAMILY_ALPHA / (budget * selected.len()) as f64;
     lock(&FINISHED).clear();
     let done = Mutex::new(done);
-    let results: Vec<Option<(Vec<Check>, Vec<Record>)>> = selected
-        .par_iter()
-        .enumerate()
-        .map(|(index, (name, checks))| {
-            if STOP.load(Ordering::SeqCst) {
-                return None;
-            }
-            let family_checks = || isolated(name, seed, || checks(level, seed, confidence));
-            let (mut got, recorded) = match mode {
-                None => (family_checks(), Vec::new()),
-                Some(mode) => crate::shard::within(name, mode, family_checks),
+    let run_family = |index: usize| {
+        let (name, checks) = selected[index];
+        let family_checks = || isolated(name, seed, || checks(level, seed, confidence));
+        let (mut got, recorded) = match mode {
+            None => (family_checks(), Vec::new()),
+            Some(mode) => crate::shard::within(name, mode, family_checks),
+        };
+        flag_over_budget(name, &mut got, budget, seed);
+        (done.lock().unwrap_or_else(PoisonError::into_inner))(name, &got);
+        // A shard's checks are of partial statistics: never reported.
+        if !matches!(mode, Some(Mode::Record(_))) {
+            lock(&FINISHED).insert(index, got.clone());
+        }
+        (got, recorded)
+    };
+    let order = start_order(&selected, level);
+    let next = AtomicUsize::new(0);
+    let results: Vec<Mutex<Option<FamilyRun>>> =
+        selected.iter().map(|_| Mutex::new(None)).collect();
+    let workers = rayon::current_num_threads().clamp(1, selected.len());
+    (0..workers).into_par_iter().for_each(|_| {
+        while !STOP.load(Ordering::SeqCst) {
+            let Some(&index) = order.get(next.fetch_add(1, Ordering::SeqCst)) else {
+                break;
             };
-            flag_over_budget(name, &mut got, budget, seed);
-            (done.lock().unwrap_or_else(PoisonError::into_inner))(name, &got);
-            // A shard's checks are of partial statistics: never reported.
-            if !matches!(mode, Some(Mode::Record(_))) {
-                lock(&FINISHED).insert(index, got.clone());
-            }
-            Some((got, recorded))
-        })
-        .collect();
+            let result = run_family(index);
+            *lock(&results[index]) = Some(result);
+        }
+    });
     let (mut all, mut records) = (Vec::new(), Vec::new());
-    for (got, recorded) in results.into_iter().flatten() {
-        all.extend(got);
-        records.extend(recorded);
+    for slot in results {
+        if let Some((got, recorded)) = slot.into_inner().unwrap_or_else(PoisonError::into_inner) {
+            all.extend(got);
+            records.extend(recorded);
+        }
     }
     Some((all, records))
 }
@@ -214,6 +255,27 @@ pub fn request_stop() {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn at_the_full_level_the_longest_families_start_first_and_the_rest_keep_their_order() {
+        let all: Vec<_> = FAMILIES.iter().collect();
+        let quick: Vec<&str> = start_order(&all, Level::Quick)
+            .iter()
+            .map(|&i| all[i].0)
+            .collect();
+        assert_eq!(quick, family_names());
+        let order: Vec<&str> = start_order(&all, Level::Full)
+            .iter()
+            .map(|&i| all[i].0)
+            .collect();
+        assert_eq!(&order[..LONGEST_FIRST.len()], LONGEST_FIRST);
+        let rest: Vec<&str> = family_names()
+            .into_iter()
+            .filter(|n| !LONGEST_FIRST.contains(n))
+            .collect();
+        assert_eq!(&order[LONGEST_FIRST.len()..], &rest[..]);
+        assert!(LONGEST_FIRST.iter().all(|n| family_names().contains(n)));
+    }
 
     #[test]
     fn a_panicking_family_becomes_one_failed_check() {

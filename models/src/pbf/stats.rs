@@ -50,7 +50,7 @@ pub fn distinct_counts(layout: &PbfLayout, pairs: &[(u64, u64)]) -> Result<Vec<u
         .iter()
         .map(|&(a, t)| (tree.node_of(leaf, t).pos, a))
         .collect();
-    current.sort_unstable();
+    sort_by_runs(&mut current);
     current.dedup();
     if let Some(fine) = layout.fine_filter() {
         out[fine as usize] = distinct_pairs(pairs);
@@ -69,17 +69,35 @@ pub fn distinct_counts(layout: &PbfLayout, pairs: &[(u64, u64)]) -> Result<Vec<u
             break;
         }
         level -= 1;
+        // Halving keeps the positions in order: each new position's run is the merge of
+        // its two children's sorted runs.
         current.iter_mut().for_each(|p| p.0 /= 2);
-        current.sort_unstable();
+        sort_by_runs(&mut current);
         current.dedup();
     }
     Ok(out)
 }
 
+/// Sorts `v` ascending. When `v` is already in order of its first components (a trace
+/// in time order gives leaf positions in order, and halving positions keeps them in
+/// order), each run of equal first components is sorted on its own, by the stable sort,
+/// which merges the runs already sorted inside it: the same result as one sort of the
+/// whole slice, in far fewer comparisons (the full sorts were a sixth of the PBF
+/// validation suite's time).
+fn sort_by_runs(v: &mut [(u64, u64)]) {
+    if v.is_sorted_by_key(|p| p.0) {
+        v.chunk_by_mut(|a, b| a.0 == b.0).for_each(<[_]>::sort);
+    } else {
+        v.sort_unstable();
+    }
+}
+
 /// Number of distinct (item, timestamp) pairs.
 pub fn distinct_pairs(pairs: &[(u64, u64)]) -> u64 {
-    let mut v = pairs.to_vec();
-    v.sort_unstable();
+    // Counted in (timestamp, item) order: a trace in time order is then sorted run by
+    // run ([`sort_by_runs`]); the count does not depend on the order.
+    let mut v: Vec<(u64, u64)> = pairs.iter().map(|&(a, t)| (t, a)).collect();
+    sort_by_runs(&mut v);
     v.dedup();
     v.len() as u64
 }
@@ -125,6 +143,8 @@ pub fn workload_stats(
     let distinct = distinct_counts(layout, pairs)?;
     let frequency = probe_frequencies(layout, queries)?;
     let mut items: Vec<u64> = pairs.iter().map(|p| p.0).collect();
+    // Adjacent copies (a trace logs an entry's copies together) go before the sort.
+    items.dedup();
     items.sort_unstable();
     items.dedup();
     Ok(WorkloadStats {

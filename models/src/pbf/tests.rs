@@ -416,6 +416,23 @@ fn distinct_counts_match_brute_force() {
             assert_eq!(d, want, "{:?} filter {i}", layout.variant());
         }
     }
+    // In time order (as a trace is), the counts are taken run by run: the same.
+    let mut sorted = pairs.clone();
+    sorted.sort_by_key(|&(_, t)| t);
+    for layout in [
+        PbfLayout::pbf1(150, 4).unwrap(),
+        PbfLayout::pbf2(150).unwrap(),
+    ] {
+        assert_eq!(
+            distinct_counts(&layout, &sorted).unwrap(),
+            distinct_counts(&layout, &pairs).unwrap()
+        );
+    }
+    let mut brute = pairs.clone();
+    brute.sort_unstable();
+    brute.dedup();
+    assert_eq!(distinct_pairs(&pairs), brute.len() as u64);
+    assert_eq!(distinct_pairs(&sorted), brute.len() as u64);
     let e = distinct_counts(&PbfLayout::pbf2(10).unwrap(), &[(1, 3), (2, 11)]).unwrap_err();
     assert!(e.to_string().contains("record 2"), "{e}");
 }

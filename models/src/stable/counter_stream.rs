@@ -715,23 +715,28 @@ impl<'a> Model<'a> {
 
     /// The deletion phase: `y = x·D`.
     fn delete(&self, x: &[f64], d: &[f64], y: &mut [f64]) {
-        let b = self.block();
+        let (b, max) = (self.block(), self.max);
         for (xb, yb) in x.chunks(b).zip(y.chunks_mut(b)) {
-            yb[0] = xb[0];
-            for l in 1..self.nl {
-                for v in 1..=self.max {
-                    let s = self.at(v, l);
-                    let mass = xb[s];
-                    let dm = mass * d[l];
-                    yb[s] = mass - dm;
-                    // Lower values of the same level were filled in this loop first.
-                    if v == 1 {
-                        yb[0] += dm;
-                    } else {
-                        yb[s - 1] += dm;
-                    }
+            // Level by level, values 1..=Max (states `at(1, l)..` of the level), the
+            // zero cell's mass summed in level order.
+            let (y0, ys) = yb.split_first_mut().expect("a block has the zero cell");
+            let mut zero = xb[0];
+            for ((xl, yl), &dl) in xb[1..]
+                .chunks_exact(max)
+                .zip(ys.chunks_exact_mut(max))
+                .zip(&d[1..self.nl])
+            {
+                let dm = xl[0] * dl;
+                yl[0] = xl[0] - dm;
+                zero += dm;
+                // The lower value of the level was filled just before.
+                for v in 1..max {
+                    let dm = xl[v] * dl;
+                    yl[v] = xl[v] - dm;
+                    yl[v - 1] += dm;
                 }
             }
+            *y0 = zero;
         }
     }
 
@@ -790,21 +795,34 @@ impl<'a> Model<'a> {
             let rep = (1.0 - pn) * ((n as f64 - 1.0).max(0.0) * rho).min(1.0);
             let stay = 1.0 - pn * self.a - rep;
             let up = (n + 1).min(self.cap);
-            for s in 0..b {
-                let l = if s == 0 { 0 } else { (s - 1) / self.max + 1 };
-                scratch[n * b + s] = stay * bvec[n * b + s]
-                    + pn * self.a * g[up * self.nl + l]
-                    + rep * g[n * self.nl + l];
+            // State `s` of the block is at level 0 (the zero cell) or `(s − 1)/Max + 1`.
+            let (gu, gn) = (&g[up * self.nl..], &g[n * self.nl..]);
+            let (sb, bb) = (&mut scratch[n * b..(n + 1) * b], &bvec[n * b..(n + 1) * b]);
+            sb[0] = stay * bb[0] + pn * self.a * gu[0] + rep * gn[0];
+            for (l, (sl, bl)) in sb[1..]
+                .chunks_exact_mut(self.max)
+                .zip(bb[1..].chunks_exact(self.max))
+                .enumerate()
+            {
+                let (gul, gnl) = (gu[l + 1], gn[l + 1]);
+                for (sv, &bv) in sl.iter_mut().zip(bl) {
+                    *sv = stay * bv + pn * self.a * gul + rep * gnl;
+                }
             }
         }
         for n in 0..=self.cap {
             let (ab, pb) = (&scratch[n * b..(n + 1) * b], &mut bvec[n * b..(n + 1) * b]);
             pb[0] = ab[0];
-            for l in 1..self.nl {
-                for v in 1..=self.max {
-                    let s = self.at(v, l);
-                    let down = if v == 1 { 0 } else { s - 1 };
-                    pb[s] = d[l] * ab[down] + (1.0 - d[l]) * ab[s];
+            for (l, (al, pl)) in ab[1..]
+                .chunks_exact(self.max)
+                .zip(pb[1..].chunks_exact_mut(self.max))
+                .enumerate()
+            {
+                let dl = d[l + 1];
+                // Value 1 falls to the zero cell, value `v` to `v − 1` of the level.
+                pl[0] = dl * ab[0] + (1.0 - dl) * al[0];
+                for v in 1..self.max {
+                    pl[v] = dl * al[v - 1] + (1.0 - dl) * al[v];
                 }
             }
         }

@@ -18,6 +18,7 @@ use bfopt_models::gbf::{
 use bfopt_models::timing::penalty::{Decision, PenaltyDist};
 use bfopt_models::timing::posterior::Calibration;
 use bfopt_models::timing::prior::StreamPrior;
+use foldhash::fast::FixedState;
 use rand::Rng;
 use serde::Serialize;
 use std::collections::HashMap;
@@ -110,6 +111,10 @@ pub fn simulate(cfg: &GbfSimConfig) -> Result<GbfSimResult, ModelError> {
         let (mut fp, mut out, mut fneg, mut inside) = (0u64, 0u64, 0u64, 0u64);
         let (mut std_cost, mut inf_cost) = (0.0, 0.0);
         let mut cal = Calibration::new();
+        // The epoch's own copy of the posteriors it used: no lock per query (a posterior
+        // depends only on its key, so which copy answers changes nothing).
+        let mut local: HashMap<(u64, GbfObservation), f64, FixedState> =
+            HashMap::with_hasher(FixedState::with_seed(seed));
         for _ in 0..cfg.queries {
             let x = s.draw();
             let key = member(seed, x);
@@ -120,31 +125,38 @@ pub fn simulate(cfg: &GbfSimConfig) -> Result<GbfSimResult, ModelError> {
                 StreamPrior::Zipf { .. } if cfg.distinct.is_some() => zipf_class(&cfg.prior, x),
                 StreamPrior::Zipf { .. } => (x, cfg.prior.px(x)),
             };
-            let cached = cache
-                .lock()
-                .ok()
-                .and_then(|c| c.get(&(class, q.observation)).copied());
-            let post = cached.unwrap_or_else(|| {
-                let class_t = match cfg.prior {
-                    StreamPrior::Zipf { .. } => class_table(class, px),
-                    StreamPrior::Uniform { .. } => None,
-                };
-                let post = table
-                    .as_ref()
-                    .or(class_t.as_deref())
-                    .and_then(|t| t.posterior(&q.observation))
-                    .unwrap_or_else(|| {
-                        match &cfg.distinct {
-                            Some(d) => posterior_distinct(&p, &q.observation, px, cfg.w, d),
-                            None => posterior(&p, &q.observation, px, cfg.w),
+            let post = match local.get(&(class, q.observation)) {
+                Some(&post) => post,
+                None => {
+                    let cached = cache
+                        .lock()
+                        .ok()
+                        .and_then(|c| c.get(&(class, q.observation)).copied());
+                    let post = cached.unwrap_or_else(|| {
+                        let class_t = match cfg.prior {
+                            StreamPrior::Zipf { .. } => class_table(class, px),
+                            StreamPrior::Uniform { .. } => None,
+                        };
+                        let post = table
+                            .as_ref()
+                            .or(class_t.as_deref())
+                            .and_then(|t| t.posterior(&q.observation))
+                            .unwrap_or_else(|| {
+                                match &cfg.distinct {
+                                    Some(d) => posterior_distinct(&p, &q.observation, px, cfg.w, d),
+                                    None => posterior(&p, &q.observation, px, cfg.w),
+                                }
+                                .unwrap_or(0.0)
+                            });
+                        if let Ok(mut c) = cache.lock() {
+                            c.insert((class, q.observation), post);
                         }
-                        .unwrap_or(0.0)
+                        post
                     });
-                if let Ok(mut c) = cache.lock() {
-                    c.insert((class, q.observation), post);
+                    local.insert((class, q.observation), post);
+                    post
                 }
-                post
-            });
+            };
             let pen = s.penalties();
             let standard = if q.positive {
                 Decision::Positive

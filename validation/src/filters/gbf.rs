@@ -35,6 +35,9 @@ pub struct GbfQuery {
     pub positive: bool,
 }
 
+/// Room for `k0 + k1` indices (the most [`GbfParams`] allows).
+const MAX_HASHES: usize = 2 * *GbfParams::K.end() as usize;
+
 /// A Generalized Bloom filter.
 #[derive(Debug, Clone)]
 pub struct GbfFilter {
@@ -53,10 +56,16 @@ impl GbfFilter {
         }
     }
 
-    /// `R_x,0` then `R_x,1` (distinct, `R_x,1` without the cells of `R_x,0`).
-    fn cells(&self, key: u64) -> ([u64; 128], usize, usize) {
+    /// `R_x,0` then `R_x,1` (distinct, `R_x,1` without the cells of `R_x,0`) in
+    /// `idx[..r0]` and `idx[r0..r0 + r1]`; returns `(r0, r1)`.
+    ///
+    /// Each index is checked against the cells kept so far: a 1024-bit mask of
+    /// `index mod 1024` answers "new" for most indices at once, and only a set mask bit
+    /// costs the scan of the kept cells (at `k0 = k1 = 30` the scans were half the GBF
+    /// suite's time). Same cells, in the same order, as scanning every time.
+    #[inline]
+    fn cells(&self, key: u64, idx: &mut [u64; MAX_HASHES]) -> (usize, usize) {
         let (k0, k1) = (self.params.k0() as usize, self.params.k1() as usize);
-        let mut idx = [0u64; 128];
         for (slot, i) in idx.iter_mut().zip(
             self.hash
                 .hash_u64(key)
@@ -64,27 +73,39 @@ impl GbfFilter {
         ) {
             *slot = i;
         }
+        let mut seen = [0u64; 16];
+        // Whether `v` is among `idx[..kept]` (and, if not, marks it seen).
+        let mut fresh = |idx: &[u64; MAX_HASHES], kept: usize, v: u64| -> bool {
+            let (w, b) = (((v >> 6) & 15) as usize, v & 63);
+            if seen[w] >> b & 1 == 1 && idx[..kept].contains(&v) {
+                return false;
+            }
+            seen[w] |= 1 << b;
+            true
+        };
         let mut r0 = 0;
         for j in 0..k0 {
-            if !idx[..r0].contains(&idx[j]) {
-                idx[r0] = idx[j];
+            let v = idx[j];
+            if fresh(idx, r0, v) {
+                idx[r0] = v;
                 r0 += 1;
             }
         }
         let mut r1 = 0;
         for j in k0..k0 + k1 {
             let v = idx[j];
-            if !idx[..r0].contains(&v) && !idx[r0..r0 + r1].contains(&v) {
+            if fresh(idx, r0 + r1, v) {
                 idx[r0 + r1] = v;
                 r1 += 1;
             }
         }
-        (idx, r0, r1)
+        (r0, r1)
     }
 
     /// Inserts a key: the `k1` cells to 1, then the `k0` cells to 0.
     pub fn insert_u64(&mut self, key: u64) {
-        let (idx, r0, r1) = self.cells(key);
+        let mut idx = [0u64; MAX_HASHES];
+        let (r0, r1) = self.cells(key, &mut idx);
         for &i in &idx[r0..r0 + r1] {
             self.bits.set(i);
         }
@@ -95,7 +116,8 @@ impl GbfFilter {
 
     /// Queries a key.
     pub fn query_u64(&self, key: u64) -> GbfQuery {
-        let (idx, r0, r1) = self.cells(key);
+        let mut idx = [0u64; MAX_HASHES];
+        let (r0, r1) = self.cells(key, &mut idx);
         let c0 = idx[..r0].iter().filter(|&&i| !self.bits.get(i)).count() as u32;
         let c1 = idx[r0..r0 + r1]
             .iter()

@@ -101,9 +101,12 @@ struct Buckets {
     /// Position of each cell in its bucket (`u32::MAX`: in none).
     pos: Vec<u32>,
     key: Vec<u16>,
-    /// `Σ |bucket|/key` over each block of [`BLOCK`] consecutive keys, recomputed from the
-    /// integer sizes on every change (no drift), so a weighted pick scans blocks, then
-    /// one block's buckets.
+    /// Per key `k ≥ 1`: `|bucket k|/k`, recomputed from the integer size whenever the
+    /// bucket changes (index 0 unused).
+    share: Vec<f64>,
+    /// `Σ |bucket|/key` over each block of [`BLOCK`] consecutive keys: the sum of the
+    /// block's [`Buckets::share`]s, in key order, redone on every change (no drift), so
+    /// a weighted pick scans blocks, then one block's buckets.
     block_weight: Vec<f64>,
 }
 
@@ -117,23 +120,31 @@ impl Buckets {
             lists: vec![Vec::new(); n],
             pos: vec![u32::MAX; m as usize],
             key: vec![0; m as usize],
+            share: vec![0.0; n],
             block_weight: vec![0.0; n.div_ceil(BLOCK)],
         }
     }
 
-    fn refresh(&mut self, key: usize) {
-        let b = key / BLOCK;
-        let hi = ((b + 1) * BLOCK).min(self.lists.len());
-        self.block_weight[b] = (b * BLOCK..hi)
-            .filter(|&k| k > 0)
-            .map(|k| self.lists[k].len() as f64 / k as f64)
-            .sum();
+    /// The keys of block `b` that carry weight (key 0 never does).
+    fn block_keys(&self, b: usize) -> std::ops::Range<usize> {
+        (b * BLOCK).max(1)..((b + 1) * BLOCK).min(self.lists.len())
     }
 
-    fn remove(&mut self, cell: u32) {
+    /// Sets bucket `key`'s share and its block's weight from the bucket's size: the
+    /// block's shares summed in key order, the same sum as dividing every size anew.
+    fn refresh(&mut self, key: usize) {
+        if key > 0 {
+            self.share[key] = self.lists[key].len() as f64 / key as f64;
+        }
+        let b = key / BLOCK;
+        self.block_weight[b] = self.share[self.block_keys(b)].iter().sum();
+    }
+
+    /// Takes `cell` out of its bucket, if any; returns that bucket's key.
+    fn take(&mut self, cell: u32) -> Option<usize> {
         let p = self.pos[cell as usize];
         if p == u32::MAX {
-            return;
+            return None;
         }
         let key = self.key[cell as usize] as usize;
         let list = &mut self.lists[key];
@@ -143,15 +154,25 @@ impl Buckets {
             self.pos[last as usize] = p;
         }
         self.pos[cell as usize] = u32::MAX;
-        self.refresh(key);
+        Some(key)
+    }
+
+    fn remove(&mut self, cell: u32) {
+        if let Some(key) = self.take(cell) {
+            self.refresh(key);
+        }
     }
 
     fn put(&mut self, cell: u32, key: u32) {
-        self.remove(cell);
+        let old = self.take(cell);
         let list = &mut self.lists[key as usize];
         self.pos[cell as usize] = list.len() as u32;
         list.push(cell);
         self.key[cell as usize] = key as u16;
+        // The old bucket's block first, as `remove` then `put` refreshed them.
+        if let Some(old) = old.filter(|&o| o != key as usize) {
+            self.refresh(old);
+        }
         self.refresh(key as usize);
     }
 
@@ -175,15 +196,14 @@ impl Buckets {
             }
         }
         let b = block?;
-        let hi = ((b + 1) * BLOCK).min(self.lists.len());
         let mut chosen = None;
-        for k in (b * BLOCK..hi).filter(|&k| k > 0) {
+        for k in self.block_keys(b) {
             let l = &self.lists[k];
             if l.is_empty() {
                 continue;
             }
             chosen = Some(l);
-            let w = l.len() as f64 / k as f64;
+            let w = self.share[k];
             if u < w {
                 break;
             }
@@ -473,6 +493,30 @@ mod tests {
 
     fn params(policy: Policy) -> IbfParams {
         IbfParams::new(policy, 512, 4, 5, 5, ImportanceDist::linear(1, 50).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn bucket_weights_kept_incrementally_equal_recomputed_ones() {
+        use rand::SeedableRng;
+        let mut r = ChaCha8Rng::seed_from_u64(3);
+        let mut b = Buckets::new(300, 40);
+        for _ in 0..20_000 {
+            let cell = r.random_range(0..300u32);
+            match r.random_range(0..4) {
+                0 => b.remove(cell),
+                // Often the same key again, as a re-set of a saturated cell is.
+                1 => b.put(cell, 40),
+                _ => b.put(cell, r.random_range(1..=40)),
+            }
+            for (blk, &w) in b.block_weight.iter().enumerate() {
+                let hi = ((blk + 1) * BLOCK).min(b.lists.len());
+                let fresh: f64 = (blk * BLOCK..hi)
+                    .filter(|&k| k > 0)
+                    .map(|k| b.lists[k].len() as f64 / k as f64)
+                    .sum();
+                assert_eq!(w.to_bits(), fresh.to_bits(), "block {blk}");
+            }
+        }
     }
 
     #[test]

@@ -1,16 +1,15 @@
 //! Merging two consecutive partitions' PBFs, predicted against measured (Section 6,
 //! Appendix D.3 [PBF]).
 
-use super::run::{filled_pbf, misses};
+use super::run::{exact_learned, filled_pbf, misses};
 use super::workload::member_queries;
-use super::{plan, query_workload, Learned, Method, TraceSpec, PREDICTION_BUDGET};
+use super::{plan, query_workload, Method, TraceSpec, PREDICTION_BUDGET};
 use crate::filters::pbf::PbfFilter;
 use crate::stats::Proportion;
 use crate::workload::mix;
 use bfopt_models::error::{check, ModelError};
 use bfopt_models::pbf::{
-    fine_probes_by_leaf, hashes_for, mean_query_fp, workload_stats, AllocationProblem, MergedShape,
-    PbfLayout, Variant,
+    hashes_for, mean_query_fp, AllocationProblem, MergedShape, PbfLayout, Variant,
 };
 use serde::Serialize;
 
@@ -94,12 +93,8 @@ pub fn merge_run(cfg: &MergeRunConfig) -> Result<MergeRunResult, ModelError> {
         cfg.seed ^ 0x51,
     )?;
     let ranges: Vec<(u64, u64)> = queries.iter().map(|&(_, s, e)| (s, e)).collect();
-    let st = workload_stats(&layout, &trace_a, &ranges)?;
-    let learned = Learned {
-        distinct: st.distinct,
-        frequency: st.frequency,
-        fine_by_leaf: fine_probes_by_leaf(&layout, &ranges)?,
-    };
+    let d_a = bfopt_models::pbf::distinct_counts(&layout, &trace_a)?;
+    let learned = exact_learned(&layout, &d_a, &ranges)?;
     let alloc = plan(
         &layout,
         cfg.bits,
@@ -107,7 +102,6 @@ pub fn merge_run(cfg: &MergeRunConfig) -> Result<MergeRunResult, ModelError> {
         Method::Opt(cfg.variant),
         cfg.k_max,
     )?;
-    let d_a = bfopt_models::pbf::distinct_counts(&layout, &trace_a)?;
     let d_b = bfopt_models::pbf::distinct_counts(&layout, &trace_b)?;
     let bits_b: Vec<u64> = alloc
         .bits_rounded

@@ -13,7 +13,7 @@ use crate::workload::mix;
 use bfopt_models::error::{check, ModelError};
 use bfopt_models::pbf::{
     filter_fp, filter_fp_with_budget, fine_probes_by_leaf, fp_sbf, hashes_for, mean_query_fp,
-    workload_stats, Allocation, AllocationProblem, PbfLayout, Variant,
+    probe_frequencies, Allocation, AllocationProblem, PbfLayout, Variant,
 };
 use serde::Serialize;
 
@@ -112,9 +112,8 @@ pub(super) fn filled_pbf(
         },
         seed ^ 0x9BF,
     )?;
-    for (a, t) in distinct_entries(trace) {
-        f.insert(a, t)?;
-    }
+    let entries: Vec<(u64, u64)> = distinct_entries(trace).collect();
+    f.insert_all(&entries)?;
     Ok(f)
 }
 
@@ -127,11 +126,29 @@ pub(super) fn misses(f: &PbfFilter, members: &[(u64, u64, u64)]) -> Result<u64, 
     Ok(n)
 }
 
-/// Builds the filter's allocation for a method.
+/// The exact statistics of a trace ("opt", Table 2 [PBF]) from its distinct items per
+/// filter `distinct` ([`bfopt_models::pbf::distinct_counts`], which the caller also needs
+/// for the prediction: counted once) and the test ranges: what
+/// [`bfopt_models::pbf::workload_stats`] gives.
+pub(super) fn exact_learned(
+    layout: &PbfLayout,
+    distinct: &[u64],
+    test: &[(u64, u64)],
+) -> Result<Learned, ModelError> {
+    Ok(Learned {
+        distinct: distinct.iter().map(|&d| d as f64).collect(),
+        frequency: probe_frequencies(layout, test)?,
+        fine_by_leaf: fine_probes_by_leaf(layout, test)?,
+    })
+}
+
+/// Builds the filter's allocation for a method; `actual`: the trace's distinct items
+/// per filter.
 fn allocate(
     cfg: &PbfRunConfig,
     layout: &PbfLayout,
     trace: &[(u64, u64)],
+    actual: &[u64],
     test: &[(u64, u64)],
     previous: impl FnOnce() -> Result<Vec<(u64, u64)>, ModelError>,
 ) -> Result<Allocation, ModelError> {
@@ -149,14 +166,7 @@ fn allocate(
             );
             learn_online_with(layout, &prev, &training, cfg.seed, cfg.online)?
         }
-        _ => {
-            let st = workload_stats(layout, trace, test)?;
-            Learned {
-                distinct: st.distinct,
-                frequency: st.frequency,
-                fine_by_leaf: fine_probes_by_leaf(layout, test)?,
-            }
-        }
+        _ => exact_learned(layout, actual, test)?,
     };
     plan(layout, cfg.bits, &learned, cfg.method, cfg.k_max)
 }
@@ -184,6 +194,7 @@ pub fn run(cfg: &PbfRunConfig) -> Result<PbfRunResult, ModelError> {
     let ranges: Vec<(u64, u64)> = queries.iter().map(|&(_, s, e)| (s, e)).collect();
     let pairs = bfopt_models::pbf::distinct_pairs(&trace);
     let mut items: Vec<u64> = trace.iter().map(|p| p.0).collect();
+    items.dedup(); // an entry's adjacent copies, before the sort
     items.sort_unstable();
     items.dedup();
     let members = member_queries(&trace, cfg.query_length, horizon, cfg.seed);
@@ -213,7 +224,8 @@ pub fn run(cfg: &PbfRunConfig) -> Result<PbfRunResult, ModelError> {
                     1
                 };
                 let layout = PbfLayout::new(v, horizon, g)?;
-                let alloc = allocate(cfg, &layout, &trace, &ranges, || {
+                let actual = bfopt_models::pbf::distinct_counts(&layout, &trace)?;
+                let alloc = allocate(cfg, &layout, &trace, &actual, &ranges, || {
                     Ok(cfg
                         .spec
                         .generate(mix(trace_seed ^ 0x9E3))?
@@ -221,7 +233,6 @@ pub fn run(cfg: &PbfRunConfig) -> Result<PbfRunResult, ModelError> {
                         .filter(|&(_, t)| t <= horizon)
                         .collect())
                 })?;
-                let actual = bfopt_models::pbf::distinct_counts(&layout, &trace)?;
                 let fp: Vec<f64> = (0..actual.len())
                     .map(|i| {
                         filter_fp_with_budget(

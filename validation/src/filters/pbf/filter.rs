@@ -216,6 +216,27 @@ impl PbfFilter {
     /// `t = 0`; `t` beyond the horizon of an allocated PBF; for a growing one, beyond
     /// `2^40` or (PBF-1) beyond `g·MAX_FILTERS/2` ([`PbfLayout::MAX_FILTERS`]).
     pub fn insert(&mut self, key: u64, t: u64) -> Result<(), ModelError> {
+        self.check_timestamp(t)?;
+        if self.horizon_limit().is_none() {
+            self.grow(t);
+        }
+        self.now = self.now.max(t);
+        let h = self.scheme.hash_u64(key);
+        for height in 0..self.heights.len() {
+            let pos = (t - 1) / self.length(height);
+            match self.variant {
+                Variant::Pbf1 => self.filter_mut(height, pos).insert(h),
+                Variant::Pbf2 => self.filter_mut(height, 0).insert(pair_hash(h, pos + 1)),
+            }
+        }
+        if let Some(fine) = self.fine.as_mut() {
+            fine.insert(pair_hash(h, t));
+        }
+        Ok(())
+    }
+
+    /// A timestamp [`Self::insert`] accepts.
+    fn check_timestamp(&self, t: u64) -> Result<(), ModelError> {
         // A growing PBF-1 keeps a dense row of filters per height: at most
         // MAX_FILTERS / 2 leaves. A growing PBF-2 is bounded by the horizons queries
         // accept.
@@ -233,20 +254,46 @@ impl PbfFilter {
                 format!("1 <= timestamp <= {limit}"),
             ));
         }
+        Ok(())
+    }
+
+    /// Inserts every `(key, timestamp)` of `entries`: the filter [`Self::insert`] one by
+    /// one gives (a Bloom filter's bits do not depend on the order of insertions).
+    /// An allocated PBF takes them height by height: entries in time order then fill
+    /// one interval's filter after another, each while it is in cache, instead of
+    /// touching every height's filters per entry (the PBF suite's largest cost).
+    ///
+    /// # Errors
+    /// The first entry [`Self::insert`] rejects (then nothing is inserted into an
+    /// allocated PBF).
+    pub fn insert_all(&mut self, entries: &[(u64, u64)]) -> Result<(), ModelError> {
         if self.horizon_limit().is_none() {
-            self.grow(t);
+            return entries.iter().try_for_each(|&(a, t)| self.insert(a, t));
         }
-        self.now = self.now.max(t);
-        let h = self.scheme.hash_u64(key);
+        entries
+            .iter()
+            .try_for_each(|&(_, t)| self.check_timestamp(t))?;
+        let hashes: Vec<_> = entries
+            .iter()
+            .map(|&(a, _)| self.scheme.hash_u64(a))
+            .collect();
+        for &(_, t) in entries {
+            self.now = self.now.max(t);
+        }
         for height in 0..self.heights.len() {
-            let pos = (t - 1) / self.length(height);
-            match self.variant {
-                Variant::Pbf1 => self.filter_mut(height, pos).insert(h),
-                Variant::Pbf2 => self.filter_mut(height, 0).insert(pair_hash(h, pos + 1)),
+            let length = self.length(height);
+            for (&(_, t), &h) in entries.iter().zip(&hashes) {
+                let pos = (t - 1) / length;
+                match self.variant {
+                    Variant::Pbf1 => self.filter_mut(height, pos).insert(h),
+                    Variant::Pbf2 => self.filter_mut(height, 0).insert(pair_hash(h, pos + 1)),
+                }
             }
         }
         if let Some(fine) = self.fine.as_mut() {
-            fine.insert(pair_hash(h, t));
+            for (&(_, t), &h) in entries.iter().zip(&hashes) {
+                fine.insert(pair_hash(h, t));
+            }
         }
         Ok(())
     }

@@ -104,6 +104,41 @@ fn allocated_sizes_are_respected_and_bounded() {
 }
 
 #[test]
+fn inserting_all_at_once_builds_the_filter_of_one_by_one() {
+    let entries = trace(3000, 256, 9);
+    for (variant, g) in [(Variant::Pbf1, 4), (Variant::Pbf2, 1)] {
+        let layout = PbfLayout::new(variant, 256, g).unwrap();
+        let n = layout.filters() as usize;
+        let sizing = PbfSizing::Allocated {
+            layout,
+            bits: (0..n as u64)
+                .map(|i| [0, 40, 700][i as usize % 3])
+                .collect(),
+            hashes: (0..n as u32).map(|i| 1 + i % 4).collect(),
+        };
+        let mut one = PbfFilter::new(variant, g, sizing.clone(), 3).unwrap();
+        for &(a, t) in &entries {
+            one.insert(a, t).unwrap();
+        }
+        let mut all = PbfFilter::new(variant, g, sizing.clone(), 3).unwrap();
+        all.insert_all(&entries).unwrap();
+        assert_eq!(one, all, "{variant:?}");
+        let mut bad = PbfFilter::new(variant, g, sizing, 3).unwrap();
+        assert!(bad.insert_all(&[(1, 5), (2, 257)]).is_err());
+    }
+    // A growing PBF takes them one by one.
+    let sizing = PbfSizing::Uniform {
+        bits: 512,
+        hashes: 3,
+    };
+    let mut one = PbfFilter::new(Variant::Pbf1, 4, sizing.clone(), 3).unwrap();
+    entries.iter().for_each(|&(a, t)| one.insert(a, t).unwrap());
+    let mut all = PbfFilter::new(Variant::Pbf1, 4, sizing, 3).unwrap();
+    all.insert_all(&entries).unwrap();
+    assert_eq!(one, all);
+}
+
+#[test]
 fn zero_bit_filters_keep_no_false_negatives() {
     let layout = PbfLayout::pbf2(16).unwrap();
     let n = layout.filters() as usize;
