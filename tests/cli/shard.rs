@@ -5,16 +5,22 @@
 use super::{assert_exit, bfopt, temp_file};
 use std::path::{Path, PathBuf};
 
-/// Writes shard `k/n` of `validate ARGS` to a file of its own; returns its path.
+/// Writes shard `k/n` of `validate ARGS` to a file of its own; returns its path. The
+/// shard must not panic: an experiment that reads another shard's epochs (default
+/// placeholders) as data once did, inside the suite's isolation, which lost the shard's
+/// records of that check.
 fn shard(args: &str, k: u64, n: u64, tag: &str) -> PathBuf {
     let out = temp_file("shard", &format!("{tag}-{k}-of-{n}.cbor"), b"");
     let spec = format!("{k}/{n}");
     let line = format!("validate {args} --shard {spec} --out");
-    bfopt()
+    let run = bfopt()
         .args(super::words(&line))
         .arg(&out)
-        .assert()
-        .success();
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert!(run.status.success(), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
     out
 }
 
@@ -37,7 +43,8 @@ fn stdout(args: &[&str], merge: &[&Path], format: &str) -> Vec<u8> {
 
 #[test]
 fn merge_of_three_shards_equals_the_one_machine_run_byte_for_byte() {
-    for family in ["counting", "scalable"] {
+    // `stable`: its SBF stream experiment reads per-age counts of every epoch.
+    for family in ["counting", "scalable", "stable"] {
         let args = format!("--family {family} --level quick --seed 5");
         let files: Vec<PathBuf> = (0..3).map(|k| shard(&args, k, 3, family)).collect();
         // Shards given in any order.

@@ -204,7 +204,12 @@ pub fn simulate(cfg: &SbfStreamConfig) -> Result<SbfStreamResult, ModelError> {
     let zeros: Vec<f64> = per_epoch.iter().map(|e| e.2).collect();
     let fn_by_age = (0..cfg.ages.len())
         .map(|j| {
-            let counts: Vec<(u64, u64)> = per_epoch.iter().map(|e| e.1[j]).collect();
+            // An epoch another shard owns is a default placeholder with no counts
+            // (`run_epochs_fallible`): zeros there, never an index past its end.
+            let counts: Vec<(u64, u64)> = per_epoch
+                .iter()
+                .map(|e| e.1.get(j).copied().unwrap_or_default())
+                .collect();
             Proportion::over_epochs(&counts, cfg.confidence)
         })
         .collect();
