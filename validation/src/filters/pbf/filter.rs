@@ -1,7 +1,7 @@
 //! The persistent Bloom filter (PBF-1, PBF-2): sizing, growth, insertion, queries.
 
 use super::sub_filter::{pair_hash, SubFilter};
-use crate::hash::HashScheme;
+use crate::hash::{HashPair, HashScheme};
 use crate::workload::mix;
 use bfopt_models::pbf::{Decomposition, PbfLayout, Probe, Variant};
 use bfopt_models::ModelError;
@@ -223,16 +223,21 @@ impl PbfFilter {
         self.now = self.now.max(t);
         let h = self.scheme.hash_u64(key);
         for height in 0..self.heights.len() {
-            let pos = (t - 1) / self.length(height);
-            match self.variant {
-                Variant::Pbf1 => self.filter_mut(height, pos).insert(h),
-                Variant::Pbf2 => self.filter_mut(height, 0).insert(pair_hash(h, pos + 1)),
-            }
+            self.insert_at(height, h, t);
         }
         if let Some(fine) = self.fine.as_mut() {
             fine.insert(pair_hash(h, t));
         }
         Ok(())
+    }
+
+    /// Inserts the item of hash `h` at time `t` into its interval's filter of `height`.
+    fn insert_at(&mut self, height: usize, h: HashPair, t: u64) {
+        let pos = (t - 1) / self.length(height);
+        match self.variant {
+            Variant::Pbf1 => self.filter_mut(height, pos).insert(h),
+            Variant::Pbf2 => self.filter_mut(height, 0).insert(pair_hash(h, pos + 1)),
+        }
     }
 
     /// A timestamp [`Self::insert`] accepts.
@@ -281,13 +286,8 @@ impl PbfFilter {
             self.now = self.now.max(t);
         }
         for height in 0..self.heights.len() {
-            let length = self.length(height);
             for (&(_, t), &h) in entries.iter().zip(&hashes) {
-                let pos = (t - 1) / length;
-                match self.variant {
-                    Variant::Pbf1 => self.filter_mut(height, pos).insert(h),
-                    Variant::Pbf2 => self.filter_mut(height, 0).insert(pair_hash(h, pos + 1)),
-                }
+                self.insert_at(height, h, t);
             }
         }
         if let Some(fine) = self.fine.as_mut() {
