@@ -112,8 +112,17 @@ impl TraceSpec {
     /// so [`probe`] keys of the same seed never occur.
     ///
     /// # Errors
-    /// `pairs < clients`, or more pairs than `clients·T/2`.
+    /// `clients·(T + 1)` beyond `u64` (a pair is one word), `pairs < clients`, or more
+    /// pairs than `clients·T/2`.
     pub fn generate(&self, seed: u64) -> Result<Vec<(u64, u64)>, ModelError> {
+        let span = self.horizon.saturating_add(1);
+        if self.clients.checked_mul(span).is_none() {
+            return Err(ModelError::invalid(
+                "clients",
+                self.clients,
+                format!("clients·(horizon + 1) < 2^64 (horizon {})", self.horizon),
+            ));
+        }
         check::in_range(
             "pairs",
             self.pairs,
@@ -135,14 +144,6 @@ impl TraceSpec {
         // instead of SipHash, which was 16% of the full PBF suite. A pair is kept as one
         // word, `client·(T + 1) + t` (clients below `clients`, t in 1..=T), half the
         // table's memory.
-        let span = self.horizon + 1;
-        if self.clients.checked_mul(span).is_none() {
-            return Err(ModelError::invalid(
-                "clients",
-                self.clients,
-                format!("clients·(horizon + 1) < 2^64 (horizon {})", self.horizon),
-            ));
-        }
         let mut seen: HashSet<u64, FixedState> =
             HashSet::with_capacity_and_hasher(self.pairs as usize, FixedState::with_seed(seed));
         let mut out = Vec::with_capacity((self.pairs as f64 * self.entries_per_pair) as usize);
@@ -214,6 +215,18 @@ pub(super) fn distinct_entries(trace: &[(u64, u64)]) -> impl Iterator<Item = (u6
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A pair is one word, `client·(T + 1) + t`: a spec where that overflows is refused
+    /// naming `clients`, before any product of clients and horizon is formed.
+    #[test]
+    fn clients_times_the_horizon_beyond_a_word_is_refused() {
+        let spec = TraceSpec {
+            clients: u64::MAX / 1000,
+            ..TraceSpec::edgar(0.01)
+        };
+        let e = spec.generate(1).unwrap_err().to_string();
+        assert!(e.contains("clients") && e.contains("2^64"), "{e}");
+    }
 
     #[test]
     fn counting_sort_is_the_stable_sort_by_time() {
