@@ -262,7 +262,7 @@ pub fn optimize(a: &OptimizeArgs) -> Result<Report, CliError> {
         ("bits_per_item", "--bits-per-item"),
         ("m", "--bits-per-item"),
     ];
-    let bar = bfopt_validation::sim::Progress::new(u64::from(req.k_max).pow(2), "optimize gbf");
+    let bar = bfopt_validation::sim::Progress::new(req.steps(), "optimize gbf");
     let d = design_observed(&req, || bar.inc());
     bar.finish();
     let d = d.map_err(|e| CliError::from_model(e, &flags))?;

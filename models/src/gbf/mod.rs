@@ -17,7 +17,7 @@
 //! | `C^s_{d,e}`, Eq. (34) | (33)-(34) | [`posterior::c_coefficients`], [`posterior::window_posterior_eq34`] |
 //! | stable posterior, any `k <= 64` | (new) | [`posterior::window_posterior`] |
 //! | decay in distinct *other* items `t = q_ε^(D_{−x}(i))`: metrics, posterior, tables | (new; end of Section 5.3.2) | [`GbfParams::metrics_distinct`], [`posterior_distinct`], [`GbfDistinctTable`], [`design::gbf_distinct`] |
-//! | the `(k0, k1)` chooser's sums of Eq. (32) for every observation, from the Bernstein moments of the age pieces | (new) | [`AgePieces::moments`], [`moments::LikelihoodExpansion::sums`] |
+//! | the `(k0, k1)` chooser's sums of Eq. (32) for every observation, from the Bernstein moments of the age pieces | (new) | [`AgePieces::moments_by_hashes`], [`moments::LikelihoodExpansion::sums`] |
 //!
 //! Priors, `D(j)`, penalties and calibration are shared with [`crate::timing`].
 //!
@@ -420,8 +420,10 @@ impl GbfDistinctTable {
     pub const DELTA: f64 = 1e-4;
 
     /// [`Self::DELTA`] of the `(k0, k1)` chooser's tables ([`design::expected_penalty`]):
-    /// ten times fewer pieces; its penalties stay within 1e-7 relative of those at
-    /// [`Self::DELTA`] (a test), far below the model's agreement with simulation.
+    /// ten times fewer pieces; its penalties stay within `δ² = 1e-6` relative of those at
+    /// [`Self::DELTA`] (tests: 5.7e-7 at most measured, for the standard GBF of
+    /// `k0 = k1 = 1`; most filters within 1e-8), far below the model's agreement with
+    /// simulation.
     pub const CHOOSER_DELTA: f64 = 1e-3;
 
     /// The work of one piece, in [`crate::budget`] steps (about a nanosecond each): its
@@ -464,13 +466,7 @@ impl GbfDistinctTable {
         cut_for: CutFor,
         delta: f64,
     ) -> Result<Self, ModelError> {
-        let p0 = params.pi0();
-        let shape = PieceShape {
-            ln_q: params.ln_q_eps(),
-            hashes: params.k0 + params.k1,
-            pi_min: p0.min(1.0 - p0),
-            delta,
-        };
+        let shape = PieceShape::serving(&[*params], delta);
         Ok(AgePieces::cut(shape, px, w, distinct, cut_for)?.table(params))
     }
 
@@ -546,11 +542,13 @@ impl GbfDistinctTable {
 /// What the cut of [`AgePieces`] depends on: the filters it serves.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct PieceShape {
-    /// `ln q_ε` ([`GbfParams::ln_q_eps`]), the same for every `(k0, k1)` of one `m` and
-    /// `K = k0 + k1`.
-    pub ln_q: f64,
-    /// `K = k0 + k1`.
-    pub hashes: u32,
+    /// `ln(1 − 1/m)`, one hash's decay per distinct other item: a filter of `K = k0 + k1`
+    /// hashes has `ln q_ε = K·ln(1 − 1/m)` ([`GbfParams::ln_q_eps`]).
+    pub ln_q1: f64,
+    /// The least `K = k0 + k1` of the filters served.
+    pub min_hashes: u32,
+    /// The largest `K = k0 + k1` of the filters served.
+    pub max_hashes: u32,
     /// The least `min(π0, 1 − π0)` of the filters served: the sensitivity
     /// `S(t) = t/(1−t) + t/min(π0, 1−π0)` is largest there, so the pieces are fine enough
     /// for all of them.
@@ -560,19 +558,16 @@ pub struct PieceShape {
 }
 
 impl PieceShape {
-    /// The shape for the filters `params` (one `m` and `K`, any split `k0 + k1`), cut at
-    /// `delta`.
+    /// The shape for the filters `params` (one `m`, any `K = k0 + k1` and split), cut at
+    /// `delta`: on each piece, every filter's `ln L` changes by at most `delta` (to first
+    /// order).
     ///
     /// # Panics
-    /// `params` empty, or of different `m` or `K`.
+    /// `params` empty, or of different `m`.
     pub fn serving(params: &[GbfParams], delta: f64) -> Self {
         let first = params.first().expect("at least one filter");
-        assert!(
-            params
-                .iter()
-                .all(|p| p.m == first.m && p.k0 + p.k1 == first.k0 + first.k1),
-            "one m and one K = k0 + k1"
-        );
+        assert!(params.iter().all(|p| p.m == first.m), "one m");
+        let hashes = params.iter().map(|p| p.k0 + p.k1);
         let pi_min = params
             .iter()
             .map(|p| {
@@ -581,25 +576,68 @@ impl PieceShape {
             })
             .fold(f64::INFINITY, f64::min);
         Self {
-            ln_q: first.ln_q_eps(),
-            hashes: first.k0 + first.k1,
+            ln_q1: (-1.0 / first.m as f64).ln_1p(),
+            min_hashes: hashes.clone().min().unwrap_or(1),
+            max_hashes: hashes.max().unwrap_or(1),
             pi_min,
             delta,
         }
     }
+
+    /// The decay at `D_{−x} = d` of the filters served ([`Decay`]).
+    fn decay(self, d: f64) -> Decay {
+        let e = f64::from(self.min_hashes) * self.ln_q1 * d;
+        let (t1, s1) = if self.max_hashes > self.min_hashes {
+            let e1 = self.ln_q1 * d;
+            (e1.exp(), -e1.exp_m1())
+        } else {
+            (1.0, 0.0)
+        };
+        Decay {
+            first: [e.exp(), -e.exp_m1()],
+            one: [t1, s1],
+        }
+    }
+
+    /// `(K, t_K, 1 − t_K)` of `decay` for each `K` served, least first,
+    /// `t_K = exp(K·ln(1 − 1/m)·d)`: the least `K`'s as [`Decay`] holds them; the others
+    /// by `t_{K+1} = t_K·t_1`, `1 − t_{K+1} = (1 − t_K) + t_K·(1 − t_1)`, non-negative
+    /// terms only, so each carries at most about `2(K − K_min) + 2` roundings.
+    fn by_hashes(self, decay: Decay) -> impl Iterator<Item = (u32, f64, f64)> {
+        let [t1, s1] = decay.one;
+        let first = (self.min_hashes, decay.first[0], decay.first[1]);
+        std::iter::successors(Some(first), move |&(k, t, s)| {
+            (k < self.max_hashes).then(|| (k + 1, t * t1, s + t * s1))
+        })
+    }
 }
 
-/// The age pieces of a [`GbfDistinctTable`] before the factors of one `(k0, k1)`: per
-/// piece its prior mass and `t = q_ε^(D_{−x}(mid))`, `1 − t`. They depend on `(k0, k1)`
-/// only through `K = k0 + k1` and `π0` (the cut's sensitivity), so one cut for the
-/// least `min(π0, 1 − π0)` serves every split of `K` ([`PieceShape::serving`]): the
-/// `(k0, k1)` chooser cuts once per `K` and class instead of once per filter.
+/// The decay of a cell at one `D_{−x} = d` for the filters a [`PieceShape`] serves.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Decay {
+    /// `t = exp(ln q_ε·d)` and `1 − t` (by `exp_m1`) for the least `K` served, bit for bit
+    /// what one filter's table takes.
+    first: [f64; 2],
+    /// `t_1 = exp(ln(1 − 1/m)·d)` and `1 − t_1`, one hash's (`[1, 0]` where one `K` is
+    /// served: unused).
+    one: [f64; 2],
+}
+
+/// The age pieces of a [`GbfDistinctTable`] before the factors of any one `(k0, k1)`: per
+/// piece its prior mass and `D_{−x}` at its prior-weighted mean age. They depend on the
+/// filters only through `m` and the sensitivity of the cut, so one cut for the least
+/// `min(π0, 1 − π0)` and the largest `K S(t)` serves every filter of one `m`
+/// ([`PieceShape::serving`]): the `(k0, k1)` chooser cuts once per item class instead of
+/// once per filter (or per `K`), and takes the moments of every `K` from it
+/// ([`Self::moments_by_hashes`]).
 #[derive(Debug, Clone)]
 pub struct AgePieces {
+    shape: PieceShape,
     inside: usize,
     cut_for: CutFor,
-    /// Per piece: prior mass `Σ (1−p)^i / p`, `t`, `1 − t`.
-    rows: Vec<[f64; 3]>,
+    /// Per piece: prior mass `Σ (1−p)^i / p`, and the decay at `D_{−x}` of the piece's
+    /// mean age.
+    rows: Vec<(f64, Decay)>,
 }
 
 impl AgePieces {
@@ -627,42 +665,49 @@ impl AgePieces {
         crate::timing::prior::check_px(px)?;
         check::in_range("window", w, 1..=u64::MAX)?;
         let PieceShape {
-            ln_q,
-            hashes,
+            ln_q1,
             pi_min,
             delta,
+            ..
         } = shape;
         let ln_s = (-px).ln_1p();
         let curve = distinct.excluding(px);
         let d = |i: f64| curve.d(i);
-        // `t` and `1 − t` at `D_{−x}` = `d`.
-        let decay = |d: f64| {
-            let e = ln_q * d;
-            (e.exp(), -e.exp_m1())
+        // `max_K |ln q_ε| S_K(t_K)` at `D_{−x}` = `d`: the fastest change of any served
+        // filter's `ln L` per distinct other item. Each of the `K` factors moves by at
+        // most `t/(1 − t) + t/min(π0, 1 − π0)` per unit of `ln t`, largest at the piece's
+        // start.
+        let rate = |decay: Decay, slope: f64| {
+            shape
+                .by_hashes(decay)
+                .map(|(hashes, t, s)| {
+                    let mismatch = match cut_for {
+                        CutFor::NoMismatch => 0.0,
+                        CutFor::Any => t / s,
+                    };
+                    let sens = f64::from(hashes) * (mismatch + t / pi_min);
+                    -(f64::from(hashes) * ln_q1) * slope * sens
+                })
+                .fold(0.0, f64::max)
         };
         let mut rows = Vec::new();
         let mut inside = 0;
         let mut a = 0u64;
         // `D_{−x}(a)`, carried from the previous piece where it ended one age on.
         let mut d_a = d(0.0);
+        // The geometric weight's `λ = −ln(1 − p)` and `1/(e^λ − 1)`, for the mean age.
+        let (lambda, inv_em1) = (-ln_s, 1.0 / (-ln_s).exp_m1());
         loop {
-            let (t_a, s_a) = decay(d_a);
+            let decay_a = shape.decay(d_a);
             // `(1 − p)^a`, as `prior_range` takes it.
             let head = (a as f64 * ln_s).exp();
             if (a >= w && head < 1e-18) || head < 1e-300 {
-                rows.push([head / px, t_a, s_a]);
+                rows.push((head / px, decay_a));
                 break;
             }
-            // Sensitivity of ln L to ln t: each of the K = k0 + k1 factors moves by at most
-            // t/(1 − t) + t/min(π0, 1 − π0) per unit of ln t, largest at the piece's start.
-            let mismatch = match cut_for {
-                CutFor::NoMismatch => 0.0,
-                CutFor::Any => t_a / s_a,
-            };
-            let sens = f64::from(hashes) * (mismatch + t_a / pi_min);
             let d_next = d(a as f64 + 1.0);
             let slope = (d_next - d_a).max(0.0);
-            let room = delta / (-ln_q * slope * sens);
+            let room = delta / rate(decay_a, slope);
             let step = if room.is_finite() && room < 1e18 {
                 (room.floor() as u64).max(1)
             } else {
@@ -675,15 +720,16 @@ impl AgePieces {
             crate::budget::spend(GbfDistinctTable::ROW_STEPS, "the GBF age pieces")?;
             // The factors at the piece's prior-weighted mean age, so that the first-order
             // error of evaluating them at one age vanishes: for one age, `a` itself.
-            let (t, s) = if b == a + 1 {
-                (t_a, s_a)
+            let decay = if b == a + 1 {
+                decay_a
             } else {
-                let mid = a as f64 + crate::timing::posterior::truncated_geometric_mean(px, b - a);
-                decay(d(mid))
+                let mean =
+                    crate::timing::posterior::truncated_geometric_mean_with(lambda, inv_em1, b - a);
+                shape.decay(d(a as f64 + mean))
             };
             // `prior_range(px, a, Some(b))`, its `(1 − p)^a` already at hand.
             let mass = head * -((b - a) as f64 * ln_s).exp_m1();
-            rows.push([mass / px, t, s]);
+            rows.push((mass / px, decay));
             if b <= w {
                 inside = rows.len();
             }
@@ -691,6 +737,7 @@ impl AgePieces {
             a = b;
         }
         Ok(Self {
+            shape,
             inside,
             cut_for,
             rows,
@@ -699,8 +746,17 @@ impl AgePieces {
 
     /// The table of `params` (one of the filters the pieces' [`PieceShape`] serves) on
     /// these pieces: per piece the factors of Eq. (32) [TBF], `f0(1,i)`, `1 − f0(1,i)`,
-    /// `1 − f0(0,i)`, `f0(0,i)`, at its `t`.
+    /// `1 − f0(0,i)`, `f0(0,i)`, at its `t = q_ε^(D_{−x})`.
+    ///
+    /// # Panics
+    /// `params` of another `m`, or a `K` outside the shape's.
     pub fn table(&self, params: &GbfParams) -> GbfDistinctTable {
+        let hashes = params.k0 + params.k1;
+        assert!(
+            self.shape.ln_q1 == (-1.0 / params.m as f64).ln_1p()
+                && (self.shape.min_hashes..=self.shape.max_hashes).contains(&hashes),
+            "{params:?} is not served by these pieces"
+        );
         let p0 = params.pi0();
         GbfDistinctTable {
             inside: self.inside,
@@ -708,7 +764,12 @@ impl AgePieces {
             rows: self
                 .rows
                 .iter()
-                .map(|&[mass, t, one_minus_t]| {
+                .map(|&(mass, decay)| {
+                    let (_, t, one_minus_t) = self
+                        .shape
+                        .by_hashes(decay)
+                        .find(|&(k, _, _)| k == hashes)
+                        .expect("a K served");
                     [
                         mass,
                         p0 + (1.0 - p0) * t,
@@ -721,11 +782,12 @@ impl AgePieces {
         }
     }
 
-    /// The Bernstein moments of degree `degree` (`K = k0 + k1` of the filters the
-    /// pieces serve) over these pieces: what [`moments::LikelihoodExpansion::sums`]
-    /// turns into the sums of every observation of any split of `K`.
-    pub fn moments(&self, degree: u32) -> moments::PieceMoments {
-        moments::PieceMoments::of(self, degree)
+    /// The Bernstein moments of degree `K` over these pieces for every `K = k0 + k1` of
+    /// the filters the pieces serve, least first: what
+    /// [`moments::LikelihoodExpansion::sums`] turns into the sums of every observation of
+    /// any split of each `K`.
+    pub fn moments_by_hashes(&self) -> Vec<moments::PieceMoments> {
+        moments::PieceMoments::of(self)
     }
 
     /// Pieces.
@@ -1002,38 +1064,95 @@ mod tests {
             ),
         ];
         for (params, px, w, d) in cases {
-            let shape = PieceShape::serving(&[params], GbfDistinctTable::DELTA);
-            let pieces = AgePieces::new(shape, px, w, &d).unwrap();
-            let table = pieces.table(&params);
-            let (r0, r1) = (params.k0(), params.k1());
-            let all = LikelihoodExpansion::new(&params).sums(&pieces.moments(r0 + r1));
-            let chunk = PieceMoments::SUM_CHUNK as f64;
-            let chunks = table.len() as f64 / chunk;
-            let bound = (chunk + chunks + 3.0 * f64::from(r0 + r1) + 8.0) * f64::EPSILON;
-            assert!(bound < 2.6e-13, "{} pieces", table.len());
-            let mut worst = 0.0f64;
-            for c0 in 0..=r0 {
-                for c1 in 0..=r1 {
-                    let (n, beyond) = table.split_sums(&GbfObservation { c0, r0, c1, r1 });
-                    let (an, ab) = all.get_split(c0, c1);
-                    let (_, ad) = all.get(c0, c1);
-                    assert_eq!(ad, an + ab);
-                    for (x, y) in [(an, n), (ab, beyond)] {
-                        if (x - y).abs() >= 1e-300 {
-                            worst = worst.max((x - y).abs() / y.abs());
+            // The filter alone, and with a wider one of the same `m` (a band of `K`, as
+            // the chooser cuts): the wider filter's `t` comes from the recurrence.
+            let wider = GbfParams::new(
+                params.m(),
+                (params.k0() + 2).min(64),
+                (params.k1() + 3).min(64),
+            )
+            .unwrap();
+            for served in [vec![params], vec![params, wider]] {
+                let shape = PieceShape::serving(&served, GbfDistinctTable::DELTA);
+                let pieces = AgePieces::new(shape, px, w, &d).unwrap();
+                let moments = pieces.moments_by_hashes();
+                let span = shape.max_hashes - shape.min_hashes;
+                assert_eq!(moments.len(), span as usize + 1);
+                for filter in &served {
+                    let (r0, r1) = (filter.k0(), filter.k1());
+                    let degree = &moments[(r0 + r1 - shape.min_hashes) as usize];
+                    assert_eq!(degree.degree(), r0 + r1);
+                    let table = pieces.table(filter);
+                    let all = LikelihoodExpansion::new(filter).sums(degree);
+                    let chunk = PieceMoments::SUM_CHUNK as f64;
+                    let chunks = table.len() as f64 / chunk;
+                    let bound = (chunk + chunks + 3.0 * f64::from(r0 + r1) + 8.0) * f64::EPSILON;
+                    assert!(bound < 2.6e-13, "{} pieces", table.len());
+                    let mut worst = 0.0f64;
+                    for c0 in 0..=r0 {
+                        for c1 in 0..=r1 {
+                            let o = GbfObservation { c0, r0, c1, r1 };
+                            let (n, beyond) = table.split_sums(&o);
+                            let (an, ab) = all.get_split(c0, c1);
+                            let (_, ad) = all.get(c0, c1);
+                            assert_eq!(ad, an + ab);
+                            for (x, y) in [(an, n), (ab, beyond)] {
+                                if (x - y).abs() >= 1e-300 {
+                                    worst = worst.max((x - y).abs() / y.abs());
+                                }
+                                assert!(
+                                    (x - y).abs() <= bound * y.abs() || (x - y).abs() < 1e-300,
+                                    "{filter:?} px = {px} ({c0}, {c1}): {x:e} vs {y:e}"
+                                );
+                            }
                         }
-                        assert!(
-                            (x - y).abs() <= bound * y.abs() || (x - y).abs() < 1e-300,
-                            "{params:?} px = {px} ({c0}, {c1}): {x:e} vs {y:e}"
-                        );
                     }
+                    println!(
+                        "{filter:?} of {} filters, {} pieces: worst {worst:e}, bound {bound:e}",
+                        served.len(),
+                        table.len()
+                    );
                 }
             }
-            println!(
-                "{params:?} {} pieces: worst {worst:e}, bound {bound:e}",
-                table.len()
-            );
         }
+    }
+
+    /// A shape serving many `K` takes `t_K` and `1 − t_K` by the recurrence of
+    /// [`PieceShape::by_hashes`]; both stay within their rounding bounds of the direct
+    /// `exp(K ln(1 − 1/m) d)` and `−exp_m1(·)`: `(2|x| + 2(K − K_min) + 4)·ε` and
+    /// `(2|x| + 3(K − K_min) + 6)·ε` relative, `x = K ln(1 − 1/m) d` (the argument's own
+    /// rounding moves both by `|x|·ε`), from `t` near 1 to `t` near 1e-300.
+    #[test]
+    fn issue_18_decays_by_hashes_are_within_their_rounding_bounds() {
+        let filters: Vec<GbfParams> = (1..=42)
+            .map(|k| GbfParams::new(4_440, k, k).unwrap())
+            .collect();
+        let shape = PieceShape::serving(&filters, GbfDistinctTable::CHOOSER_DELTA);
+        assert_eq!((shape.min_hashes, shape.max_hashes), (2, 84));
+        let mut worst = [0.0f64; 2];
+        for d in [1e-9, 1e-4, 0.37, 1.0, 17.5, 300.0, 4_000.0, 16_000.0] {
+            let decay = shape.decay(d);
+            for (k, t, s) in shape.by_hashes(decay) {
+                let x = f64::from(k) * shape.ln_q1 * d;
+                let steps = f64::from(k - shape.min_hashes);
+                let bounds = [
+                    (2.0 * x.abs() + 2.0 * steps + 4.0) * f64::EPSILON,
+                    (2.0 * x.abs() + 3.0 * steps + 6.0) * f64::EPSILON,
+                ];
+                for ((got, want), (bound, worst)) in [(t, x.exp()), (s, -x.exp_m1())]
+                    .into_iter()
+                    .zip(bounds.into_iter().zip(&mut worst))
+                {
+                    let rel = (got - want).abs() / want;
+                    *worst = worst.max(rel / bound);
+                    assert!(rel <= bound, "K = {k}, d = {d}: {got:e} vs {want:e}");
+                }
+            }
+        }
+        println!(
+            "worst share of the bound: t {:.3}, 1 − t {:.3}",
+            worst[0], worst[1]
+        );
     }
 
     #[test]

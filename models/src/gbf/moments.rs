@@ -36,7 +36,7 @@ use nalgebra::DMatrix;
 
 /// The Bernstein moments `M_j = Σ μ t^j (1 − t)^(K−j)`, `j = 0..=K`, of one class's age
 /// pieces, over the pieces inside the window and, apart, over those beyond it
-/// ([`AgePieces::moments`]).
+/// ([`AgePieces::moments_by_hashes`]).
 #[derive(Debug, Clone)]
 pub struct PieceMoments {
     degree: u32,
@@ -50,19 +50,32 @@ impl PieceMoments {
     /// `C + n/C` rather than `n`.
     pub const SUM_CHUNK: usize = 256;
 
-    /// The moments of degree `degree` (`K = k0 + k1`) of `pieces`.
-    pub(super) fn of(pieces: &AgePieces, degree: u32) -> Self {
-        let sum_over = |rows: &[[f64; 3]]| {
-            let n = degree as usize + 1;
-            let mut total = vec![0.0; n];
-            let mut chunk_sum = vec![0.0; n];
-            let mut powers = vec![0.0; n];
+    /// The moments of every degree `K` of the filters `pieces` serve
+    /// ([`super::PieceShape`]), least first: each piece's `t_K` and `1 − t_K` for every
+    /// `K` from [`super::PieceShape`]'s recurrence, then its powers.
+    pub(super) fn of(pieces: &AgePieces) -> Vec<Self> {
+        let shape = pieces.shape;
+        let degrees: Vec<u32> = (shape.min_hashes..=shape.max_hashes).collect();
+        // Degree `K`'s moments at `at[K − K_min]..at[K − K_min] + K + 1` of one buffer.
+        let at: Vec<usize> = degrees
+            .iter()
+            .scan(0, |next, &k| {
+                let here = *next;
+                *next += k as usize + 1;
+                Some(here)
+            })
+            .collect();
+        let len = at.last().map_or(0, |&l| l) + shape.max_hashes as usize + 1;
+        let sum_over = |rows: &[(f64, super::Decay)]| {
+            let mut total = vec![0.0; len];
+            let mut chunk_sum = vec![0.0; len];
+            let mut powers = vec![0.0; shape.max_hashes as usize + 1];
             for chunk in rows.chunks(Self::SUM_CHUNK) {
                 chunk_sum.fill(0.0);
-                for &[mass, t, s] in chunk {
-                    powers_times(t, s, mass, &mut powers);
-                    for (c, p) in chunk_sum.iter_mut().zip(&powers) {
-                        *c += p;
+                for &(mass, decay) in chunk {
+                    for ((k, t, s), &from) in shape.by_hashes(decay).zip(&at) {
+                        let acc = &mut chunk_sum[from..from + k as usize + 1];
+                        add_powers_times(t, s, mass, &mut powers, acc);
                     }
                 }
                 for (t, c) in total.iter_mut().zip(&chunk_sum) {
@@ -72,11 +85,19 @@ impl PieceMoments {
             total
         };
         let (inside, beyond) = pieces.rows.split_at(pieces.inside);
-        Self {
-            degree,
-            inside: sum_over(inside),
-            beyond: sum_over(beyond),
-        }
+        let (inside, beyond) = (sum_over(inside), sum_over(beyond));
+        degrees
+            .iter()
+            .zip(&at)
+            .map(|(&degree, &from)| {
+                let span = from..from + degree as usize + 1;
+                Self {
+                    degree,
+                    inside: inside[span.clone()].to_vec(),
+                    beyond: beyond[span].to_vec(),
+                }
+            })
+            .collect()
     }
 
     /// `K`, the degree.
@@ -185,18 +206,20 @@ impl ObservationSums {
     }
 }
 
-/// `out[c] = scale · x^c · y^(n−c)` for `c = 0..=n` (`n = out.len() − 1`), by
-/// repeated multiplication in four interleaved chains (`z^(j+4) = z^j · z^4`): suffix
-/// powers of `y` first, then prefix powers of `x`. Four independent chains keep the
+/// `acc[c] += scale · x^c · y^(n−c)` for `c = 0..=n` (`n = acc.len() − 1`; `scratch` as
+/// long as `acc`), by repeated multiplication in four interleaved chains
+/// (`z^(j+4) = z^j · z^4`): suffix powers of `y` into `scratch` first, then prefix
+/// powers of `x`, each product added as it is formed. Four independent chains keep the
 /// multiplier busy where one chain waits on each product, and each power carries at
 /// most `j/4 + 3` roundings.
-fn powers_times(x: f64, y: f64, scale: f64, out: &mut [f64]) {
+fn add_powers_times(x: f64, y: f64, scale: f64, scratch: &mut [f64], acc: &mut [f64]) {
     /// `[s, s·z, s·z², s·z³]` and `z⁴`.
     fn lanes(z: f64, s: f64) -> ([f64; 4], f64) {
         let z2 = z * z;
         ([s, s * z, s * z2, s * z2 * z], z2 * z2)
     }
-    let n = out.len();
+    let n = acc.len();
+    let out = &mut scratch[..n];
     let (mut q, y4) = lanes(y, scale);
     let mut j = 0;
     while j + 4 <= n {
@@ -212,15 +235,16 @@ fn powers_times(x: f64, y: f64, scale: f64, out: &mut [f64]) {
         *v = q[l];
     }
     let (mut q, x4) = lanes(x, 1.0);
-    let mut blocks = out.chunks_exact_mut(4);
-    for block in &mut blocks {
-        block[0] *= q[0];
-        block[1] *= q[1];
-        block[2] *= q[2];
-        block[3] *= q[3];
+    let mut blocks = acc.chunks_exact_mut(4).zip(out.chunks_exact(4));
+    for (a, o) in &mut blocks {
+        a[0] += o[0] * q[0];
+        a[1] += o[1] * q[1];
+        a[2] += o[2] * q[2];
+        a[3] += o[3] * q[3];
         q = [q[0] * x4, q[1] * x4, q[2] * x4, q[3] * x4];
     }
-    for (v, q) in blocks.into_remainder().iter_mut().zip(q) {
-        *v *= q;
+    let done = n / 4 * 4;
+    for ((a, o), q) in acc[done..].iter_mut().zip(&out[done..]).zip(q) {
+        *a += o * q;
     }
 }

@@ -153,8 +153,14 @@ impl PiecewiseLikelihood {
 /// the series' truncation is below 1e-16 relative. (The former form, the closed form
 /// from `np >= 1e-4` and two series terms below, was off by up to 4e-12; issue 17.)
 pub(crate) fn truncated_geometric_mean(p: f64, n: u64) -> f64 {
-    let nf = n as f64;
     let lambda = -(-p).ln_1p();
+    truncated_geometric_mean_with(lambda, 1.0 / lambda.exp_m1(), n)
+}
+
+/// [`truncated_geometric_mean`] given `λ = −ln(1 − p)` and `1/(e^λ − 1)`: the same
+/// value, bit for bit, for a caller that asks at many `n` (a GBF piece cut, issue 18).
+pub(crate) fn truncated_geometric_mean_with(lambda: f64, inv_em1: f64, n: u64) -> f64 {
+    let nf = n as f64;
     let x = nf * lambda;
     if x < 0.05 {
         let (l2, n2) = (lambda * lambda, nf * nf);
@@ -162,7 +168,7 @@ pub(crate) fn truncated_geometric_mean(p: f64, n: u64) -> f64 {
             + lambda * l2 * (n2 * n2 - 1.0) / 720.0
             - lambda * l2 * l2 * (n2 * n2 * n2 - 1.0) / 30240.0;
     }
-    1.0 / lambda.exp_m1() - nf / x.exp_m1()
+    inv_em1 - nf / x.exp_m1()
 }
 
 /// Eq. (9) [TBF] summed term by term: `Σ_{i<w} P(i) L(i) / Σ_i P(i) L(i)` for any

@@ -487,7 +487,7 @@ fn issue_10_underflowing_likelihood_is_still_answered() {
 }
 
 #[test]
-fn the_choosers_report_one_step_per_candidate() {
+fn the_choosers_report_each_step_of_their_work() {
     use super::design::{design, design_observed, BtbfRequirement};
     let prior = StreamPrior::uniform(256).unwrap();
     let req = BtbfRequirement::new(8.0, 256, prior, PenaltyDist::paper())
@@ -517,7 +517,10 @@ fn the_choosers_report_one_step_per_candidate() {
         steps.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     };
     let observed = gbf_observed(&gbf, count).unwrap();
-    assert_eq!(steps.into_inner(), 3 * 3);
+    // One per item class (a uniform prior has one) and band of `K` (`2..=3`, `4..=6`),
+    // and one per candidate.
+    assert_eq!(gbf.steps(), 2 + 3 * 3);
+    assert_eq!(steps.into_inner() as u64, gbf.steps());
     assert_eq!(observed, gbf_design(&gbf).unwrap());
 }
 
