@@ -18,8 +18,9 @@
 //!
 //! # Cost
 //! The moments depend on the filter only through `K` (and on the cut of the pieces,
-//! which one [`super::PieceShape`] shares across every split of `K`), so the chooser
-//! builds them once per `K` and item class, `pieces·(K + 1)` multiplications, and each
+//! which one [`super::PieceShape`] shares across a band of `K` and every split of each),
+//! so the chooser builds them once per `K` and item class, `pieces·(K + 1)`
+//! multiplications, from one cut per band and class, and each
 //! `(k0, k1)` then costs two small matrix products, `n0 n1 (n0 + n1)` multiply-adds
 //! (`n0 = k0 + 1`, `n1 = k1 + 1`), instead of `pieces · n0 n1` for the sum over the
 //! pieces of every observation (2,000-7,000 pieces per class at the chooser's `δ`).
