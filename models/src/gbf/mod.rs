@@ -627,9 +627,9 @@ struct Decay {
 /// piece its prior mass and `D_{−x}` at its prior-weighted mean age. They depend on the
 /// filters only through `m` and the sensitivity of the cut, so one cut for the least
 /// `min(π0, 1 − π0)` and the largest `K S(t)` serves every filter of one `m`
-/// ([`PieceShape::serving`]): the `(k0, k1)` chooser cuts once per item class instead of
-/// once per filter (or per `K`), and takes the moments of every `K` from it
-/// ([`Self::moments_by_hashes`]).
+/// ([`PieceShape::serving`]): the `(k0, k1)` chooser cuts once per item class and band
+/// of `K` ([`design::design_observed`]) instead of once per filter, and takes the moments
+/// of every `K` of the band from it ([`Self::moments_by_hashes`]).
 #[derive(Debug, Clone)]
 pub struct AgePieces {
     shape: PieceShape,
