@@ -586,41 +586,42 @@ impl PieceShape {
 
     /// The decay at `D_{−x} = d` of the filters served ([`Decay`]).
     fn decay(self, d: f64) -> Decay {
-        let e = f64::from(self.min_hashes) * self.ln_q1 * d;
-        let (t1, s1) = if self.max_hashes > self.min_hashes {
-            let e1 = self.ln_q1 * d;
-            (e1.exp(), -e1.exp_m1())
+        let (hashes, ln_q) = if self.max_hashes > self.min_hashes {
+            (1, self.ln_q1)
         } else {
-            (1.0, 0.0)
+            (self.min_hashes, f64::from(self.min_hashes) * self.ln_q1)
         };
+        let e = ln_q * d;
         Decay {
-            first: [e.exp(), -e.exp_m1()],
-            one: [t1, s1],
+            hashes,
+            t: e.exp(),
+            s: -e.exp_m1(),
         }
     }
 
     /// `(K, t_K, 1 − t_K)` of `decay` for each `K` served, least first,
-    /// `t_K = exp(K·ln(1 − 1/m)·d)`: the least `K`'s as [`Decay`] holds them; the others
-    /// by `t_{K+1} = t_K·t_1`, `1 − t_{K+1} = (1 − t_K) + t_K·(1 − t_1)`, non-negative
-    /// terms only, so each carries at most about `2(K − K_min) + 2` roundings.
+    /// `t_K = exp(K·ln(1 − 1/m)·d)`: by `t_{K+1} = t_K·t_1`,
+    /// `1 − t_{K+1} = (1 − t_K) + t_K·(1 − t_1)` from what [`Decay`] holds (non-negative
+    /// terms only, so each carries at most about `2(K − 1) + 2` roundings); one `K`
+    /// served, as [`Decay`] holds it.
     fn by_hashes(self, decay: Decay) -> impl Iterator<Item = (u32, f64, f64)> {
-        let [t1, s1] = decay.one;
-        let first = (self.min_hashes, decay.first[0], decay.first[1]);
-        std::iter::successors(Some(first), move |&(k, t, s)| {
+        let Decay { hashes, t, s } = decay;
+        let (t1, s1) = (t, s);
+        std::iter::successors(Some((hashes, t, s)), move |&(k, t, s)| {
             (k < self.max_hashes).then(|| (k + 1, t * t1, s + t * s1))
         })
+        .skip_while(move |&(k, ..)| k < self.min_hashes)
     }
 }
 
-/// The decay of a cell at one `D_{−x} = d` for the filters a [`PieceShape`] serves.
+/// The decay of a cell at one `D_{−x} = d` for the filters a [`PieceShape`] serves:
+/// `t = exp(K ln(1 − 1/m) d)` and `1 − t` (by `exp_m1`) for `K = 1` where the shape
+/// serves several `K`, else for its one `K` (bit for bit what one filter's table takes).
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct Decay {
-    /// `t = exp(ln q_ε·d)` and `1 − t` (by `exp_m1`) for the least `K` served, bit for bit
-    /// what one filter's table takes.
-    first: [f64; 2],
-    /// `t_1 = exp(ln(1 − 1/m)·d)` and `1 − t_1`, one hash's (`[1, 0]` where one `K` is
-    /// served: unused).
-    one: [f64; 2],
+    hashes: u32,
+    t: f64,
+    s: f64,
 }
 
 /// The age pieces of a [`GbfDistinctTable`] before the factors of any one `(k0, k1)`: per
@@ -1119,8 +1120,8 @@ mod tests {
 
     /// A shape serving many `K` takes `t_K` and `1 − t_K` by the recurrence of
     /// [`PieceShape::by_hashes`]; both stay within their rounding bounds of the direct
-    /// `exp(K ln(1 − 1/m) d)` and `−exp_m1(·)`: `(2|x| + 2(K − K_min) + 4)·ε` and
-    /// `(2|x| + 3(K − K_min) + 6)·ε` relative, `x = K ln(1 − 1/m) d` (the argument's own
+    /// `exp(K ln(1 − 1/m) d)` and `−exp_m1(·)`: `(2|x| + 2(K − 1) + 4)·ε` and
+    /// `(2|x| + 3(K − 1) + 6)·ε` relative, `x = K ln(1 − 1/m) d` (the argument's own
     /// rounding moves both by `|x|·ε`), from `t` near 1 to `t` near 1e-300.
     #[test]
     fn issue_18_decays_by_hashes_are_within_their_rounding_bounds() {
@@ -1134,7 +1135,7 @@ mod tests {
             let decay = shape.decay(d);
             for (k, t, s) in shape.by_hashes(decay) {
                 let x = f64::from(k) * shape.ln_q1 * d;
-                let steps = f64::from(k - shape.min_hashes);
+                let steps = f64::from(k - 1);
                 let bounds = [
                     (2.0 * x.abs() + 2.0 * steps + 4.0) * f64::EPSILON,
                     (2.0 * x.abs() + 3.0 * steps + 6.0) * f64::EPSILON,
