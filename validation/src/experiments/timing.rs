@@ -126,9 +126,20 @@ pub fn simulate(cfg: &TimingSimConfig) -> Result<TimingSimResult, ModelError> {
     cfg.validate()?;
     let p = cfg.params;
     let w = p.w();
+    // The paper's posterior; the refined one is the same model with `G` of the
+    // increment form, asked in the same call ([`BtbfModel::posterior_pair_with`]).
     let model = BtbfModel::new(p, cfg.distinct.clone());
-    let refined_model = model.clone().with_g_form(GForm::Increment);
     let stream = PriorStream::new(cfg.prior, cfg.penalties)?;
+    // An item's terms and prior-only posterior depend on its `p_x` only: computed on its
+    // first query (the uniform stream's items all share one `p_x`, but a table by item
+    // serves both laws at one bounds check per query).
+    let item_of = |x: u64| {
+        let px = cfg.prior.px(x);
+        (
+            model.item_terms(px),
+            bfopt_models::numeric::one_minus_pow1m(px, w as f64),
+        )
+    };
     let per_epoch = run_epochs(cfg.epochs, cfg.seed, "timing", |_, seed| {
         let mut s = stream.epoch(seed);
         let mut filter = BtbfFilter::new(&p, seed);
@@ -145,14 +156,15 @@ pub fn simulate(cfg: &TimingSimConfig) -> Result<TimingSimResult, ModelError> {
             calibration: Calibration::new(),
             refined: Calibration::new(),
         };
+        let mut items = vec![None; cfg.prior.universe() as usize + 1];
         for _ in 0..cfg.queries {
             let x = s.draw();
             let key = member(seed, x);
-            let px = cfg.prior.px(x);
+            let (item, prior_post) = *items[x as usize].get_or_insert_with(|| item_of(x));
             let in_window = s.in_window(x, w);
             let q = filter.query_u64(key);
-            let post = model.posterior_unchecked(px, &q.observation);
-            let refined = refined_model.posterior_unchecked(px, &q.observation);
+            let (post, refined) =
+                model.posterior_pair_with(&item, &q.observation, GForm::Increment);
             let pen = s.penalties();
             let standard = if q.positive {
                 bfopt_models::timing::Decision::Positive
@@ -163,7 +175,6 @@ pub fn simulate(cfg: &TimingSimConfig) -> Result<TimingSimResult, ModelError> {
             e.inf_cost += pen.cost(pen.decide(post), in_window);
             e.ref_cost += pen.cost(pen.decide(refined), in_window);
             e.refined.record(refined, in_window);
-            let prior_post = bfopt_models::numeric::one_minus_pow1m(px, w as f64);
             e.prior_cost += pen.cost(pen.decide(prior_post), in_window);
             e.calibration.record(post, in_window);
             if in_window {
