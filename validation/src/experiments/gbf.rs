@@ -119,7 +119,9 @@ pub fn simulate(cfg: &GbfSimConfig) -> Result<GbfSimResult, ModelError> {
             let x = s.draw();
             let key = member(seed, x);
             let in_window = s.in_window(x, cfg.w);
-            let q = f.query_u64(key);
+            // The query, then the arrival's insertion (the filter is not read again
+            // before the next arrival).
+            let q = f.query_then_insert_u64(key);
             let (class, px) = match cfg.prior {
                 StreamPrior::Uniform { .. } => (0, cfg.prior.px(x)),
                 StreamPrior::Zipf { .. } if cfg.distinct.is_some() => zipf_class(&cfg.prior, x),
@@ -173,7 +175,6 @@ pub fn simulate(cfg: &GbfSimConfig) -> Result<GbfSimResult, ModelError> {
                 out += 1;
                 fp += u64::from(q.positive);
             }
-            f.insert_u64(key);
             s.inserted(x);
         }
         (fp, out, fneg, inside, std_cost, inf_cost, cal)
