@@ -334,7 +334,9 @@ pub fn simulate_repeats(cfg: &FlatRunConfig, rate: f64) -> Result<FlatRunResult,
         let mut f = GbfFilter::new(&p, seed);
         // The last `w` keys (a ring) and each key's last position.
         let mut recent = vec![0u64; cfg.w as usize];
-        let mut last: HashMap<u64, u64> = HashMap::new();
+        // Looked up and written, never iterated: foldhash changes no output.
+        let mut last: HashMap<u64, u64, FixedState> =
+            HashMap::with_hasher(FixedState::with_seed(seed));
         let (mut n, mut fp, mut fneg, mut trials) = (0u64, 0u64, 0u64, 0u64);
         // Enough new items for `total` arrivals (each arrival is new with probability 1 − rate).
         let distinct = ((total as f64) * (1.0 - rate) * 1.2).ceil() as u64 + 1000;
