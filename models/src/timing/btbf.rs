@@ -235,9 +235,11 @@ impl OffsetTimers {
     }
 }
 
-/// The terms of the posterior that depend on the item only ([`BtbfModel::item_terms`]).
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct ItemTerms {
+/// The terms of the posterior that depend on the item only ([`BtbfModel::item_terms`]):
+/// a caller that queries one item (one `p_x`) many times computes them once and hands
+/// them to [`BtbfModel::posterior_pair_with`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ItemTerms {
     ln_s: f64,
     q_block: f64,
 }
@@ -419,7 +421,12 @@ impl BtbfModel {
 
     /// What `G/F` at `a` later insertions is a power of ([`GBase`]).
     fn g_base(&self, a: u64) -> GBase {
-        match self.g_form {
+        self.g_base_of(self.g_form, a)
+    }
+
+    /// [`Self::g_base`] with the form `g_form` in place of the model's.
+    fn g_base_of(&self, g_form: GForm, a: u64) -> GBase {
+        match g_form {
             GForm::Paper => GBase::Table,
             GForm::Increment => {
                 let d = self.distinct.d((a + self.params.block_size) as f64)
@@ -599,9 +606,51 @@ impl BtbfModel {
         }
     }
 
+    /// [`Self::posterior_unchecked`] of this model and of the same model with `G` of the
+    /// form `other` (what `self.clone().with_g_form(other)` answers), bit for bit, from
+    /// the item's terms ([`Self::item_terms`] of `p_x`): the two posteriors share every
+    /// term but `G`, so the pair costs about one posterior (the timing suite asks both
+    /// per query).
+    pub fn posterior_pair_with(
+        &self,
+        item: &ItemTerms,
+        o: &BtbfObservation,
+        other: GForm,
+    ) -> (f64, f64) {
+        let TimerAge::Finite(lambda) = o.age else {
+            return (0.0, 0.0);
+        };
+        let own = self.age_posterior(item, o.offset, lambda, o.touched);
+        // `G` of the other form; every other term is the item's and the age's.
+        let other_g = || {
+            let a = (lambda - 1) * self.params.block_size + o.offset;
+            self.g_base_of(other, a)
+        };
+        let theirs = match own {
+            AgePosterior::Fixed(_) => own,
+            AgePosterior::Inside {
+                q, s_big_b, s_tail, ..
+            } => AgePosterior::Inside {
+                q,
+                s_big_b,
+                s_tail,
+                g: other_g(),
+            },
+            AgePosterior::Last {
+                num, q, s_big_b, ..
+            } => AgePosterior::Last {
+                num,
+                q,
+                s_big_b,
+                g: other_g(),
+            },
+        };
+        (own.at(self, o.matching), theirs.at(self, o.matching))
+    }
+
     /// The terms of [`Self::posterior`] that depend on the item only: `ln s = ln(1 − p_x)`
-    /// and `1 − s^B`.
-    pub(crate) fn item_terms(&self, px: f64) -> ItemTerms {
+    /// and `1 − s^B` (the same for every form of `G`).
+    pub fn item_terms(&self, px: f64) -> ItemTerms {
         let ln_s = (-px).ln_1p();
         ItemTerms {
             ln_s,

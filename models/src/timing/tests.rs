@@ -234,6 +234,45 @@ fn forward_model_bayes_equals_the_increment_form_for_any_d() {
     assert!(differs, "a concave D(j) must separate the two forms");
 }
 
+/// `posterior_pair_with` answers, bit for bit, what the two models answer one by one:
+/// every age (expired, 0, inside, last, beyond), offset and `c`, both forms each way.
+#[test]
+fn the_posterior_pair_is_both_posteriors_bit_for_bit() {
+    use super::btbf::GForm;
+    let params = BtbfParams::new(300, 3, 5, 5, 60, 1).unwrap();
+    for distinct in [Distinct::Uniform { universe: 80 }, Distinct::Identity] {
+        for (own, other) in [
+            (GForm::Paper, GForm::Increment),
+            (GForm::Increment, GForm::Paper),
+            (GForm::Paper, GForm::Paper),
+        ] {
+            let a = BtbfModel::new(params, distinct.clone()).with_g_form(own);
+            let b = a.clone().with_g_form(other);
+            for px in [1.0 / 80.0, 0.3, 1e-9, 1.0] {
+                let item = a.item_terms(px);
+                let mut observations = vec![BtbfObservation {
+                    age: TimerAge::Expired,
+                    matching: 0,
+                    touched: 3,
+                    offset: 0,
+                }];
+                for lambda in 0..20 {
+                    for c in 0..=3 {
+                        for off in 0..5 {
+                            observations.push(obs(lambda, c, 3, off));
+                        }
+                    }
+                }
+                for o in &observations {
+                    let (x, y) = a.posterior_pair_with(&item, o, other);
+                    assert_eq!(x.to_bits(), a.posterior_unchecked(px, o).to_bits(), "{o:?}");
+                    assert_eq!(y.to_bits(), b.posterior_unchecked(px, o).to_bits(), "{o:?}");
+                }
+            }
+        }
+    }
+}
+
 #[test]
 fn expected_and_most_likely_age() {
     let params = BtbfParams::new(400, 4, 5, 7, 100, 0).unwrap();

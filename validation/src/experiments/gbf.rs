@@ -119,7 +119,9 @@ pub fn simulate(cfg: &GbfSimConfig) -> Result<GbfSimResult, ModelError> {
             let x = s.draw();
             let key = member(seed, x);
             let in_window = s.in_window(x, cfg.w);
-            let q = f.query_u64(key);
+            // The query, then the arrival's insertion (the filter is not read again
+            // before the next arrival).
+            let q = f.query_then_insert_u64(key);
             let (class, px) = match cfg.prior {
                 StreamPrior::Uniform { .. } => (0, cfg.prior.px(x)),
                 StreamPrior::Zipf { .. } if cfg.distinct.is_some() => zipf_class(&cfg.prior, x),
@@ -173,7 +175,6 @@ pub fn simulate(cfg: &GbfSimConfig) -> Result<GbfSimResult, ModelError> {
                 out += 1;
                 fp += u64::from(q.positive);
             }
-            f.insert_u64(key);
             s.inserted(x);
         }
         (fp, out, fneg, inside, std_cost, inf_cost, cal)
@@ -333,7 +334,9 @@ pub fn simulate_repeats(cfg: &FlatRunConfig, rate: f64) -> Result<FlatRunResult,
         let mut f = GbfFilter::new(&p, seed);
         // The last `w` keys (a ring) and each key's last position.
         let mut recent = vec![0u64; cfg.w as usize];
-        let mut last: HashMap<u64, u64> = HashMap::new();
+        // Looked up and written, never iterated: foldhash changes no output.
+        let mut last: HashMap<u64, u64, FixedState> =
+            HashMap::with_hasher(FixedState::with_seed(seed));
         let (mut n, mut fp, mut fneg, mut trials) = (0u64, 0u64, 0u64, 0u64);
         // Enough new items for `total` arrivals (each arrival is new with probability 1 − rate).
         let distinct = ((total as f64) * (1.0 - rate) * 1.2).ceil() as u64 + 1000;

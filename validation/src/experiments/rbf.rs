@@ -19,6 +19,7 @@ use crate::workload::{member, mix, rng};
 use bfopt_models::error::{check, ModelError};
 use bfopt_models::rbf::repeats::two_phase_pool;
 use bfopt_models::rbf::{Hashing, Method, RbfNParams, RbfParams, Recycling};
+use foldhash::fast::FixedState;
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -133,7 +134,9 @@ struct Tally {
 fn epoch(cfg: &RbfSimConfig, seed: u64) -> Result<Tally, ModelError> {
     let mut f = RbfFilter::new(cfg.filter, seed)?;
     let two = cfg.filter.phases == 2;
-    let mut maps: [HashMap<u64, Status>; 2] = [HashMap::new(), HashMap::new()];
+    // Looked up, written and cleared, never iterated: foldhash changes no output.
+    let map = || HashMap::with_hasher(FixedState::with_seed(seed));
+    let mut maps: [HashMap<u64, Status, FixedState>; 2] = [map(), map()];
     let mut active = 0usize;
     let mut recycles = 0u64;
     let warm = u64::from(cfg.filter.phases);

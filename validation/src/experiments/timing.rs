@@ -126,9 +126,29 @@ pub fn simulate(cfg: &TimingSimConfig) -> Result<TimingSimResult, ModelError> {
     cfg.validate()?;
     let p = cfg.params;
     let w = p.w();
+    // The paper's posterior; the refined one is the same model with `G` of the
+    // increment form, asked in the same call ([`BtbfModel::posterior_pair_with`]).
     let model = BtbfModel::new(p, cfg.distinct.clone());
-    let refined_model = model.clone().with_g_form(GForm::Increment);
     let stream = PriorStream::new(cfg.prior, cfg.penalties)?;
+    // An item's terms and prior-only posterior depend on its `p_x` only: once for the
+    // uniform stream (every item's `p_x`); for Zipf on an item's first query in an epoch
+    // (a table by rank, whose queries crowd at the low ranks: a table by item for the
+    // uniform stream missed the cache on most queries).
+    let item_of = |x: u64| {
+        let px = cfg.prior.px(x);
+        (
+            model.item_terms(px),
+            bfopt_models::numeric::one_minus_pow1m(px, w as f64),
+        )
+    };
+    let uniform_item = match cfg.prior {
+        StreamPrior::Uniform { .. } => Some(item_of(1)),
+        StreamPrior::Zipf { .. } => None,
+    };
+    let table_len = match uniform_item {
+        Some(_) => 0,
+        None => cfg.prior.universe() as usize + 1,
+    };
     let per_epoch = run_epochs(cfg.epochs, cfg.seed, "timing", |_, seed| {
         let mut s = stream.epoch(seed);
         let mut filter = BtbfFilter::new(&p, seed);
@@ -145,14 +165,19 @@ pub fn simulate(cfg: &TimingSimConfig) -> Result<TimingSimResult, ModelError> {
             calibration: Calibration::new(),
             refined: Calibration::new(),
         };
+        let mut items = vec![None; table_len];
         for _ in 0..cfg.queries {
             let x = s.draw();
             let key = member(seed, x);
-            let px = cfg.prior.px(x);
+            let (item, prior_post) = match uniform_item {
+                Some(terms) => terms,
+                None => *items[x as usize].get_or_insert_with(|| item_of(x)),
+            };
             let in_window = s.in_window(x, w);
-            let q = filter.query_u64(key);
-            let post = model.posterior_unchecked(px, &q.observation);
-            let refined = refined_model.posterior_unchecked(px, &q.observation);
+            // The query, then the arrival's insertion (nothing reads the filter between).
+            let q = filter.query_then_insert_u64(key);
+            let (post, refined) =
+                model.posterior_pair_with(&item, &q.observation, GForm::Increment);
             let pen = s.penalties();
             let standard = if q.positive {
                 bfopt_models::timing::Decision::Positive
@@ -163,7 +188,6 @@ pub fn simulate(cfg: &TimingSimConfig) -> Result<TimingSimResult, ModelError> {
             e.inf_cost += pen.cost(pen.decide(post), in_window);
             e.ref_cost += pen.cost(pen.decide(refined), in_window);
             e.refined.record(refined, in_window);
-            let prior_post = bfopt_models::numeric::one_minus_pow1m(px, w as f64);
             e.prior_cost += pen.cost(pen.decide(prior_post), in_window);
             e.calibration.record(post, in_window);
             if in_window {
@@ -173,7 +197,6 @@ pub fn simulate(cfg: &TimingSimConfig) -> Result<TimingSimResult, ModelError> {
                 e.out += 1;
                 e.fp += u64::from(q.positive);
             }
-            filter.insert_u64(key);
             s.inserted(x);
         }
         e

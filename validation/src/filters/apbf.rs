@@ -343,13 +343,12 @@ impl ApbfFilter {
                 b,
             } => {
                 let part = block_bits / u64::from(b);
-                let bit = |i: u64| words[(i >> 6) as usize] >> (i & 63) & 1 == 1;
                 let sum: f64 = (0..blocks)
                     .map(|blk| {
                         (0..u64::from(b))
                             .map(|j| {
                                 let s = blk * block_bits + j * part;
-                                (s..s + part).filter(|&i| bit(i)).count() as f64 / part as f64
+                                ones_in(words, s, s + part) as f64 / part as f64
                             })
                             .product::<f64>()
                     })
@@ -360,12 +359,54 @@ impl ApbfFilter {
     }
 }
 
+/// Set bits of `words` (bit `i` is bit `i mod 64` of word `i/64`) at positions
+/// `start..end`: a popcount per word (a blocked segment's parts were counted bit by
+/// bit, a third of the APBF family's time).
+fn ones_in(words: &[u64], start: u64, end: u64) -> u64 {
+    let mut ones = 0;
+    let mut i = start;
+    while i < end {
+        let (w, lo) = ((i >> 6) as usize, i & 63);
+        let hi = (end - (i - lo)).min(64);
+        let word = words[w] >> lo;
+        let width = hi - lo;
+        let mask = if width == 64 {
+            u64::MAX
+        } else {
+            (1 << width) - 1
+        };
+        ones += u64::from((word & mask).count_ones());
+        i += width;
+    }
+    ones
+}
+
 /// Seed of the per-segment multipliers (fixed: the filter's seed is in `h2`).
 const SALT: u64 = 0xA5A5_A5A5_A5A5_A5A5;
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The popcount of a bit range equals counting its bits one by one, for ranges
+    /// inside a word, across words, word-aligned and empty.
+    #[test]
+    fn ones_in_a_range_counts_its_bits() {
+        let mut x = 11u64;
+        let words: Vec<u64> = (0..6)
+            .map(|_| {
+                x = crate::workload::mix(x);
+                x
+            })
+            .collect();
+        let bit = |i: u64| words[(i >> 6) as usize] >> (i & 63) & 1 == 1;
+        for start in 0..6 * 64 {
+            for end in start..=(6 * 64).min(start + 200) {
+                let want = (start..end).filter(|&i| bit(i)).count() as u64;
+                assert_eq!(ones_in(&words, start, end), want, "{start}..{end}");
+            }
+        }
+    }
 
     #[test]
     fn recent_insertions_are_always_found() {

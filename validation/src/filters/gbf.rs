@@ -106,6 +106,12 @@ impl GbfFilter {
     pub fn insert_u64(&mut self, key: u64) {
         let mut idx = [0u64; MAX_HASHES];
         let (r0, r1) = self.cells(key, &mut idx);
+        self.write(&idx, r0, r1);
+    }
+
+    /// Sets the cells `idx[r0..r0 + r1]` to 1, then the cells `idx[..r0]` to 0.
+    #[inline]
+    fn write(&mut self, idx: &[u64; MAX_HASHES], r0: usize, r1: usize) {
         for &i in &idx[r0..r0 + r1] {
             self.bits.set(i);
         }
@@ -118,6 +124,22 @@ impl GbfFilter {
     pub fn query_u64(&self, key: u64) -> GbfQuery {
         let mut idx = [0u64; MAX_HASHES];
         let (r0, r1) = self.cells(key, &mut idx);
+        self.observe(&idx, r0, r1)
+    }
+
+    /// Queries a key, then inserts it: [`Self::query_u64`] then [`Self::insert_u64`], with
+    /// the key's cells found once (a stream experiment asks both of every arrival).
+    pub fn query_then_insert_u64(&mut self, key: u64) -> GbfQuery {
+        let mut idx = [0u64; MAX_HASHES];
+        let (r0, r1) = self.cells(key, &mut idx);
+        let q = self.observe(&idx, r0, r1);
+        self.write(&idx, r0, r1);
+        q
+    }
+
+    /// The query of the cells `idx[..r0]` (`R_x,0`) and `idx[r0..r0 + r1]` (`R_x,1`).
+    #[inline]
+    fn observe(&self, idx: &[u64; MAX_HASHES], r0: usize, r1: usize) -> GbfQuery {
         let c0 = idx[..r0].iter().filter(|&&i| !self.bits.get(i)).count() as u32;
         let c1 = idx[r0..r0 + r1]
             .iter()
@@ -139,6 +161,23 @@ impl GbfFilter {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Querying then inserting in one call leaves the filter as the two calls do, and
+    /// answers as the query before the insertion (small `m`: repeated cells; `k = 30`).
+    #[test]
+    fn query_then_insert_is_the_query_then_the_insert() {
+        for (m, k) in [(64, 3), (4096, 30), (1 << 14, 2)] {
+            let p = GbfParams::new(m, k, k).unwrap();
+            let (mut a, mut b) = (GbfFilter::new(&p, 9), GbfFilter::new(&p, 9));
+            for i in 0..5000u64 {
+                let key = i % 700 + (i * 31) % 5;
+                let want = a.query_u64(key);
+                a.insert_u64(key);
+                assert_eq!(b.query_then_insert_u64(key), want);
+                assert_eq!(a.bits, b.bits);
+            }
+        }
+    }
 
     #[test]
     fn a_fresh_insert_answers_pos_and_decays() {

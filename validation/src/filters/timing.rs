@@ -134,10 +134,31 @@ impl BtbfFilter {
     /// Inserts a 64-bit key.
     pub fn insert_u64(&mut self, key: u64) {
         let h = self.hash.hash_u64(key);
-        let m = self.params.m();
-        for idx in h.indices(self.params.k(), m) {
+        for idx in h.indices(self.params.k(), self.params.m()) {
             self.set(idx, self.t_plus);
         }
+        self.advance();
+    }
+
+    /// Queries a 64-bit key, then inserts it: [`Self::query_u64`] then
+    /// [`Self::insert_u64`], with the key's timers found once (a stream experiment asks
+    /// both of every arrival).
+    pub fn query_then_insert_u64(&mut self, key: u64) -> BtbfQuery {
+        let mut idx = [0u64; 64];
+        let k = self.timers(key, &mut idx);
+        let q = self.observe(&mut idx[..k]);
+        // The same timers, in another order: each is set to the same `T_+`.
+        for &i in &idx[..k] {
+            self.set(i, self.t_plus);
+        }
+        self.advance();
+        q
+    }
+
+    /// The insertion's scan of expired timers and the clock's step (after its timers
+    /// were set).
+    fn advance(&mut self) {
+        let m = self.params.m();
         for _ in 0..self.scan_per_insert {
             let t = self.get(self.scan_pos);
             if t != self.mask && self.age(t) >= self.scan_expiry {
@@ -177,16 +198,27 @@ impl BtbfFilter {
 
     /// Queries a 64-bit key: the observation `(λ_x, c_x, r_x, b)` and the standard answer.
     pub fn query_u64(&self, key: u64) -> BtbfQuery {
-        let h = self.hash.hash_u64(key);
-        let k = self.params.k() as usize;
         let mut idx = [0u64; 64];
+        let k = self.timers(key, &mut idx);
+        self.observe(&mut idx[..k])
+    }
+
+    /// The key's `k` timer indices (with repeats) in `idx[..k]`; returns `k`.
+    #[inline]
+    fn timers(&self, key: u64, idx: &mut [u64; 64]) -> usize {
+        let h = self.hash.hash_u64(key);
         for (slot, i) in idx
             .iter_mut()
             .zip(h.indices(self.params.k(), self.params.m()))
         {
             *slot = i;
         }
-        let idx = &mut idx[..k];
+        self.params.k() as usize
+    }
+
+    /// The query of the timers `idx` (sorted in place).
+    #[inline]
+    fn observe(&self, idx: &mut [u64]) -> BtbfQuery {
         idx.sort_unstable();
         let limit = self.params.expiry_age(self.b);
         let (mut r, mut oldest, mut count, mut expired) = (0u32, 0u64, 0u32, 0u32);
@@ -287,6 +319,31 @@ impl SimpleBuffer {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Querying then inserting in one call answers as the query before the insertion
+    /// and leaves the timers, clock and scan where the two calls leave them (repeats:
+    /// a small `m`, and keys that come back).
+    #[test]
+    fn query_then_insert_is_the_query_then_the_insert() {
+        for (m, k, bpt, block, w) in [
+            (1000, 3, 7, 1, 50),
+            (64, 4, 5, 8, 100),
+            (5000, 6, 9, 16, 2000),
+        ] {
+            let p = BtbfParams::new(m, k, bpt, block, w, 1).unwrap();
+            let (mut a, mut b) = (BtbfFilter::new(&p, 4), BtbfFilter::new(&p, 4));
+            for i in 0..20_000u64 {
+                let key = (i * 7919) % 3001;
+                let want = a.query_u64(key);
+                a.insert_u64(key);
+                assert_eq!(b.query_then_insert_u64(key), want, "{m} {i}");
+                assert_eq!(
+                    (&a.words, a.t_plus, a.b, a.scan_pos),
+                    (&b.words, b.t_plus, b.b, b.scan_pos)
+                );
+            }
+        }
+    }
 
     #[test]
     fn packed_timers_roundtrip_across_word_boundaries() {

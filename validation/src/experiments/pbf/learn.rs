@@ -116,7 +116,9 @@ pub fn learn_online_with(
             .get_or_insert_with(|| HyperLogLog::with_hash(HLL_BITS, hasher))
             .add(&item)
     };
-    for &(a, t) in previous {
+    // An entry's adjacent copies (a trace logs each pair `1 + Poisson` times, one after
+    // another) are added once: adding an item again leaves a HyperLogLog as it was.
+    for &(a, t) in previous.chunk_by(|x, y| x == y).map(|run| &run[0]) {
         check::in_range("timestamp", t, 1..=tree.horizon())?;
         for level in 0..tree.levels() {
             let node = tree.node_of(level, t);
@@ -224,5 +226,32 @@ pub fn smooth_by_level(layout: &PbfLayout, frequency: &mut [f64], weight: f64) {
         slice
             .iter_mut()
             .for_each(|f| *f = (1.0 - weight) * *f + weight * mean);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::experiments::pbf::TraceSpec;
+
+    /// The previous day's adjacent copies of an entry are added once: the statistics
+    /// learned from a trace equal those from the trace with each copy written out three
+    /// times, and with its runs of copies taken once.
+    #[test]
+    fn copies_of_an_entry_change_nothing_learned() {
+        let spec = TraceSpec::edgar(0.002);
+        let trace = spec.generate(5).unwrap();
+        let once: Vec<(u64, u64)> = trace.chunk_by(|a, b| a == b).map(|r| r[0]).collect();
+        assert!(once.len() < trace.len(), "the trace has copies");
+        let thrice: Vec<(u64, u64)> = trace.iter().flat_map(|&e| [e; 3]).collect();
+        let training: Vec<(u64, u64)> = (1..200).map(|i| (i * 400, i * 400 + 127)).collect();
+        for variant in [Variant::Pbf1, Variant::Pbf2] {
+            let g = if variant == Variant::Pbf1 { 4 } else { 1 };
+            let layout = PbfLayout::new(variant, spec.horizon, g).unwrap();
+            let learned = |prev: &[(u64, u64)]| learn_online(&layout, prev, &training, 7).unwrap();
+            let want = learned(&trace);
+            assert_eq!(learned(&once), want, "{variant:?}");
+            assert_eq!(learned(&thrice), want, "{variant:?}");
+        }
     }
 }

@@ -286,8 +286,29 @@ impl PbfFilter {
             self.now = self.now.max(t);
         }
         for height in 0..self.heights.len() {
-            for (&(_, t), &h) in entries.iter().zip(&hashes) {
-                self.insert_at(height, h, t);
+            // A run of entries in one interval fills one filter: it is looked up (shape,
+            // salt, row) once per run, not once per entry.
+            let length = self.length(height);
+            let mut rest = entries.iter().zip(&hashes).peekable();
+            while let Some((&(_, t), &h)) = rest.next() {
+                let pos = (t - 1) / length;
+                let same = |&(&(_, u), _): &(&(u64, u64), &HashPair)| (u - 1) / length == pos;
+                match self.variant {
+                    Variant::Pbf1 => {
+                        let f = self.filter_mut(height, pos);
+                        f.insert(h);
+                        while let Some((_, &h)) = rest.next_if(same) {
+                            f.insert(h);
+                        }
+                    }
+                    Variant::Pbf2 => {
+                        let f = self.filter_mut(height, 0);
+                        f.insert(pair_hash(h, pos + 1));
+                        while let Some((_, &h)) = rest.next_if(same) {
+                            f.insert(pair_hash(h, pos + 1));
+                        }
+                    }
+                }
             }
         }
         if let Some(fine) = self.fine.as_mut() {
