@@ -223,7 +223,8 @@ impl PbfFilter {
         self.now = self.now.max(t);
         let h = self.scheme.hash_u64(key);
         for height in 0..self.heights.len() {
-            self.insert_at(height, h, t);
+            let pos = (t - 1) / self.length(height);
+            self.insert_run(height, pos, [h]);
         }
         if let Some(fine) = self.fine.as_mut() {
             fine.insert(pair_hash(h, t));
@@ -231,12 +232,20 @@ impl PbfFilter {
         Ok(())
     }
 
-    /// Inserts the item of hash `h` at time `t` into its interval's filter of `height`.
-    fn insert_at(&mut self, height: usize, h: HashPair, t: u64) {
-        let pos = (t - 1) / self.length(height);
+    /// Inserts the items of `hashes`, all of interval `pos` of `height`, into that
+    /// interval's filter, looked up (shape, salt, row) once.
+    fn insert_run(&mut self, height: usize, pos: u64, hashes: impl IntoIterator<Item = HashPair>) {
         match self.variant {
-            Variant::Pbf1 => self.filter_mut(height, pos).insert(h),
-            Variant::Pbf2 => self.filter_mut(height, 0).insert(pair_hash(h, pos + 1)),
+            Variant::Pbf1 => {
+                let f = self.filter_mut(height, pos);
+                hashes.into_iter().for_each(|h| f.insert(h));
+            }
+            Variant::Pbf2 => {
+                let f = self.filter_mut(height, 0);
+                hashes
+                    .into_iter()
+                    .for_each(|h| f.insert(pair_hash(h, pos + 1)));
+            }
         }
     }
 
@@ -286,29 +295,14 @@ impl PbfFilter {
             self.now = self.now.max(t);
         }
         for height in 0..self.heights.len() {
-            // A run of entries in one interval fills one filter: it is looked up (shape,
-            // salt, row) once per run, not once per entry.
+            // A run of entries in one interval fills one filter ([`Self::insert_run`]).
             let length = self.length(height);
             let mut rest = entries.iter().zip(&hashes).peekable();
             while let Some((&(_, t), &h)) = rest.next() {
                 let pos = (t - 1) / length;
                 let same = |&(&(_, u), _): &(&(u64, u64), &HashPair)| (u - 1) / length == pos;
-                match self.variant {
-                    Variant::Pbf1 => {
-                        let f = self.filter_mut(height, pos);
-                        f.insert(h);
-                        while let Some((_, &h)) = rest.next_if(same) {
-                            f.insert(h);
-                        }
-                    }
-                    Variant::Pbf2 => {
-                        let f = self.filter_mut(height, 0);
-                        f.insert(pair_hash(h, pos + 1));
-                        while let Some((_, &h)) = rest.next_if(same) {
-                            f.insert(pair_hash(h, pos + 1));
-                        }
-                    }
-                }
+                let run = std::iter::from_fn(|| rest.next_if(same).map(|(_, &h)| h));
+                self.insert_run(height, pos, std::iter::once(h).chain(run));
             }
         }
         if let Some(fine) = self.fine.as_mut() {
