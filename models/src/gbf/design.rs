@@ -188,7 +188,7 @@ impl GbfRequirement {
     pub const CLASSES: usize = 16;
 
     /// The steps of work [`design_observed`] reports: one per item class and band of
-    /// `K` ([`Self::bands`]: its age pieces and moments, most of the time) and one per
+    /// `K` (`K` to `1.5·K`: its age pieces and moments, most of the time) and one per
     /// `(k0, k1)` candidate.
     pub fn steps(&self) -> u64 {
         let cuts = self.prior.classes(Self::CLASSES).len() * Self::bands(self.k_max).len();
@@ -202,7 +202,7 @@ impl GbfRequirement {
     /// `K` alone, and each piece pays `Σ (K + 1)` powers for the band's moments; a narrow
     /// band cuts more often. Measured (`optimize gbf`, one thread): the Zipf(10^5),
     /// `w = 2^16`, `k_max = 12` bench case takes 3.0 s of CPU with one band per `K`,
-    /// 1.1-1.2 s at 1.5, 1.2-1.3 s at 2 and 3, 1.2 s with one band; the `k_max = 42`
+    /// 1.1-1.2 s at 1.5, 1.1-1.3 s at 2 and 3, 1.2 s with one band; the `k_max = 42`
     /// case 0.56, 0.33-0.37, 0.35, 0.38-0.40 and 1.1 s.
     fn bands(k_max: u32) -> Vec<std::ops::RangeInclusive<u32>> {
         let mut out = Vec::new();
