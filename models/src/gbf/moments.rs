@@ -207,8 +207,8 @@ impl ObservationSums {
     }
 }
 
-/// `acc[c] += scale · x^c · y^(n−c)` for `c = 0..=n` (`n = acc.len() − 1`; `scratch` as
-/// long as `acc`), by repeated multiplication in four interleaved chains
+/// `acc[c] += scale · x^c · y^(n−c)` for `c = 0..=n` (`n = acc.len() − 1`; `scratch` at
+/// least as long as `acc`), by repeated multiplication in four interleaved chains
 /// (`z^(j+4) = z^j · z^4`): suffix powers of `y` into `scratch` first, then prefix
 /// powers of `x`, each product added as it is formed. Four independent chains keep the
 /// multiplier busy where one chain waits on each product, and each power carries at
