@@ -306,6 +306,15 @@ impl GBase {
 }
 
 impl AgePosterior {
+    /// The same posterior with `G/F` from `g` (called only where it has one: not for a
+    /// [`Self::Fixed`] posterior).
+    fn with_g(mut self, g: impl FnOnce() -> GBase) -> Self {
+        if let Self::Inside { g: own, .. } | Self::Last { g: own, .. } = &mut self {
+            *own = g();
+        }
+        self
+    }
+
     /// The posterior for `c_x = c`.
     pub(crate) fn at(&self, model: &BtbfModel, c: u32) -> f64 {
         let fc = |g: &GBase| g.value(model, c);
@@ -622,29 +631,7 @@ impl BtbfModel {
         };
         let own = self.age_posterior(item, o.offset, lambda, o.touched);
         // `G` of the other form; every other term is the item's and the age's.
-        let other_g = || {
-            let a = (lambda - 1) * self.params.block_size + o.offset;
-            self.g_base_of(other, a)
-        };
-        let theirs = match own {
-            AgePosterior::Fixed(_) => own,
-            AgePosterior::Inside {
-                q, s_big_b, s_tail, ..
-            } => AgePosterior::Inside {
-                q,
-                s_big_b,
-                s_tail,
-                g: other_g(),
-            },
-            AgePosterior::Last {
-                num, q, s_big_b, ..
-            } => AgePosterior::Last {
-                num,
-                q,
-                s_big_b,
-                g: other_g(),
-            },
-        };
+        let theirs = own.with_g(|| self.g_base_of(other, self.later_insertions(o.offset, lambda)));
         (own.at(self, o.matching), theirs.at(self, o.matching))
     }
 
@@ -656,6 +643,12 @@ impl BtbfModel {
             ln_s,
             q_block: -(self.params.block_size as f64 * ln_s).exp_m1(),
         }
+    }
+
+    /// `a = (λ − 1)·B + b`: the insertions after the item's, at timer age `λ ≥ 1` and
+    /// offset `b`, where `G/F` is taken ([`Self::g_base`]).
+    fn later_insertions(&self, b: u64, lambda: u64) -> u64 {
+        (lambda - 1) * self.params.block_size + b
     }
 
     /// The terms of [`Self::posterior`] at age `λ` and offset `b` that do not depend on
@@ -688,7 +681,7 @@ impl BtbfModel {
             ));
         }
         let big_b = p.block_size;
-        let a = (lambda - 1) * big_b + b;
+        let a = self.later_insertions(b, lambda);
         let g = self.g_base(a);
         let q = item.q_block;
         let s_big_b = 1.0 - q;
