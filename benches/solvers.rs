@@ -11,7 +11,11 @@
 //! - planner: `--fp 0.05 --window 1e5 --allow-fn 0.1 --importance linear:1:50`, the same
 //!   at `--window 2000`, and `--fp 0.01 --initial-capacity 1e4 --max-items 1e6`;
 //! - `optimize rbf --messages 1e5 --fp 0.001 --phases 2` (the message-count search);
-//! - `optimize ibf --bits 1e5` for IBF3 and IBF5 (the policies with a dense chain);
+//! - `optimize ibf --bits 1e5` for IBF3 and IBF5 (the policies with a dense chain), and
+//!   with every policy (the MinImp ones solve a mean field for each of their best 8);
+//! - `optimize ibf --bits 20000 --member-share 0.2 --cost-fp 5` for IBF3 and IBF2: false
+//!   positives dear, so the best designs have many false negatives and the FN passes
+//!   are hardest to rule out;
 //! - `optimize gbf --bits-per-item 3 --window 1480 --prior zipf:393202 --penalties
 //!   fixed:12:12 --max-hashes 42`, `--bits-per-item 10 --window 65536 --prior
 //!   uniform:65536`, and `--bits-per-item 12 --prior zipf:100000` at that window (16
@@ -107,6 +111,10 @@ const ZIPF_2_16: &[&str] = &[
 /// `optimize` verbs at their worst documented inputs (module doc): name and flags.
 fn optimize_cases() -> Vec<(&'static str, Vec<&'static str>)> {
     let ibf = |policy| IBF.iter().copied().chain([policy]).collect();
+    let fp_dear = |policy| {
+        let flags = ["--bits", "20000", "--member-share", "0.2", "--cost-fp", "5"];
+        flags.into_iter().chain(["--policies", policy]).collect()
+    };
     vec![
         (
             "rbf/messages=1e5,fp=0.001,phases=2",
@@ -114,6 +122,9 @@ fn optimize_cases() -> Vec<(&'static str, Vec<&'static str>)> {
         ),
         ("ibf/bits=1e5,ibf3", ibf("ibf3")),
         ("ibf/bits=1e5,ibf5", ibf("ibf5")),
+        ("ibf/bits=2e4,fp-dear,ibf3", fp_dear("ibf3")),
+        ("ibf/bits=2e4,fp-dear,ibf2", fp_dear("ibf2")),
+        ("ibf/bits=1e5,all-policies", IBF[..IBF.len() - 1].to_vec()),
         (
             "gbf/bpi=3,window=1480,zipf,max-hashes=42",
             vec![

@@ -137,9 +137,19 @@ impl IbfRequirement {
     /// negatives where that does not apply), less `10⁻⁹` relative for rounding; `−∞` where
     /// that is not a number (so the pass is always made).
     fn cost_bound(&self, sol: &IbfSolution) -> f64 {
-        let fns = sol
-            .fn_lower_bound(self.age)
-            .unwrap_or_else(|| vec![0.0; self.importance.iter().count()]);
+        self.cost_bound_at(sol, sol.fn_lower_bound(self.age))
+    }
+
+    /// [`Self::cost_bound`] at the tighter [`IbfSolution::fn_coarse_lower_bound`] (a fifth
+    /// to three quarters of an FN pass).
+    fn coarse_cost_bound(&self, sol: &IbfSolution) -> f64 {
+        self.cost_bound_at(sol, sol.fn_coarse_lower_bound(self.age))
+    }
+
+    /// [`Self::cost_of`] at the FN lower bound `fns` (no false negatives if `None`), less
+    /// `10⁻⁹` relative; `−∞` where that is not a number.
+    fn cost_bound_at(&self, sol: &IbfSolution, fns: Option<Vec<f64>>) -> f64 {
+        let fns = fns.unwrap_or_else(|| vec![0.0; self.importance.iter().count()]);
         let bound = self.cost_of(sol.fp(), &fns) * (1.0 - 1e-9);
         if bound.is_nan() {
             f64::NEG_INFINITY
@@ -235,11 +245,11 @@ pub fn design_observed(
             "the IBF optimizer's false-negative pass (age × states)",
         )
     };
-    let exact_cost = |params: &IbfParams| -> Result<Option<f64>, ModelError> {
+    let exact_cost = |params: &IbfParams| -> Result<Option<(f64, IbfSolution)>, ModelError> {
         let Some(sol) = feasible(solve(params))? else {
             return Ok(None);
         };
-        Ok(Some(req.cost_of(sol.fp(), &fn_pass(&sol)?)))
+        Ok(Some((req.cost_of(sol.fp(), &fn_pass(&sol)?), sol)))
     };
     // First every grid point's stable point (a MinImp one by the threshold limit) and a
     // lower bound on its cost, then the FN passes in the order of those bounds
@@ -270,6 +280,9 @@ pub fn design_observed(
     let evaluated = solved.iter().flatten().count() as u64;
     let bounded = req.fn_cost_is_nonnegative();
     let pass_cost = |sol: &IbfSolution| Ok(req.cost_of(sol.fp(), &fn_pass(sol)?));
+    // The bounds hold when the FN cost is never negative; the tighter one refines them.
+    let refine = |sol: &IbfSolution| req.coarse_cost_bound(sol);
+    let refine = bounded.then_some(&refine);
     let of = |screened: bool, policy: Option<Policy>| -> Vec<usize> {
         (0..solved.len())
             .filter(|&j| {
@@ -284,9 +297,9 @@ pub fn design_observed(
         &solved,
         &of(false, None),
         1,
-        bounded,
         &step,
         pass_cost,
+        refine,
         &mut costs,
     )?;
     for &policy in &req.policies {
@@ -296,19 +309,23 @@ pub fn design_observed(
                 &solved,
                 &points,
                 SCREEN_KEEP,
-                bounded,
                 &step,
                 pass_cost,
+                refine,
                 &mut costs,
             )?;
         }
     }
-    let mut exact: Vec<(f64, IbfParams)> = Vec::new();
+    // The exact designs keep their solutions (the winner's metrics come from it).
+    let mut exact: Vec<(f64, IbfSolution)> = Vec::new();
     let mut screened: Vec<(f64, IbfParams)> = Vec::new();
     for (point, cost) in solved.into_iter().zip(costs) {
         if let (Some(s), Some(c)) = (point, cost) {
-            let list = if s.screen { &mut screened } else { &mut exact };
-            list.push((c, s.sol.params().clone()));
+            if s.screen {
+                screened.push((c, s.sol.params().clone()));
+            } else {
+                exact.push((c, s.sol));
+            }
         }
     }
     // Stable sort: equal screened costs keep grid order.
@@ -323,21 +340,22 @@ pub fn design_observed(
                 .map(|(_, p)| p.clone()),
         );
     }
-    let resolved: Vec<Option<(f64, IbfParams)>> = kept
+    let resolved: Vec<Option<(f64, IbfSolution)>> = kept
         .into_par_iter()
-        .map(|params| Ok(exact_cost(&params)?.map(|cost| (cost, params))))
+        .map(|params| exact_cost(&params))
         .collect::<Result<_, ModelError>>()?;
     exact.extend(resolved.into_iter().flatten());
     let best = exact
         .into_iter()
         .reduce(|best, c| if c.0 < best.0 { c } else { best });
-    let Some((cost, params)) = best else {
+    let Some((cost, sol)) = best else {
         return Err(ModelError::infeasible(
             format!("a filter within {} bits", req.bits),
             "no valid (policy, Max, K, P) on the grid fits",
         ));
     };
-    let metrics = solve(&params)?.metrics(req.age, req.member_share)?;
+    let metrics = sol.metrics(req.age, req.member_share)?;
+    let params = sol.params().clone();
     Ok(IbfDesign {
         params,
         metrics,
@@ -363,19 +381,25 @@ const BOUND_BATCH: usize = 8;
 /// that can be among the `keep` cheapest of them; the others are left `None`.
 ///
 /// The points are taken in order of their lower bound, [`BOUND_BATCH`] at a time on the
-/// rayon pool. When the FN cost is never negative (`bounded`) the bound holds, so once a
-/// point's bound exceeds the `keep`-th cheapest cost found, so do the costs of all after
-/// it and none of them is among the `keep` cheapest nor ties the last of them: their FN
-/// passes, most of the time of a design (issue 18: 8 of 576 made for IBF3 at 10⁵ bits),
-/// are not made. Ties with the bound are made, so the cheapest in grid order are the same
-/// as with every pass made. Calls `step()` once per point, made or not.
+/// rayon pool. When the FN cost is never negative the bounds hold (`refine` is given),
+/// so once a point's bound exceeds the `keep`-th cheapest cost found, so do the costs of
+/// all after it and none of them is among the `keep` cheapest nor ties the last of them:
+/// their FN passes, most of the time of a design (issue 18: 8 of 576 made for IBF3 at
+/// 10⁵ bits), are not made. Ties with the bound are made, so the cheapest in grid order
+/// are the same as with every pass made. Calls `step()` once per point, made or not.
+///
+/// After the first batch, the points its costs do not already rule out get the tighter
+/// bound `refine` (a fraction of a pass each) and are re-ordered by it: the first bound is
+/// weak where the best designs have many false negatives (issue 18: at `--bits 20000
+/// --member-share 0.2 --cost-fp 5`, IBF3 made 463 passes with it alone, 16 with both;
+/// refining only the point about to be passed, without re-ordering, made 82).
 fn bound_order(
     solved: &[Option<Solved>],
     points: &[usize],
     keep: usize,
-    bounded: bool,
     step: &(impl Fn() + Sync),
     cost: impl Fn(&IbfSolution) -> Result<f64, ModelError> + Sync,
+    refine: Option<&(impl Fn(&IbfSolution) -> f64 + Sync)>,
     costs: &mut [Option<f64>],
 ) -> Result<(), ModelError> {
     use rayon::prelude::*;
@@ -385,36 +409,53 @@ fn bound_order(
     order.sort_by(|a, b| a.1.total_cmp(&b.1));
     // The `keep` cheapest costs found, ascending.
     let mut cheapest: Vec<f64> = Vec::with_capacity(keep + 1);
-    let mut made = 0;
-    for batch in order.chunks(BOUND_BATCH) {
-        let limit = if cheapest.len() == keep {
+    let limit_of = |cheapest: &[f64]| {
+        if cheapest.len() == keep {
             cheapest[keep - 1]
         } else {
             f64::INFINITY
-        };
-        if bounded && batch[0].1 > limit {
+        }
+    };
+    let mut at = 0;
+    while at < order.len() {
+        let limit = limit_of(&cheapest);
+        if refine.is_some() && order[at].1 > limit {
             break;
         }
+        let batch = &order[at..(at + BOUND_BATCH).min(order.len())];
         let found: Vec<Option<(usize, f64)>> = batch
             .par_iter()
             .map(|&(j, bound)| {
                 let made = match &solved[j] {
-                    Some(s) if !bounded || bound <= limit => Some((j, cost(&s.sol)?)),
+                    Some(s) if refine.is_none() || bound <= limit => Some((j, cost(&s.sol)?)),
                     _ => None,
                 };
                 step();
                 Ok(made)
             })
             .collect::<Result<_, ModelError>>()?;
-        made += batch.len();
+        let first = at == 0;
+        at += batch.len();
         for (j, c) in found.into_iter().flatten() {
             costs[j] = Some(c);
             let at = cheapest.partition_point(|&x| x <= c);
             cheapest.insert(at, c);
             cheapest.truncate(keep);
         }
+        if let Some(refine) = refine.filter(|_| first) {
+            let limit = limit_of(&cheapest);
+            let rest = &mut order[at..];
+            rest.par_iter_mut().for_each(|(j, bound)| {
+                if *bound <= limit {
+                    if let Some(s) = &solved[*j] {
+                        *bound = bound.max(refine(&s.sol));
+                    }
+                }
+            });
+            rest.sort_by(|a, b| a.1.total_cmp(&b.1));
+        }
     }
-    (made..order.len()).for_each(|_| step());
+    (at..order.len()).for_each(|_| step());
     Ok(())
 }
 
