@@ -282,5 +282,26 @@ pub fn optimize(a: &OptimizeArgs) -> Result<Report, CliError> {
         .metric("standard_reset_hashes", s.params.k0())
         .metric("standard_set_hashes", s.params.k1())
         .metric("standard_expected_penalty", s.penalty.standard);
-    Ok(Report::single(row))
+    let mut report = Report::single(row);
+    let at_edge: Vec<&str> = [
+        ("reset_hashes", i.params.k0()),
+        ("set_hashes", i.params.k1()),
+        ("standard_reset_hashes", s.params.k0()),
+        ("standard_set_hashes", s.params.k1()),
+    ]
+    .into_iter()
+    .filter(|&(_, k)| k == req.k_max)
+    .map(|(name, _)| name)
+    .collect();
+    if !at_edge.is_empty() {
+        report.notes.push(format!(
+            "at --max-hashes {}: {}",
+            req.k_max,
+            at_edge.join(", ")
+        ));
+        report
+            .notes
+            .push("(the search's edge: a larger --max-hashes may lower the penalty)".into());
+    }
+    Ok(report)
 }

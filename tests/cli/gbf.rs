@@ -1,6 +1,6 @@
 //! `bfopt model|posterior|simulate gbf` (issue 6).
 
-use super::{assert_exit, json, json_out, words};
+use super::{assert_exit, json, json_out, run_ok, words};
 use bfopt_models::gbf::{posterior_balanced, GbfParams};
 use serde_json::Value;
 
@@ -106,6 +106,30 @@ fn optimize_gbf_small() {
     let std = m["standard_expected_penalty"].as_f64().unwrap();
     assert!(inf > 0.0 && inf < std, "{inf} vs {std}");
     assert_exit(&format!("{gbf} --max-hashes 0"), 2, &["--max-hashes"]);
+}
+
+/// A pick at `--max-hashes` is flagged under the table (the search may have stopped
+/// short), and only then; `-q` drops the note.
+#[test]
+fn optimize_gbf_flags_a_pick_at_the_search_edge() {
+    let gbf = "optimize gbf --bits-per-item 6 --window 512 --prior uniform:512";
+    let table = |line: &str| String::from_utf8(run_ok(line).get_output().stdout.clone()).unwrap();
+    let edge = "(the search's edge: a larger --max-hashes may lower the penalty)";
+    let every = table(&format!("{gbf} --max-hashes 1"));
+    assert!(
+        every.contains("at --max-hashes 1: reset_hashes, set_hashes, standard_reset_hashes, standard_set_hashes"),
+        "{every}"
+    );
+    assert!(every.contains(edge));
+    // At 4 the inferential pick is (4, 4) and the standard one is inside the grid.
+    let inferential = table(&format!("{gbf} --max-hashes 4"));
+    assert!(
+        inferential.contains("at --max-hashes 4: reset_hashes, set_hashes\n"),
+        "{inferential}"
+    );
+    let inside = table(&format!("{gbf} --max-hashes 12"));
+    assert!(!inside.contains("--max-hashes 12:"), "{inside}");
+    assert!(!table(&format!("{gbf} --max-hashes 4 -q")).contains(edge));
 }
 
 /// `bfopt model gbf --format json`, field by field (unknown keys fail).
