@@ -173,8 +173,9 @@ impl ClassicFilter {
     ///
     /// The partitioned layout and blocks other than a cache line are out of line
     /// ([`Self::insert_other`]): their registers made every call of an item-by-item
-    /// insertion save and restore six, which halved the blocked filter's throughput at
-    /// 2^30 bits, where it lives on the items in flight (issue 18).
+    /// insertion save and restore six, which cost the blocked filter a third of its
+    /// insertions per second at 2^30 bits, where it lives on the items in flight
+    /// (issue 18).
     #[inline]
     pub fn insert_hash(&mut self, h: HashPair) {
         match self.layout {
