@@ -212,11 +212,18 @@ impl ApbfFilter {
                 let x = h.index(p, u64::MAX);
                 let block_start = reduce(x, blocks) * block_bits;
                 let part = block_bits / u64::from(b);
-                let mut offsets = InBlock::new(h.h2.wrapping_mul(salt), x, part);
-                (0..b).all(|j| {
-                    let bit = block_start + u64::from(j) * part + offsets.next_index();
-                    f(start + (bit >> 6) as usize, 1 << (bit & 63))
-                })
+                // `all && f(..)`: no call after the first `false`, as `Iterator::all`;
+                // the fold spares the per-position check for a used-up word.
+                let (_, all) = InBlock::new(h.h2.wrapping_mul(salt), x, part).fold(
+                    b,
+                    (block_start, true),
+                    |(part_start, all), offset| {
+                        let bit = part_start + offset;
+                        let all = all && f(start + (bit >> 6) as usize, 1 << (bit & 63));
+                        (part_start + part, all)
+                    },
+                );
+                all
             }
         }
     }

@@ -170,6 +170,12 @@ impl ClassicFilter {
     }
 
     /// Inserts by a precomputed hash.
+    ///
+    /// The partitioned layout and blocks other than a cache line are out of line
+    /// ([`Self::insert_other`]): their registers made every call of an item-by-item
+    /// insertion save and restore six, which cost the blocked filter a third of its
+    /// insertions per second at 2^30 bits, where it lives on the items in flight
+    /// (issue 18).
     #[inline]
     pub fn insert_hash(&mut self, h: HashPair) {
         match self.layout {
@@ -178,55 +184,72 @@ impl ClassicFilter {
                     self.bits.set(idx);
                 }
             }
+            Layout::Blocked { .. } if self.unit == LINE_BITS => {
+                // One aligned cache line: one bounds check, then masked word indices.
+                let line = self.bits.line_mut(h.block(self.blocks) as usize);
+                h.in_block(LINE_BITS).fold(self.k, (), |(), p| {
+                    line[(p >> 6) as usize & 7] |= 1 << (p & 63);
+                });
+            }
+            _ => self.insert_other(h),
+        }
+    }
+
+    /// [`Self::insert_hash`] for the partitioned layout and blocks other than a line.
+    #[inline(never)]
+    fn insert_other(&mut self, h: HashPair) {
+        match self.layout {
             Layout::Partitioned => {
                 for i in 0..self.k {
                     self.bits
                         .set(u64::from(i) * self.unit + h.index(i, self.unit));
                 }
             }
-            Layout::Blocked { .. } if self.unit == LINE_BITS => {
-                // One aligned cache line: one bounds check, then masked word indices.
-                let line = self.bits.line_mut(h.block(self.blocks) as usize);
-                let mut pos = h.in_block(LINE_BITS);
-                for _ in 0..self.k {
-                    let p = pos.next_index();
-                    line[(p >> 6) as usize & 7] |= 1 << (p & 63);
-                }
-            }
             Layout::Blocked { .. } => {
                 let base = h.block(self.blocks) * self.unit;
-                let mut pos = h.in_block(self.unit);
-                for _ in 0..self.k {
-                    self.bits.set(base + pos.next_index());
-                }
+                let bits = &mut self.bits;
+                h.in_block(self.unit)
+                    .fold(self.k, (), |(), p| bits.set(base + p));
             }
+            Layout::Standard => unreachable!("inserted by insert_hash"),
         }
     }
 
     /// Queries by a precomputed hash (standard and partitioned stop at the first 0 bit).
+    /// Out of line as in [`Self::insert_hash`]: [`Self::contains_other`].
     #[inline]
     pub fn contains_hash(&self, h: HashPair) -> bool {
         match self.layout {
             Layout::Standard => h.indices(self.k, self.unit).all(|i| self.bits.get(i)),
+            // The k bits sit in one block (one cache line for 512 bits): testing them
+            // all without branching beats stopping at the first 0. Bit 0 of the AND of the
+            // words shifted to each position is the answer (a bit test and a flag per
+            // position took one instruction more).
+            Layout::Blocked { .. } if self.unit == LINE_BITS => {
+                let line = self.bits.line(h.block(self.blocks) as usize);
+                let all = h.in_block(LINE_BITS).fold(self.k, 1, |all, p| {
+                    all & line[(p >> 6) as usize & 7] >> (p & 63)
+                });
+                all & 1 == 1
+            }
+            _ => self.contains_other(h),
+        }
+    }
+
+    /// [`Self::contains_hash`] for the partitioned layout and blocks other than a line.
+    #[inline(never)]
+    fn contains_other(&self, h: HashPair) -> bool {
+        match self.layout {
             Layout::Partitioned => (0..self.k).all(|i| {
                 self.bits
                     .get(u64::from(i) * self.unit + h.index(i, self.unit))
             }),
-            // The k bits sit in one block (one cache line for 512 bits): testing them
-            // all without branching beats stopping at the first 0.
-            Layout::Blocked { .. } if self.unit == LINE_BITS => {
-                let line = self.bits.line(h.block(self.blocks) as usize);
-                let mut pos = h.in_block(LINE_BITS);
-                (0..self.k).fold(true, |all, _| {
-                    let p = pos.next_index();
-                    all & (line[(p >> 6) as usize & 7] >> (p & 63) & 1 == 1)
-                })
-            }
             Layout::Blocked { .. } => {
                 let base = h.block(self.blocks) * self.unit;
-                let mut pos = h.in_block(self.unit);
-                (0..self.k).fold(true, |all, _| all & self.bits.get(base + pos.next_index()))
+                h.in_block(self.unit)
+                    .fold(self.k, true, |all, p| all & self.bits.get(base + p))
             }
+            Layout::Standard => unreachable!("answered by contains_hash"),
         }
     }
 
