@@ -192,9 +192,9 @@ impl InBlock {
     /// The rest of a word takes a loop of `left` turns: `per_word` for a fresh or
     /// refilled word, a constant for a constant `range` (7 for 512-bit blocks), which the
     /// compiler unrolls without a test per position. Only the last, partial word counts
-    /// its turns.
+    /// its turns. (Not `Iterator::fold`, which would fold the endless stream.)
     #[inline]
-    pub fn fold<B>(mut self, k: u32, init: B, mut f: impl FnMut(B, u64) -> B) -> B {
+    pub fn fold_next<B>(mut self, k: u32, init: B, mut f: impl FnMut(B, u64) -> B) -> B {
         let mut acc = init;
         let mut todo = k;
         loop {
@@ -249,7 +249,7 @@ impl Iterator for InBlock {
 }
 
 /// `⌊63 / b⌋` for `b` bits per digit (a table: no division per item), and 1 for
-/// `b = 64` (a range above 2^63: one digit per word, so that [`InBlock::fold`] advances;
+/// `b = 64` (a range above 2^63: one digit per word, so that [`InBlock::fold_next`] advances;
 /// [`InBlock::next_index`] used to underflow its count there).
 const DIGITS_PER_WORD: [u8; 65] = {
     let mut t = [0u8; 65];
@@ -386,7 +386,7 @@ mod tests {
     /// The fold visits the positions of `next_index`, across word boundaries, from a
     /// fresh or a partly used word, for power-of-two and other ranges.
     #[test]
-    fn in_block_fold_gives_the_positions_of_next_index() {
+    fn in_block_fold_next_gives_the_positions_of_next_index() {
         let h = HashScheme::new(17).hash_u64(123);
         for range in [1u64, 2, 3, 64, 192, 512, 4032, 4096, 1 << 20, (1 << 63) + 1] {
             for used in [0usize, 1, 6, 7] {
@@ -394,7 +394,7 @@ mod tests {
                     let mut it = h.in_block(range);
                     let skipped: Vec<u64> = (0..used).map(|_| it.next_index()).collect();
                     let want: Vec<u64> = it.clone().take(k as usize).collect();
-                    let got = it.fold(k, Vec::new(), |mut v, p| {
+                    let got = it.fold_next(k, Vec::new(), |mut v, p| {
                         v.push(p);
                         v
                     });

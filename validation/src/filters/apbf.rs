@@ -214,7 +214,7 @@ impl ApbfFilter {
                 let part = block_bits / u64::from(b);
                 // `all && f(..)`: no call after the first `false`, as `Iterator::all`;
                 // the fold spares the per-position check for a used-up word.
-                let (_, all) = InBlock::new(h.h2.wrapping_mul(salt), x, part).fold(
+                let (_, all) = InBlock::new(h.h2.wrapping_mul(salt), x, part).fold_next(
                     b,
                     (block_start, true),
                     |(part_start, all), offset| {

@@ -187,7 +187,7 @@ impl ClassicFilter {
             Layout::Blocked { .. } if self.unit == LINE_BITS => {
                 // One aligned cache line: one bounds check, then masked word indices.
                 let line = self.bits.line_mut(h.block(self.blocks) as usize);
-                h.in_block(LINE_BITS).fold(self.k, (), |(), p| {
+                h.in_block(LINE_BITS).fold_next(self.k, (), |(), p| {
                     line[(p >> 6) as usize & 7] |= 1 << (p & 63);
                 });
             }
@@ -209,7 +209,7 @@ impl ClassicFilter {
                 let base = h.block(self.blocks) * self.unit;
                 let bits = &mut self.bits;
                 h.in_block(self.unit)
-                    .fold(self.k, (), |(), p| bits.set(base + p));
+                    .fold_next(self.k, (), |(), p| bits.set(base + p));
             }
             Layout::Standard => unreachable!("inserted by insert_hash"),
         }
@@ -227,7 +227,7 @@ impl ClassicFilter {
             // position took one instruction more).
             Layout::Blocked { .. } if self.unit == LINE_BITS => {
                 let line = self.bits.line(h.block(self.blocks) as usize);
-                let all = h.in_block(LINE_BITS).fold(self.k, 1, |all, p| {
+                let all = h.in_block(LINE_BITS).fold_next(self.k, 1, |all, p| {
                     all & line[(p >> 6) as usize & 7] >> (p & 63)
                 });
                 all & 1 == 1
@@ -247,7 +247,7 @@ impl ClassicFilter {
             Layout::Blocked { .. } => {
                 let base = h.block(self.blocks) * self.unit;
                 h.in_block(self.unit)
-                    .fold(self.k, true, |all, p| all & self.bits.get(base + p))
+                    .fold_next(self.k, true, |all, p| all & self.bits.get(base + p))
             }
             Layout::Standard => unreachable!("answered by contains_hash"),
         }
