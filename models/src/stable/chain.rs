@@ -136,6 +136,19 @@ impl Counted {
 }
 
 impl BackwardPlan {
+    /// `T^steps·e_0` by `steps` backward steps: entry `s` is the probability of being
+    /// zero `steps` insertions after state `s`.
+    pub fn zero_after(&mut self, steps: u64) -> Vec<f64> {
+        let mut b = vec![0.0; self.dec.len()];
+        let mut next = b.clone();
+        b[0] = 1.0;
+        for _ in 0..steps {
+            self.apply(&b, &mut next);
+            std::mem::swap(&mut b, &mut next);
+        }
+        b
+    }
+
     /// Writes `T·b` into `out`.
     pub fn apply(&mut self, b: &[f64], out: &mut [f64]) {
         if let Some(counted) = &mut self.counted {
@@ -677,17 +690,12 @@ impl CellChain {
         };
         // A set from level `j` (0: the zero cell) leads to `up(min(g_j + i, C))`.
         let counter = |j: usize| if j == 0 { 0 } else { levels[j - 1] };
-        let mut plan = coarse.backward_plan_by(|j, v, imp| {
-            let c = (counter(j) + imp).min(cap);
-            coarse.encode(v, up[c as usize] as u32 + 1)
-        });
-        let mut b = vec![0.0; coarse.states()];
-        let mut next = b.clone();
-        b[0] = 1.0;
-        for _ in 0..steps {
-            plan.apply(&b, &mut next);
-            std::mem::swap(&mut b, &mut next);
-        }
+        let b = coarse
+            .backward_plan_by(|j, v, imp| {
+                let c = (counter(j) + imp).min(cap);
+                coarse.encode(v, up[c as usize] as u32 + 1)
+            })
+            .zero_after(steps);
         Some(
             (0..self.states())
                 .map(|s| {
@@ -755,15 +763,7 @@ impl CellChain {
         if let Some(law) = path.uniformized {
             return self.zero_after_uniformized(law);
         }
-        let mut plan = self.backward_plan();
-        let mut b = vec![0.0; self.states()];
-        let mut next = b.clone();
-        b[0] = 1.0;
-        for _ in 0..steps {
-            plan.apply(&b, &mut next);
-            std::mem::swap(&mut b, &mut next);
-        }
-        b
+        self.backward_plan().zero_after(steps)
     }
 
     /// How [`Self::zero_after`] computes `T^steps·e_0`, and its work units.
