@@ -438,8 +438,8 @@ fn bound_order(
         at += batch.len();
         for (j, c) in found.into_iter().flatten() {
             costs[j] = Some(c);
-            let at = cheapest.partition_point(|&x| x <= c);
-            cheapest.insert(at, c);
+            let rank = cheapest.partition_point(|&x| x <= c);
+            cheapest.insert(rank, c);
             cheapest.truncate(keep);
         }
         if let Some(refine) = refine.filter(|_| first) {
