@@ -396,27 +396,37 @@ impl CellChain {
         for &(v, imp, w) in &self.sets {
             acc[self.set_target(0, v, imp)] += a * w;
         }
+        // Level `c`'s states are `1 + (c − 1)·Max ..`, value 1 first.
+        let first = |c: u32| 1 + (c as usize - 1) * max as usize;
         for c in 1..cap {
-            for v in (1..=max).rev() {
-                let s = self.encode(v, c);
+            let level = first(c)..first(c) + max as usize;
+            for s in level.clone().rev() {
                 let mut inflow = acc[s];
-                if v < max {
-                    let up = self.encode(v + 1, c);
-                    inflow += x[up] * self.dec[up] * (1.0 - a);
+                if s + 1 < level.end {
+                    inflow += x[s + 1] * self.dec[s + 1] * (1.0 - a);
                 }
                 let d = self.dec[s];
                 x[s] = inflow / (a + d * (1.0 - a));
             }
             // Push this level's sets (from non-zero post-deletion states) upward.
-            let mass: f64 = (1..=max)
-                .map(|v| {
-                    let s = self.encode(v, c);
-                    let d = self.dec[s];
-                    x[s] * if v >= 2 { 1.0 } else { 1.0 - d }
+            let mass: f64 = level
+                .clone()
+                .map(|s| {
+                    x[s] * if s > level.start {
+                        1.0
+                    } else {
+                        1.0 - self.dec[s]
+                    }
                 })
                 .sum();
+            let ma = mass * a;
             for &(v, imp, w) in &self.sets {
-                acc[self.encode(v, (c + imp).min(cap))] += mass * a * w;
+                let t = if v == 0 {
+                    0
+                } else {
+                    first((c + imp).min(cap)) + v as usize - 1
+                };
+                acc[t] += ma * w;
             }
         }
         // Saturated level: x = acc + x·T_CC. Solved without subtractions (the chance of
