@@ -396,10 +396,9 @@ impl CellChain {
         for &(v, imp, w) in &self.sets {
             acc[self.set_target(0, v, imp)] += a * w;
         }
-        // Level `c`'s states are `1 + (c − 1)·Max ..`, value 1 first.
-        let first = |c: u32| 1 + (c as usize - 1) * max as usize;
         for c in 1..cap {
-            let level = first(c)..first(c) + max as usize;
+            // Level `c`'s states, value 1 first.
+            let level = self.encode(1, c)..self.encode(max, c) + 1;
             for s in level.clone().rev() {
                 let mut inflow = acc[s];
                 if s + 1 < level.end {
@@ -421,12 +420,7 @@ impl CellChain {
                 .sum();
             let ma = mass * a;
             for &(v, imp, w) in &self.sets {
-                let t = if v == 0 {
-                    0
-                } else {
-                    first((c + imp).min(cap)) + v as usize - 1
-                };
-                acc[t] += ma * w;
+                acc[self.encode(v, (c + imp).min(cap))] += ma * w;
             }
         }
         // Saturated level: x = acc + x·T_CC. Solved without subtractions (the chance of
