@@ -245,108 +245,112 @@ pub fn design_observed(
             "the IBF optimizer's false-negative pass (age × states)",
         )
     };
-    let exact_cost = |params: &IbfParams| -> Result<Option<(f64, IbfSolution)>, ModelError> {
-        let Some(sol) = feasible(solve(params))? else {
-            return Ok(None);
+    let solved_at = |params: IbfParams, screen: bool| -> Result<Option<Solved>, ModelError> {
+        let sol = if screen {
+            feasible(solve_screen(&params))?
+        } else {
+            feasible(solve(&params))?
         };
-        Ok(Some((req.cost_of(sol.fp(), &fn_pass(&sol)?), sol)))
+        Ok(sol.map(|sol| Solved {
+            bound: req.cost_bound(&sol),
+            sol,
+            screen,
+        }))
     };
     // First every grid point's stable point (a MinImp one by the threshold limit) and a
-    // lower bound on its cost, then the FN passes in the order of those bounds
-    // (`bound_order`): of the exact designs until none can be the cheapest, of each MinImp
-    // policy's screened ones until none can be among its best [`SCREEN_KEEP`].
-    let solved: Vec<Option<Solved>> = grid
+    // lower bound on its cost; then the FN passes in the order of those bounds
+    // (`bound_order`): of each MinImp policy's screened designs until none can be among
+    // its best [`SCREEN_KEEP`], and, with those re-solved exactly, of all exact designs
+    // until none can be the cheapest.
+    let mut solved: Vec<Option<Solved>> = grid
         .into_par_iter()
         .map(|(policy, m, k, max, p)| {
             let screen = policy.delete() == Delete::MinImp;
-            let sol = match IbfParams::new(policy, m, k, max, p, req.importance.clone()) {
-                Ok(params) if screen => feasible(solve_screen(&params))?,
-                Ok(params) => feasible(solve(&params))?,
+            let point = match IbfParams::new(policy, m, k, max, p, req.importance.clone()) {
+                Ok(params) => solved_at(params, screen)?,
                 Err(_) => None,
             };
-            Ok(match sol {
-                Some(sol) => Some(Solved {
-                    bound: req.cost_bound(&sol),
-                    sol,
-                    screen,
-                }),
-                None => {
-                    step();
-                    None
-                }
-            })
+            if point.is_none() {
+                step();
+            }
+            Ok(point)
         })
         .collect::<Result<_, ModelError>>()?;
     let evaluated = solved.iter().flatten().count() as u64;
+    let grid_points = solved.len();
     let bounded = req.fn_cost_is_nonnegative();
     let pass_cost = |sol: &IbfSolution| Ok(req.cost_of(sol.fp(), &fn_pass(sol)?));
     // The bounds hold when the FN cost is never negative; the tighter one refines them.
     let refine = |sol: &IbfSolution| req.coarse_cost_bound(sol);
     let refine = bounded.then_some(&refine);
-    let of = |screened: bool, policy: Option<Policy>| -> Vec<usize> {
+    let of = |solved: &[Option<Solved>], screened: bool, policy: Option<Policy>| {
         (0..solved.len())
             .filter(|&j| {
                 solved[j].as_ref().is_some_and(|s| {
                     s.screen == screened && policy.is_none_or(|p| s.sol.params().policy() == p)
                 })
             })
-            .collect()
+            .collect::<Vec<usize>>()
+    };
+    // One progress step per grid point: the re-solved designs come after the grid.
+    let grid_step = |j: usize| {
+        if j < grid_points {
+            step();
+        }
     };
     let mut costs = vec![None; solved.len()];
-    bound_order(
-        &solved,
-        &of(false, None),
-        1,
-        &step,
-        pass_cost,
-        refine,
-        &mut costs,
-    )?;
+    let mut kept: Vec<IbfParams> = Vec::new();
     for &policy in &req.policies {
         if policy.delete() == Delete::MinImp {
-            let points = of(true, Some(policy));
+            let points = of(&solved, true, Some(policy));
             bound_order(
                 &solved,
                 &points,
                 SCREEN_KEEP,
-                &step,
+                &grid_step,
                 pass_cost,
                 refine,
                 &mut costs,
             )?;
-        }
-    }
-    // The exact designs keep their solutions (the winner's metrics come from it).
-    let mut exact: Vec<(f64, IbfSolution)> = Vec::new();
-    let mut screened: Vec<(f64, IbfParams)> = Vec::new();
-    for (point, cost) in solved.into_iter().zip(costs) {
-        if let (Some(s), Some(c)) = (point, cost) {
-            if s.screen {
-                screened.push((c, s.sol.params().clone()));
-            } else {
-                exact.push((c, s.sol));
-            }
-        }
-    }
-    // Stable sort: equal screened costs keep grid order.
-    screened.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let mut kept: Vec<IbfParams> = Vec::new();
-    for policy in &req.policies {
-        kept.extend(
-            screened
+            // Stable sort: equal screened costs keep grid order.
+            let mut screened: Vec<(f64, usize)> = points
                 .iter()
-                .filter(|(_, p)| p.policy() == *policy)
-                .take(SCREEN_KEEP)
-                .map(|(_, p)| p.clone()),
-        );
+                .filter_map(|&j| costs[j].map(|c| (c, j)))
+                .collect();
+            screened.sort_by(|a, b| a.0.total_cmp(&b.0));
+            kept.extend(
+                screened
+                    .iter()
+                    .take(SCREEN_KEEP)
+                    .filter_map(|&(_, j)| solved[j].as_ref().map(|s| s.sol.params().clone())),
+            );
+        }
     }
-    let resolved: Vec<Option<(f64, IbfSolution)>> = kept
+    // The re-solved MinImp designs join the exact ones after the grid, so that ties still
+    // go to the grid's exact designs first.
+    let resolved: Vec<Option<Solved>> = kept
         .into_par_iter()
-        .map(|params| exact_cost(&params))
+        .map(|params| solved_at(params, false))
         .collect::<Result<_, ModelError>>()?;
-    exact.extend(resolved.into_iter().flatten());
-    let best = exact
+    solved.extend(resolved);
+    costs.resize(solved.len(), None);
+    bound_order(
+        &solved,
+        &of(&solved, false, None),
+        1,
+        &grid_step,
+        pass_cost,
+        refine,
+        &mut costs,
+    )?;
+    // The winner keeps its solution (its metrics come from it).
+    let best = solved
         .into_iter()
+        .zip(costs)
+        .filter_map(|(point, cost)| match (point, cost) {
+            (Some(s), Some(c)) if !s.screen => Some((c, s.sol)),
+            _ => None,
+        })
         .reduce(|best, c| if c.0 < best.0 { c } else { best });
     let Some((cost, sol)) = best else {
         return Err(ModelError::infeasible(
@@ -380,83 +384,132 @@ const BOUND_BATCH: usize = 8;
 /// Writes to `costs[j]` the cost, by `cost` (its FN pass), of each point `j` of `points`
 /// that can be among the `keep` cheapest of them; the others are left `None`.
 ///
-/// The points are taken in order of their lower bound, [`BOUND_BATCH`] at a time on the
+/// The points are taken best first by their lower bound, [`BOUND_BATCH`] at a time on the
 /// rayon pool. When the FN cost is never negative the bounds hold (`refine` is given),
-/// so once a point's bound exceeds the `keep`-th cheapest cost found, so do the costs of
-/// all after it and none of them is among the `keep` cheapest nor ties the last of them:
-/// their FN passes, most of the time of a design (issue 18: 8 of 576 made for IBF3 at
-/// 10⁵ bits), are not made. Ties with the bound are made, so the cheapest in grid order
-/// are the same as with every pass made. Calls `step()` once per point, made or not.
+/// so once the least bound left exceeds the `keep`-th cheapest cost found, so do the
+/// costs of all points left and none of them is among the `keep` cheapest nor ties the
+/// last of them: their FN passes, most of the time of a design (issue 18: 8 of 576 made
+/// for IBF3 at 10⁵ bits), are not made. Ties with the bound are made, so the cheapest in
+/// grid order are the same as with every pass made. Calls `step(j)` once per point `j`,
+/// made or not.
 ///
-/// After the first batch, the points its costs do not already rule out get the tighter
-/// bound `refine` (a fraction of a pass each) and are re-ordered by it: the first bound is
-/// weak where the best designs have many false negatives (issue 18: at `--bits 20000
-/// --member-share 0.2 --cost-fp 5`, IBF3 made 463 passes with it alone, 16 with both;
-/// refining only the point about to be passed, without re-ordering, made 82).
+/// Once `keep` costs are known, a point taken with only its first bound gets the tighter
+/// bound `refine` (a fraction of a pass) and goes back among the others at it; it is
+/// passed when taken again. The first bound is weak where the best designs have many
+/// false negatives (issue 18: at `--bits 20000 --member-share 0.2 --cost-fp 5`, IBF3 made
+/// 463 passes with it alone). Refining lazily, only the points that reach the front, is
+/// what keeps it cheap where many policies compete: refining every point the first
+/// batch did not rule out cost 1.4 s of CPU on the 1,152 IBF3 and IBF5 designs of
+/// `optimize ibf --bits 1e5` with every policy, whose winner (an SBF) rules out nearly
+/// all of them at once.
 fn bound_order(
     solved: &[Option<Solved>],
     points: &[usize],
     keep: usize,
-    step: &(impl Fn() + Sync),
+    step: &(impl Fn(usize) + Sync),
     cost: impl Fn(&IbfSolution) -> Result<f64, ModelError> + Sync,
     refine: Option<&(impl Fn(&IbfSolution) -> f64 + Sync)>,
     costs: &mut [Option<f64>],
 ) -> Result<(), ModelError> {
     use rayon::prelude::*;
-    let bound_of = |j: usize| solved[j].as_ref().map_or(f64::INFINITY, |s| s.bound);
-    let mut order: Vec<(usize, f64)> = points.iter().map(|&j| (j, bound_of(j))).collect();
-    // Stable: equal bounds keep grid order.
-    order.sort_by(|a, b| a.1.total_cmp(&b.1));
+    use std::collections::BinaryHeap;
+    let mut front: BinaryHeap<Pending> = points
+        .iter()
+        .map(|&j| Pending {
+            bound: solved[j].as_ref().map_or(f64::INFINITY, |s| s.bound),
+            j,
+            refined: refine.is_none(),
+        })
+        .collect();
     // The `keep` cheapest costs found, ascending.
     let mut cheapest: Vec<f64> = Vec::with_capacity(keep + 1);
-    let limit_of = |cheapest: &[f64]| {
-        if cheapest.len() == keep {
+    loop {
+        let limit = if cheapest.len() == keep {
             cheapest[keep - 1]
         } else {
             f64::INFINITY
+        };
+        let mut batch = Vec::with_capacity(BOUND_BATCH);
+        while batch.len() < BOUND_BATCH {
+            match front.peek() {
+                Some(p) if refine.is_none() || p.bound <= limit => batch.extend(front.pop()),
+                _ => break,
+            }
         }
-    };
-    let mut at = 0;
-    while at < order.len() {
-        let limit = limit_of(&cheapest);
-        if refine.is_some() && order[at].1 > limit {
+        if batch.is_empty() {
             break;
         }
-        let batch = &order[at..(at + BOUND_BATCH).min(order.len())];
-        let found: Vec<Option<(usize, f64)>> = batch
-            .par_iter()
-            .map(|&(j, bound)| {
-                let made = match &solved[j] {
-                    Some(s) if refine.is_none() || bound <= limit => Some((j, cost(&s.sol)?)),
-                    _ => None,
+        // Before `keep` costs are known no bound can rule a point out: pass it.
+        let refine_now = refine.filter(|_| limit.is_finite());
+        // Each point comes back refined, or with its cost (`None` if it has no solution).
+        let outcomes: Vec<Result<Pending, (usize, Option<f64>)>> = batch
+            .into_par_iter()
+            .map(|p| {
+                let Some(s) = &solved[p.j] else {
+                    return Ok(Err((p.j, None)));
                 };
-                step();
-                Ok(made)
+                Ok(match refine_now {
+                    Some(refine) if !p.refined => Ok(Pending {
+                        bound: p.bound.max(refine(&s.sol)),
+                        refined: true,
+                        ..p
+                    }),
+                    _ => Err((p.j, Some(cost(&s.sol)?))),
+                })
             })
             .collect::<Result<_, ModelError>>()?;
-        let first = at == 0;
-        at += batch.len();
-        for (j, c) in found.into_iter().flatten() {
-            costs[j] = Some(c);
-            let rank = cheapest.partition_point(|&x| x <= c);
-            cheapest.insert(rank, c);
-            cheapest.truncate(keep);
-        }
-        if let Some(refine) = refine.filter(|_| first) {
-            let limit = limit_of(&cheapest);
-            let rest = &mut order[at..];
-            rest.par_iter_mut().for_each(|(j, bound)| {
-                if *bound <= limit {
-                    if let Some(s) = &solved[*j] {
-                        *bound = bound.max(refine(&s.sol));
+        for outcome in outcomes {
+            match outcome {
+                Ok(p) => front.push(p),
+                Err((j, c)) => {
+                    step(j);
+                    costs[j] = c;
+                    if let Some(c) = c {
+                        let rank = cheapest.partition_point(|&x| x <= c);
+                        cheapest.insert(rank, c);
+                        cheapest.truncate(keep);
                     }
                 }
-            });
-            rest.sort_by(|a, b| a.1.total_cmp(&b.1));
+            }
         }
     }
-    (at..order.len()).for_each(|_| step());
+    front.iter().for_each(|p| step(p.j));
     Ok(())
+}
+
+/// A point waiting in [`bound_order`]: the least bound first, then grid order.
+struct Pending {
+    /// Its lower bound on the cost.
+    bound: f64,
+    /// Its index among the grid points.
+    j: usize,
+    /// Whether `bound` is already the tighter one (or no tighter one is given).
+    refined: bool,
+}
+
+impl PartialEq for Pending {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == std::cmp::Ordering::Equal
+    }
+}
+
+impl Eq for Pending {}
+
+impl PartialOrd for Pending {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Pending {
+    /// Reversed, so that [`std::collections::BinaryHeap`] pops the least bound, then the
+    /// first in grid order.
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        other
+            .bound
+            .total_cmp(&self.bound)
+            .then(other.j.cmp(&self.j))
+    }
 }
 
 /// A grid point's solution, `None` if it has none (skipped by the search); a work limit

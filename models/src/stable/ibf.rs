@@ -265,8 +265,8 @@ impl IbfSolution {
             .importance()
             .iter()
             .map(|(imp, _)| {
-                let x = self.chain.after_set(&y, self.params.insert_value(imp), imp);
-                let z: f64 = x.iter().zip(back).map(|(a, b)| a * b).sum();
+                let value = self.params.insert_value(imp);
+                let z = self.chain.after_set_dot(&y, value, imp, back);
                 fn_from_zero(z.min(1.0), self.params.k())
             })
             .collect()
