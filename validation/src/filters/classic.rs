@@ -221,13 +221,23 @@ impl ClassicFilter {
     pub fn contains_hash(&self, h: HashPair) -> bool {
         match self.layout {
             Layout::Standard => h.indices(self.k, self.unit).all(|i| self.bits.get(i)),
-            // The k bits sit in one block (one cache line for 512 bits): testing them
-            // all without branching beats stopping at the first 0. Bit 0 of the AND of the
-            // words shifted to each position is the answer (a bit test and a flag per
-            // position took one instruction more).
+            // The k bits sit in one block (one cache line for 512 bits). The first is
+            // tested alone and ends a query on a 0 (half the absent ones at half fill);
+            // the rest without branching: bit 0 of the AND of the words shifted to each
+            // position is the answer (a bit test and a flag per position took one
+            // instruction more). Out of cache an item-by-item query is bound by how
+            // many of its instructions wait on the line: a few dozen such per item fill
+            // the core's schedulers, and the early exit leaves three for half the items
+            // (issue 18: at 2^30 bits 0.94× the standard filter's absent queries
+            // without it, 1.16-1.44× with it; in cache 1.33× against 1.61×).
             Layout::Blocked { .. } if self.unit == LINE_BITS => {
                 let line = self.bits.line(h.block(self.blocks) as usize);
-                let all = h.in_block(LINE_BITS).fold_next(self.k, 1, |all, p| {
+                let mut pos = h.in_block(LINE_BITS);
+                let p = pos.next_index();
+                if line[(p >> 6) as usize & 7] >> (p & 63) & 1 == 0 {
+                    return false;
+                }
+                let all = pos.fold_next(self.k - 1, 1, |all, p| {
                     all & line[(p >> 6) as usize & 7] >> (p & 63)
                 });
                 all & 1 == 1
