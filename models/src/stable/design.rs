@@ -441,27 +441,26 @@ fn bound_order(
         }
         // Before `keep` costs are known no bound can rule a point out: pass it.
         let refine_now = refine.filter(|_| limit.is_finite());
-        // Each point comes back refined, or with its cost (`None` if it has no solution).
-        let outcomes: Vec<Result<Pending, (usize, Option<f64>)>> = batch
+        let outcomes: Vec<Taken> = batch
             .into_par_iter()
             .map(|p| {
                 let Some(s) = &solved[p.j] else {
-                    return Ok(Err((p.j, None)));
+                    return Ok(Taken::Passed(p.j, None));
                 };
                 Ok(match refine_now {
-                    Some(refine) if !p.refined => Ok(Pending {
+                    Some(refine) if !p.refined => Taken::Refined(Pending {
                         bound: p.bound.max(refine(&s.sol)),
                         refined: true,
                         ..p
                     }),
-                    _ => Err((p.j, Some(cost(&s.sol)?))),
+                    _ => Taken::Passed(p.j, Some(cost(&s.sol)?)),
                 })
             })
             .collect::<Result<_, ModelError>>()?;
         for outcome in outcomes {
             match outcome {
-                Ok(p) => front.push(p),
-                Err((j, c)) => {
+                Taken::Refined(p) => front.push(p),
+                Taken::Passed(j, c) => {
                     step(j);
                     costs[j] = c;
                     if let Some(c) = c {
@@ -475,6 +474,14 @@ fn bound_order(
     }
     front.iter().for_each(|p| step(p.j));
     Ok(())
+}
+
+/// What [`bound_order`] did with a point it took from the front.
+enum Taken {
+    /// Its tighter bound was computed; it goes back to wait.
+    Refined(Pending),
+    /// Its FN pass was made: the point and its cost (`None` without a solution).
+    Passed(usize, Option<f64>),
 }
 
 /// A point waiting in [`bound_order`]: the least bound first, then grid order.
