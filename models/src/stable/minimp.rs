@@ -11,13 +11,17 @@
 //! ```
 //! (ties broken uniformly), the probabilities taken from the stationary law of the cell
 //! chain whose level-`c` decrement probability is `d(c)`; the stable point is `d = F(d)`.
-//! `F` has several fixed points; the damped iteration `d ← d + h·(F(d) − d)` (step
-//! `h ≤ 0.1`, shrunk by 0.7 to at least 0.01 whenever the residual grows and grown by 1.1
-//! back towards 0.1 whenever it falls) from uniform decrements reaches the physical one (Anderson acceleration from uniform lands on others: 0.3146
-//! for IBF4 at m = 512, Max = 5, P = 5, against 0.2321 damped and 0.2326 simulated).
-//! Where the damped iteration circles instead of converging its Polyak average (last two
-//! thirds) is polished by Anderson (type II, memory [`MEMORY`], mixing [`MIXING`], `γ`
-//! by nalgebra's SVD), kept only within [`POLISH_BAND`] of the average.
+//! `F` has several fixed points; the damped iteration `d ← d + h·(F(d) − d)` from uniform
+//! decrements reaches the physical one (Anderson acceleration from uniform lands on
+//! others: 0.3146 for IBF4 at m = 512, Max = 5, P = 5, against 0.2321 damped and 0.2326
+//! simulated). Its step `h` starts at 0.1 and is shrunk by 0.7 (to at least 0.01)
+//! whenever the residual grows ([`Schedule::Shrinking`]); first it is also grown by 1.1
+//! back towards 0.1 whenever the residual falls ([`Schedule::Adaptive`], 4-6 times fewer
+//! steps), and where that does not converge within [`ADAPTIVE_ITERS`] steps the shrinking
+//! schedule runs from the start. Where the damped iteration circles instead of converging
+//! its Polyak average (last two thirds) is polished by Anderson (type II, memory
+//! [`MEMORY`], mixing [`MIXING`], `γ` by nalgebra's SVD), kept only within
+//! [`POLISH_BAND`] of the average.
 //!
 //! # Threshold limit (large filters)
 //! As `m → ∞` the least-counter rule becomes a priority queue: per insertion `K·π0` empty
@@ -110,12 +114,28 @@ const STEP_MAX: f64 = 0.1;
 const STEP_MIN: f64 = 0.01;
 /// Factor on the step when the residual grows.
 const STEP_SHRINK: f64 = 0.7;
-/// Factor on the step when the residual falls (up to [`STEP_MAX`]). Without it the step
-/// stays at [`STEP_MIN`] after the first transient rise (the residual's max-norm rises
-/// for tens of steps early on), and the iteration takes 2,200-2,700 steps instead of
-/// 300-470 on `optimize ibf --bits 1e5` (IBF2, 8-bit counters), to the same fixed point
-/// (costs equal to 1e-10).
+/// Factor on the step when the residual falls (up to [`STEP_MAX`]), in the
+/// [`Schedule::Adaptive`] schedule.
 const STEP_GROW: f64 = 1.1;
+/// Steps of the [`Schedule::Adaptive`] schedule before the shrinking one takes over (it
+/// converges in 300-520 where it converges at all).
+pub(crate) const ADAPTIVE_ITERS: u64 = 1000;
+
+/// How the damped iteration's step follows the residual.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Schedule {
+    /// Shrunk by [`STEP_SHRINK`] when the residual grows and grown by [`STEP_GROW`] when
+    /// it falls, for at most [`ADAPTIVE_ITERS`] steps. Shrinking alone leaves the step at
+    /// [`STEP_MIN`] after the first transient rise (the residual's max-norm rises for tens
+    /// of steps early on): 2,200-2,700 steps instead of 300-470 on `optimize ibf --bits
+    /// 1e5` (IBF2, 8-bit counters), to the same fixed point (costs equal to 1e-10). But
+    /// growing can settle into a cycle of growth and blow-up (IBF4 at m = 8192, Max = 15,
+    /// P = 7, 8-bit counters: residual 0.09-0.9 after 3,000 steps, and an Anderson polish
+    /// of that average that left the saturated level unreachable), hence the fallback.
+    Adaptive,
+    /// Shrunk only, for at most [`DAMPED_ITERS`] steps (then the Polyak average).
+    Shrinking,
+}
 
 /// Largest `m` at which a MinImp filter whose counters no single insertion saturates is
 /// solved by the rank map (above it, and wherever the rank iteration fails, by the
@@ -201,7 +221,17 @@ pub(crate) fn rank_refine(params: &IbfParams) -> Result<(CellChain, u64, f64), M
     let cap = params.counter_cap() as usize;
     let chain = params.chain(|_, _| p / m);
     let start: Vec<f64> = vec![(p / m).min(1.0); cap];
-    let damped = damped(params, chain, start)?;
+    let damped = match damped(params, chain.clone(), start.clone(), Schedule::Adaptive) {
+        Ok(fast) if fast.residual < TOL => fast,
+        Err(e @ ModelError::WorkLimit { .. }) => return Err(e),
+        // No convergence, or a chain the growing step made degenerate: the shrinking
+        // schedule from the start, its steps counted after the adaptive ones.
+        _ => {
+            let mut slow = damped(params, chain, start, Schedule::Shrinking)?;
+            slow.iterations += ADAPTIVE_ITERS;
+            slow
+        }
+    };
     if damped.residual < TOL {
         return Ok((damped.chain, damped.iterations, damped.residual));
     }
@@ -429,16 +459,23 @@ struct Damped {
     residual: f64,
 }
 
-/// The damped iteration `d ← d + h·(F(d) − d)` (step [`STEP_MAX`], shrunk by
-/// [`STEP_SHRINK`] to at least [`STEP_MIN`] whenever the residual grows, grown by
-/// [`STEP_GROW`] up to [`STEP_MAX`] whenever it falls) from `d`, for at most [`DAMPED_ITERS`] steps; if it
-/// has not converged, the average of its last two thirds (Polyak) with that average's
-/// residual.
-fn damped(params: &IbfParams, mut chain: CellChain, mut d: Vec<f64>) -> Result<Damped, ModelError> {
+/// The damped iteration `d ← d + h·(F(d) − d)` from `d`, its step `h` starting at
+/// [`STEP_MAX`] and following `schedule`; if it has not converged within the schedule's
+/// steps, the average of its last two thirds (Polyak) with that average's residual.
+fn damped(
+    params: &IbfParams,
+    mut chain: CellChain,
+    mut d: Vec<f64>,
+    schedule: Schedule,
+) -> Result<Damped, ModelError> {
+    let iters = match schedule {
+        Schedule::Adaptive => ADAPTIVE_ITERS,
+        Schedule::Shrinking => DAMPED_ITERS,
+    };
     let mut avg = vec![0.0; d.len()];
     let mut averaged = 0.0;
     let (mut step, mut last) = (STEP_MAX, f64::INFINITY);
-    for it in 1..=DAMPED_ITERS {
+    for it in 1..=iters {
         set_level_dec(&mut chain, &d);
         let target = rank_map(params, &chain)?;
         let residual = max_gap(&target, &d);
@@ -453,13 +490,13 @@ fn damped(params: &IbfParams, mut chain: CellChain, mut d: Vec<f64>) -> Result<D
         for (x, t) in d.iter_mut().zip(&target) {
             *x = (1.0 - step) * *x + step * t;
         }
-        step = if residual > last {
-            (step * STEP_SHRINK).max(STEP_MIN)
-        } else {
-            (step * STEP_GROW).min(STEP_MAX)
-        };
+        if residual > last {
+            step = (step * STEP_SHRINK).max(STEP_MIN);
+        } else if schedule == Schedule::Adaptive {
+            step = (step * STEP_GROW).min(STEP_MAX);
+        }
         last = residual;
-        if it > DAMPED_ITERS / 3 {
+        if it > iters / 3 {
             avg.iter_mut().zip(&d).for_each(|(a, x)| *a += x);
             averaged += 1.0;
         }
@@ -470,7 +507,7 @@ fn damped(params: &IbfParams, mut chain: CellChain, mut d: Vec<f64>) -> Result<D
     Ok(Damped {
         chain,
         d: avg,
-        iterations: DAMPED_ITERS,
+        iterations: iters,
         residual,
     })
 }
@@ -631,6 +668,36 @@ mod tests {
                 .collect();
             assert!(max_gap(&rank_map(&params, &chain).unwrap(), &d) < TOL);
         }
+    }
+
+    /// Issue 18: the adaptive step converges where the shrinking one does, in fewer steps;
+    /// where it cycles instead (IBF4 at m = 8192, Max = 15, P = 7, 8-bit counters), the
+    /// shrinking schedule from the start still reaches the fixed point, and the steps of
+    /// both are counted.
+    #[test]
+    fn adaptive_step_falls_back_to_the_shrinking_one() {
+        let exp = ImportanceDist::exponential(1, 50, 0.1).unwrap();
+        let solved = |policy, m, max, p| {
+            let params = IbfParams::new(policy, m, 4, max, p, exp.clone()).unwrap();
+            let (chain, its, residual) = rank_refine(&params).unwrap();
+            assert!(residual < TOL, "{policy} m={m}: {residual}");
+            let d: Vec<f64> = (1..=params.counter_cap())
+                .map(|c| chain.dec[chain.encode(1, c)])
+                .collect();
+            assert!(max_gap(&rank_map(&params, &chain).unwrap(), &d) < TOL);
+            (params, its)
+        };
+        for (policy, m) in [(Policy::Ibf2, 8333), (Policy::Ibf4, 4096)] {
+            let (_, its) = solved(policy, m, 15, 1);
+            assert!(its < ADAPTIVE_ITERS, "{policy} m={m}: {its}");
+        }
+        let (params, its) = solved(Policy::Ibf4, 8192, 15, 7);
+        assert!(its > ADAPTIVE_ITERS, "{its}");
+        // The adaptive schedule alone does not converge there.
+        let p = params.p() as f64 / params.m() as f64;
+        let start = vec![p; params.counter_cap() as usize];
+        let fast = damped(&params, params.chain(|_, _| p), start, Schedule::Adaptive);
+        assert!(fast.is_err() || fast.unwrap().residual >= TOL);
     }
 
     fn lin50(policy: Policy, m: u64, max: u32, p: u64, bits: u32) -> IbfParams {
