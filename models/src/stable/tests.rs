@@ -385,6 +385,91 @@ fn issue_18_bounded_search_is_the_exhaustive_search() {
     }
 }
 
+/// Issue 18: with MinImp policies the bounded search still picks what the plain search
+/// does: every grid design's cost (MinImp by its threshold limit), the
+/// [`design::SCREEN_KEEP`] cheapest of each MinImp policy re-solved exactly, and the
+/// cheapest of those and the exact designs, ties to the grid's exact designs first, then
+/// the re-solved ones in order. And it reports one progress step per grid point.
+#[test]
+fn issue_18_bounded_search_with_minimp_is_the_plain_search() {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    // An SBF wins the first two; a MinImp design the third.
+    let all = vec![Policy::Ibf2, Policy::Sbf, Policy::Ibf4];
+    for (cost_fp, cost_fn, member_share, policies) in [
+        ("1", "2*imp", 0.7, all.clone()),
+        ("5", "1*imp", 0.2, all),
+        ("1", "2*imp", 0.7, vec![Policy::Ibf4, Policy::Ibf2]),
+    ] {
+        let req = IbfRequirement {
+            bits: 3000,
+            importance: ImportanceDist::exponential(1, 50, 0.1).unwrap(),
+            cost_fp: Cost::parse("cost_fp", cost_fp).unwrap(),
+            cost_fn: Cost::parse("cost_fn", cost_fn).unwrap(),
+            age: 300,
+            member_share,
+            policies,
+        };
+        let steps = AtomicU64::new(0);
+        let d = design_observed(&req, || {
+            steps.fetch_add(1, Ordering::Relaxed);
+        })
+        .unwrap();
+        assert_eq!(steps.into_inner(), grid_size(&req));
+        let cost_of = |sol: &IbfSolution| req.cost_of(sol.fp(), &sol.fn_by_importance(req.age));
+        let mut exact: Vec<(f64, IbfParams)> = Vec::new();
+        let mut kept: Vec<IbfParams> = Vec::new();
+        for &policy in &req.policies {
+            let minimp = policy.delete() == policy::Delete::MinImp;
+            let mut screened: Vec<(f64, IbfParams)> = Vec::new();
+            for max in IbfRequirement::MAX_GRID {
+                let probe = IbfParams::new(policy, 2, 1, max, 1, req.importance.clone()).unwrap();
+                let m = req.bits / u64::from(probe.bits_per_cell());
+                for k in IbfRequirement::K_GRID {
+                    for p in IbfRequirement::P_GRID {
+                        let Ok(params) =
+                            IbfParams::new(policy, m, k, max, p, req.importance.clone())
+                        else {
+                            continue;
+                        };
+                        let sol = if minimp {
+                            ibf::solve_screen(&params)
+                        } else {
+                            solve(&params)
+                        };
+                        let Ok(sol) = sol else { continue };
+                        let row = (cost_of(&sol), params);
+                        if minimp {
+                            screened.push(row);
+                        } else {
+                            exact.push(row);
+                        }
+                    }
+                }
+            }
+            screened.sort_by(|a, b| a.0.total_cmp(&b.0));
+            kept.extend(screened.into_iter().take(design::SCREEN_KEEP).map(|r| r.1));
+        }
+        let minimp = req
+            .policies
+            .iter()
+            .filter(|p| p.delete() == policy::Delete::MinImp);
+        assert_eq!(kept.len(), minimp.count() * design::SCREEN_KEEP);
+        for params in kept {
+            if let Ok(sol) = solve(&params) {
+                exact.push((cost_of(&sol), params));
+            }
+        }
+        let (cost, params) = exact
+            .into_iter()
+            .reduce(|best, c| if c.0 < best.0 { c } else { best })
+            .unwrap();
+        assert_eq!(d.params, params, "{cost_fp}, {cost_fn}");
+        assert_eq!(d.cost, cost, "{cost_fp}, {cost_fn}");
+        let sbf_wins = d.params.policy() == Policy::Sbf;
+        assert_eq!(sbf_wins, req.policies.contains(&Policy::Sbf));
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(48))]
 
