@@ -915,6 +915,7 @@ impl CellChain {
             match &mut run {
                 Some((at, mass)) if *at == t => *mass += p,
                 _ => {
+                    // `0.0 + p`: a target's mass accumulates from 0.0, as in `after_set`.
                     if let Some((at, mass)) = run.replace((t, 0.0 + p)) {
                         total += mass * back[at];
                     }

@@ -196,7 +196,9 @@ pub(crate) const RANK_WORK_MAX: f64 = 1e8;
 
 /// Work units of the rank solve: `(states + C·|support| + C·P)` per rank-map evaluation
 /// (level-wise stationary solve, then the Poisson ranks), times the largest number of
-/// evaluations.
+/// evaluations of the shrinking schedule and the Anderson polish. (The adaptive schedule
+/// comes first, at most [`ADAPTIVE_ITERS`] more, and where it converges it ends the solve
+/// in 300-520; the cap was set before it, on the shrinking schedule's work.)
 pub(crate) fn rank_work(params: &IbfParams) -> f64 {
     let cap = f64::from(params.counter_cap());
     let states = 1.0 + f64::from(params.max()) * cap;
