@@ -264,8 +264,9 @@ impl ApbfFilter {
         let p = self.physical(i);
         let salt = self.salts[p as usize];
         // Every part tested, without a branch per part: the parts of a blocked segment
-        // share a block (a cache line or two), where the tests cost less than the
-        // mispredicted branches of stopping at the first 0.
+        // share one block (one cache line for 512 bits), where the tests cost less than
+        // the mispredicted branches of stopping at the first 0 (issue 18: absent queries
+        // 11.8 → 17.0 Melem/s for the (2, 5, 512, 8) APBBF at 2^24 bits).
         let missing =
             Self::fold_positions(self.segment, self.stride, salt, h, p, 0, |acc, w, mask| {
                 acc | (!self.bits.word(w) & mask)
