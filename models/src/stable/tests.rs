@@ -360,22 +360,11 @@ fn issue_18_bounded_search_is_the_exhaustive_search() {
         let d = design(&req).unwrap();
         let mut best: Option<(f64, IbfParams)> = None;
         for &policy in &req.policies {
-            for max in IbfRequirement::MAX_GRID {
-                let probe = IbfParams::new(policy, 2, 1, max, 1, req.importance.clone()).unwrap();
-                let m = req.bits / u64::from(probe.bits_per_cell());
-                for k in IbfRequirement::K_GRID {
-                    for p in IbfRequirement::P_GRID {
-                        let Ok(params) =
-                            IbfParams::new(policy, m, k, max, p, req.importance.clone())
-                        else {
-                            continue;
-                        };
-                        let Ok(sol) = solve(&params) else { continue };
-                        let cost = req.cost_of(sol.fp(), &sol.fn_by_importance(req.age));
-                        if best.as_ref().is_none_or(|b| cost < b.0) {
-                            best = Some((cost, params));
-                        }
-                    }
+            for params in grid_of(&req, policy) {
+                let Ok(sol) = solve(&params) else { continue };
+                let cost = req.cost_of(sol.fp(), &sol.fn_by_importance(req.age));
+                if best.as_ref().is_none_or(|b| cost < b.0) {
+                    best = Some((cost, params));
                 }
             }
         }
@@ -383,6 +372,22 @@ fn issue_18_bounded_search_is_the_exhaustive_search() {
         assert_eq!(d.params, params, "{cost_fp}, {cost_fn}, {member_share}");
         assert_eq!(d.cost, cost, "{cost_fp}, {cost_fn}, {member_share}");
     }
+}
+
+/// The valid designs of `policy` on the optimizer's grid, in its order (`Max`, then `K`,
+/// then `P`; `m` the most cells the budget holds).
+fn grid_of(req: &IbfRequirement, policy: Policy) -> Vec<IbfParams> {
+    let mut out = Vec::new();
+    for max in IbfRequirement::MAX_GRID {
+        let probe = IbfParams::new(policy, 2, 1, max, 1, req.importance.clone()).unwrap();
+        let m = req.bits / u64::from(probe.bits_per_cell());
+        for k in IbfRequirement::K_GRID {
+            for p in IbfRequirement::P_GRID {
+                out.extend(IbfParams::new(policy, m, k, max, p, req.importance.clone()));
+            }
+        }
+    }
+    out
 }
 
 /// Issue 18: with MinImp policies the bounded search still picks what the plain search
@@ -421,29 +426,18 @@ fn issue_18_bounded_search_with_minimp_is_the_plain_search() {
         for &policy in &req.policies {
             let minimp = policy.delete() == policy::Delete::MinImp;
             let mut screened: Vec<(f64, IbfParams)> = Vec::new();
-            for max in IbfRequirement::MAX_GRID {
-                let probe = IbfParams::new(policy, 2, 1, max, 1, req.importance.clone()).unwrap();
-                let m = req.bits / u64::from(probe.bits_per_cell());
-                for k in IbfRequirement::K_GRID {
-                    for p in IbfRequirement::P_GRID {
-                        let Ok(params) =
-                            IbfParams::new(policy, m, k, max, p, req.importance.clone())
-                        else {
-                            continue;
-                        };
-                        let sol = if minimp {
-                            ibf::solve_screen(&params)
-                        } else {
-                            solve(&params)
-                        };
-                        let Ok(sol) = sol else { continue };
-                        let row = (cost_of(&sol), params);
-                        if minimp {
-                            screened.push(row);
-                        } else {
-                            exact.push(row);
-                        }
-                    }
+            for params in grid_of(&req, policy) {
+                let sol = if minimp {
+                    ibf::solve_screen(&params)
+                } else {
+                    solve(&params)
+                };
+                let Ok(sol) = sol else { continue };
+                let row = (cost_of(&sol), params);
+                if minimp {
+                    screened.push(row);
+                } else {
+                    exact.push(row);
                 }
             }
             screened.sort_by(|a, b| a.0.total_cmp(&b.0));
