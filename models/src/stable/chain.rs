@@ -322,6 +322,11 @@ impl CellChain {
         }
     }
 
+    /// The states of counter level `c ≥ 1` (values `1..=Max`), value 1 first.
+    pub(crate) fn level(&self, c: u32) -> std::ops::Range<usize> {
+        self.encode(1, c)..self.encode(self.max, c) + 1
+    }
+
     /// The state after one decrement of `s` (a zero cell stays zero; `c` resets at 0).
     pub(crate) fn down(&self, s: usize) -> usize {
         let (v, c) = self.decode(s);
@@ -398,7 +403,7 @@ impl CellChain {
         }
         for c in 1..cap {
             // Level `c`'s states, value 1 first.
-            let level = self.encode(1, c)..self.encode(max, c) + 1;
+            let level = self.level(c);
             for s in level.clone().rev() {
                 let mut inflow = acc[s];
                 if s + 1 < level.end {
@@ -928,7 +933,7 @@ impl CellChain {
             add(self.set_target(0, value, imp), y[0]);
             for c in 1..=self.cap {
                 let t = self.encode(value, (c + imp).min(self.cap));
-                let level = self.encode(1, c)..self.encode(self.max, c) + 1;
+                let level = self.level(c);
                 y[level].iter().for_each(|&p| add(t, p));
             }
         }
