@@ -1,5 +1,6 @@
 //! Insert and absent-query throughput of the reference filters in one run (issue 18), so
-//! the ratios between rows are meaningful on a shared machine:
+//! the ratios between rows are meaningful on a shared machine, and for the classic filters
+//! present-query throughput too:
 //!
 //! - standard and blocked (512-bit blocks) classic filters beside the `fastbloom` crate,
 //!   k = 7, at m = 2^24 bits (2 MiB, in cache) and m = 2^30 bits (128 MiB, memory-bound:
@@ -147,6 +148,30 @@ fn rows(
     });
 }
 
+/// Benches `query_present/name` at `size`: queries of keys `f` holds (`present`), which
+/// test all `k` positions (a standard filter's absent query stops at its first 0, after
+/// about 2 probes at half fill, so only here does it make `k` misses against the blocked
+/// filter's one line).
+fn present_row(
+    g: &mut BenchmarkGroup<'_, CpuTime>,
+    name: &str,
+    size: &str,
+    f: &mut impl Bench,
+    present: &[u64],
+) {
+    let mut at = 0usize;
+    g.bench_function(
+        BenchmarkId::new(format!("query_present/{name}"), size),
+        |b| {
+            b.iter(|| {
+                let batch = &present[at..at + BATCH];
+                at = (at + BATCH) % (POOL - BATCH);
+                batch.iter().filter(|&&x| f.query(black_box(x))).count()
+            })
+        },
+    );
+}
+
 /// The batch operations of a classic filter, as `op_batch/name` at `size`.
 fn batch_rows(
     g: &mut BenchmarkGroup<'_, CpuTime>,
@@ -217,17 +242,22 @@ fn classic(g: &mut BenchmarkGroup<'_, CpuTime>, pools: &Pools, log2_m: u32) {
     }
     // The half-fill capacity m·ln2/k.
     let n = (m as f64 * std::f64::consts::LN_2 / f64::from(K)) as u64;
+    // Fill keys, so present in every filter of this size.
+    let present: Vec<u64> = (0..POOL as u64).map(|i| member(2, i % n)).collect();
     for layout in [Layout::Standard, Layout::Blocked { block_bits: 512 }] {
-        let f = filled_classic(layout, m, n);
+        let mut f = filled_classic(layout, m, n);
         // A copy for the batch rows, whose insertions would otherwise fill the filter
         // the item-by-item queries see.
         batch_rows(g, layout.name(), &size, &mut f.clone(), pools);
+        present_row(g, layout.name(), &size, &mut f, &present);
         rows(g, layout.name(), &size, f, pools);
     }
     let fb = fastbloom::BloomFilter::with_num_bits(m as usize)
         .seed(&1)
         .hashes(K);
-    rows(g, "fastbloom", &size, filled(fb, n), pools);
+    let mut fb = filled(fb, n);
+    present_row(g, "fastbloom", &size, &mut fb, &present);
+    rows(g, "fastbloom", &size, fb, pools);
 }
 
 /// The window structures at about 2^24 bits, each after 4 windows of arrivals.

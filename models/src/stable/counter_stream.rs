@@ -859,6 +859,11 @@ pub(crate) struct Reductions {
     pub tagged: u64,
     /// Classes of a repeat's own insertion count (`1, 2, …, ≥ own_classes`).
     pub own_classes: u64,
+    /// Experiment (issue 19 item 1, session 19): each own-count class also split by the
+    /// bin (of `own_time_bins` equal bins of the stream) of the item's last insertion, so
+    /// that a repeat's start law is conditioned on when the item was inserted before it
+    /// (1 in the model).
+    pub own_time_bins: usize,
     /// Experiment (issue 19 item 1): the tagged item's cells decremented with their own
     /// `K` weights added to the pool, `min(1, P·w(ℓ)/(m·W̄_u + K·w(ℓ)))`.
     pub self_weight: bool,
@@ -880,6 +885,7 @@ impl Reductions {
         samples: TIME_SAMPLES,
         tagged: TAGGED,
         own_classes: OWN_CLASSES,
+        own_time_bins: 1,
         self_weight: false,
         w_scale: 1.0,
         pop_classes: POP_CLASSES,
@@ -945,7 +951,16 @@ fn run_probed(
     let k = params.k();
     let states = md.states();
     let groups = tagged_importances(&md, red.tagged);
-    let classes = red.own_classes.max(1) as usize;
+    let counts = red.own_classes.max(1) as usize;
+    let bins = red.own_time_bins.clamp(1, big_n);
+    let classes = counts * bins;
+    // Class `q` is (bin of the last own insertion `q / counts`, own count `q % counts`);
+    // an own repeat in bin `now` takes it to `to(q, now)`. The start law of that repeat
+    // is kept in class `start(q)`: by the bin of the insertion before it. With one bin
+    // these are the count classes alone.
+    let up = |q: usize| (q % counts + 1).min(counts - 1);
+    let to = |q: usize, now: usize| now * counts + up(q);
+    let start = |q: usize| q - q % counts + up(q);
     let rank = if params.policy().delete() == Delete::MinImp {
         md.chain.states() as u64
     } else {
@@ -1021,6 +1036,8 @@ fn run_probed(
         let mut starts = Vec::new();
         #[cfg(test)]
         let mut binned = Vec::new();
+        let now = u * bins / big_n;
+        let active = (now + 1) * counts;
         for (g, &j) in groups.iter().enumerate() {
             #[cfg(test)]
             let xt_before = if snap && probe.is_some() {
@@ -1032,34 +1049,35 @@ fn run_probed(
             let fresh = md.set_with(&col, j, 1);
             let mut st = vec![vec![0.0; fresh.len()]; classes];
             if snap {
-                st[0] = fresh.iter().map(|f| (1.0 - rs) * f).collect();
+                st[now * counts] = fresh.iter().map(|f| (1.0 - rs) * f).collect();
             }
-            own_acc
+            own_acc[..active]
                 .iter_mut()
                 .for_each(|o| o.iter_mut().for_each(|z| *z = 0.0));
-            for q in 0..classes {
-                let up = (q + 1).min(classes - 1);
+            for q in 0..active {
                 md.delete(&xt[g][q], ds, &mut yt);
                 md.columns(&yt, &mut colt);
                 if snap {
                     let own = md.set_with(&colt, j, 0);
-                    for (a, o) in st[up].iter_mut().zip(&own) {
+                    for (a, o) in st[start(q)].iter_mut().zip(&own) {
                         *a += rs * o;
                     }
                 }
                 // Others' arrivals stay in the class; the item's own repeat moves it up.
-                md.arrive_tagged(&yt, &colt, pn, rh, j, &mut outs[q], &mut own_acc[up]);
+                let moved = &mut own_acc[to(q, now)];
+                md.arrive_tagged(&yt, &colt, pn, rh, j, &mut outs[q], moved);
             }
             let v = md.values[j];
             let total = dd + pn;
-            for q in 0..classes {
+            for q in 0..active {
                 for ((o, a), xo) in outs[q].iter().zip(&own_acc[q]).zip(xt[g][q].iter_mut()) {
                     *xo = (o + a) * dd / total;
                 }
             }
             for n in 0..=md.cap {
                 for l in 0..nl {
-                    xt[g][0][n * b + md.at(v, l.max(1))] += fresh[n * nl + l] * pn / total;
+                    xt[g][now * counts][n * b + md.at(v, l.max(1))] +=
+                        fresh[n * nl + l] * pn / total;
                 }
             }
             if snap {
@@ -1078,11 +1096,12 @@ fn run_probed(
                                 }
                             }
                         }
-                        for (a, f) in sb[0][bin].iter_mut().zip(md.set_with(&c0, j, 1)) {
+                        let fresh_class = &mut sb[now * counts][bin];
+                        for (a, f) in fresh_class.iter_mut().zip(md.set_with(&c0, j, 1)) {
                             *a = (1.0 - rs) * f;
                         }
-                        for q in 0..classes {
-                            let up = (q + 1).min(classes - 1);
+                        for q in 0..active {
+                            let up = start(q);
                             md.delete(&xt_before[q], ds, &mut yt);
                             md.columns(&yt, &mut colt);
                             for n in 0..=md.cap {
@@ -1550,8 +1569,6 @@ mod tests {
         (Policy::Ibf5, 8192, 3125),
     ];
 
-    /// The filter (`K = 4`, `Max = 4`, `P = 7`, importance linear on 1..50) and the 70%
-    /// repeat stream of one of [`SESSION_11_CONFIGS`].
     /// The items cap of the counter model `stream_metrics` uses for `p` on `stream`.
     fn counter_model_items_cap(p: &IbfParams, stream: &RepeatStream) -> usize {
         match crate::stable::stream_metrics(p, stream).unwrap().method {
@@ -1560,6 +1577,8 @@ mod tests {
         }
     }
 
+    /// The filter (`K = 4`, `Max = 4`, `P = 7`, importance linear on 1..50) and the 70%
+    /// repeat stream of one of [`SESSION_11_CONFIGS`].
     fn session_11_setting(policy: Policy, m: u64, n: u64) -> (IbfParams, RepeatStream) {
         let p = IbfParams::new(policy, m, 4, 4, 7, ImportanceDist::linear(1, 50).unwrap()).unwrap();
         (p, RepeatStream::new(n, 0.7).unwrap())
@@ -1881,6 +1900,61 @@ mod tests {
                 ));
             }
             println!("{policy} m={m} N={n}:\n  {}", line.join("\n  "));
+        }
+    }
+
+    /// Session 19 (module doc): the wFN with own classes by the time of the item's last
+    /// insertion as well as by its own count (`Reductions::own_time_bins`), more count
+    /// classes, and more query times. Environment: `OWN_TIME_BINS`, `OWN_COUNTS` (lists),
+    /// `TIME_SAMPLES`, `POLICIES` (e.g. `ibf2,ibf3`).
+    #[test]
+    #[ignore = "diagnostic: prints numbers"]
+    fn fn_with_own_time_bins() {
+        let list = |var: &str, default: &str| -> Vec<u64> {
+            let v = std::env::var(var).unwrap_or_else(|_| default.into());
+            v.split(',').map(|b| b.parse().unwrap()).collect()
+        };
+        let bins = list("OWN_TIME_BINS", "1,4,16");
+        let counts = list("OWN_COUNTS", &OWN_CLASSES.to_string());
+        let samples = list("TIME_SAMPLES", &TIME_SAMPLES.to_string())[0];
+        let policies = std::env::var("POLICIES").unwrap_or_else(|_| "ibf2,ibf3,ibf4,ibf5".into());
+        for (policy, m, n) in [
+            (Policy::Ibf3, 8192, 3125),
+            (Policy::Ibf2, 8192, 3125),
+            (Policy::Ibf5, 8192, 3125),
+            (Policy::Ibf4, 8192, 3125),
+            (Policy::Ibf3, 1024, 12_000),
+        ] {
+            if !policies.contains(&policy.to_string()) {
+                continue;
+            }
+            let (p, stream) = session_11_setting(policy, m, n);
+            let cap = counter_model_items_cap(&p, &stream);
+            for (&own_time_bins, &own_classes) in
+                bins.iter().flat_map(|b| counts.iter().map(move |c| (b, c)))
+            {
+                let red = Reductions {
+                    own_time_bins: own_time_bins as usize,
+                    own_classes,
+                    samples,
+                    ..Reductions::DEFAULT
+                };
+                let t0 = std::time::Instant::now();
+                let (_, fns, _) = run(&p, &stream, cap, &red).unwrap();
+                let dist = p.importance();
+                let fn_all: f64 = dist.iter().zip(&fns).map(|((_, w), f)| w * f).sum();
+                let wfn = dist
+                    .iter()
+                    .zip(&fns)
+                    .map(|((i, w), f)| w * f64::from(i) * f)
+                    .sum::<f64>()
+                    / dist.mean();
+                println!(
+                    "{policy} m={m} N={n} time bins {own_time_bins} counts {own_classes} \
+                     query times {samples}: FN of repeats {fn_all:.4} wFN {wfn:.4} ({:.1} s)",
+                    t0.elapsed().as_secs_f64()
+                );
+            }
         }
     }
 
