@@ -200,12 +200,14 @@ fn issue_8_stream_with_repeats_counter_policies_ibf3_ibf5() {
 
 /// Stated wFP error of the items-and-counter stream model at [`SMALL`].
 const STREAM_FP_BAND: f64 = 0.05;
-/// Stated wFN error, Probabilistic-delete-p (IBF3, IBF5).
-const STREAM_FN_BAND_PROB: f64 = 0.05;
-/// Stated wFN error, MinImp (IBF2, IBF4): the model 3.5% (IBF2) and 4.6% (IBF4) above
-/// the interval since issue 19's session 14 (the population's one- and two-item cells
-/// keep their importance classes; 8-10% above before, under a 15% band).
-const STREAM_FN_BAND_MINIMP: f64 = 0.06;
+/// Stated wFN error, Probabilistic-delete-p (IBF3, IBF5): IBF3 inside the interval and
+/// IBF5 0.01% above it since issue 19's session 19 (16 query times, every 1024th age
+/// read; 3.3% and 2.4% above before, under a 5% band).
+const STREAM_FN_BAND_PROB: f64 = 0.01;
+/// Stated wFN error, MinImp (IBF2, IBF4): the model 2.1% (IBF2) and 3.2% (IBF4) above
+/// the interval since session 19 (3.5% and 4.6% after session 14, under a 6% band; 8-10%
+/// before it, under 15%).
+const STREAM_FN_BAND_MINIMP: f64 = 0.04;
 
 /// Issue 19 item 2: the SBF on repeating streams (uniform over 2m items, Zipf over 4m
 /// ranks, window repeats at rate 0.5), zero fraction, probe FP and FN at four ages
