@@ -309,7 +309,9 @@
 //!   and 0.437 → 0.429 (n = 65536), IBF5 0.377 → 0.369. IBF3's FN of repeats at 1/32
 //!   size is now 0.464 (it was 0.478), 3% above the measured 0.450 and below session
 //!   14's independent-cells figure (0.476), so part of what session 14 read as the cells'
-//!   correlation was these biases. Cost: 10-20% more (the backward passes).
+//!   correlation was these biases. Cost: 10-20% more (the backward passes). The start
+//!   laws' [`SNAPSHOTS`] are not a third: a snapshot at every arrival moves the wFN by
+//!   0.0001 (IBF3, IBF2).
 //! * Own classes by *when* the item was last inserted (`Reductions::own_time_bins`: each
 //!   count class split by which of `B` equal parts of the stream the last insertion fell
 //!   in) barely move the wFN: with `B` = 4 and 16, at 1/32 size (4 query times, 96
