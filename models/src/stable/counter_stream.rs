@@ -353,7 +353,7 @@ pub const EXACT_LEVELS: u32 = 8;
 /// Growth of the bin width above [`EXACT_LEVELS`].
 pub const LEVEL_RATIO: f64 = 1.25;
 /// Query times at which the FN of repeats is evaluated (the midpoints of equal parts of
-/// the stream). Session 19: 4 put IBF3's wFN 1.3% (1/32 size) and 1.2% (m = 1024) above
+/// the stream). Session 19: 4 put IBF3's wFN 1.3% (1/32 size) and 1.1% (m = 1024) above
 /// 16, and 16 is within 0.4% of 32 (module doc); each costs a backward pass.
 pub const TIME_SAMPLES: u64 = 16;
 /// Ages (last-insertion times) read per query time; the weights of the ages in between
@@ -902,7 +902,8 @@ pub(crate) struct Reductions {
     /// Experiment (issue 19 item 1, session 19): each own-count class also split by the
     /// bin (of `own_time_bins` equal bins of the stream) of the item's last insertion, so
     /// that a repeat's start law is conditioned on when the item was inserted before it
-    /// (1 in the model).
+    /// (1 in the model). With one count class the start laws of repeats from the current
+    /// bin share the class of new items: use at least two.
     pub own_time_bins: usize,
     /// Experiment (issue 19 item 1): the tagged item's cells decremented with their own
     /// `K` weights added to the pool, `min(1, P·w(ℓ)/(m·W̄_u + K·w(ℓ)))`.
@@ -1669,12 +1670,7 @@ mod tests {
                     ..Reductions::DEFAULT
                 };
                 let (_, fns, _) = run(&p, &stream, cap, &red).unwrap();
-                let dist = p.importance();
-                dist.iter()
-                    .zip(&fns)
-                    .map(|((i, w), f)| w * f64::from(i) * f)
-                    .sum::<f64>()
-                    / dist.mean()
+                fn_and_wfn(&p, &fns).1
             };
             println!(
                 "{policy} m={m} N={n}: wFN {:.4}, own weight in the pool {:.4}, every counter level exact {:.4}",
@@ -1686,18 +1682,27 @@ mod tests {
     }
 
     /// The model's wFN with the given number of tracked importances.
+    /// `(FN of repeats, weighted FN)` of the FN per importance `fns` under `p`'s
+    /// importance law (the weighted FN weights each importance by its value).
+    fn fn_and_wfn(p: &IbfParams, fns: &[f64]) -> (f64, f64) {
+        let dist = p.importance();
+        let fn_all = dist.iter().zip(fns).map(|((_, w), f)| w * f).sum();
+        let wfn = dist
+            .iter()
+            .zip(fns)
+            .map(|((i, w), f)| w * f64::from(i) * f)
+            .sum::<f64>()
+            / dist.mean();
+        (fn_all, wfn)
+    }
+
     fn wfn_tagged(p: &IbfParams, stream: &RepeatStream, cap: usize, tagged: u64) -> f64 {
         let red = Reductions {
             tagged,
             ..Reductions::DEFAULT
         };
         let (_, fns, _) = run(p, stream, cap, &red).unwrap();
-        let dist = p.importance();
-        dist.iter()
-            .zip(&fns)
-            .map(|((i, w), f)| w * f64::from(i) * f)
-            .sum::<f64>()
-            / dist.mean()
+        fn_and_wfn(p, &fns).1
     }
 
     #[test]
@@ -1926,14 +1931,7 @@ mod tests {
                 };
                 let t0 = std::time::Instant::now();
                 let (wfp, fns, _) = run(&p, &stream, cap, &red).unwrap();
-                let dist = p.importance();
-                let fn_all: f64 = dist.iter().zip(&fns).map(|((_, w), f)| w * f).sum();
-                let wfn = dist
-                    .iter()
-                    .zip(&fns)
-                    .map(|((i, w), f)| w * f64::from(i) * f)
-                    .sum::<f64>()
-                    / dist.mean();
+                let (fn_all, wfn) = fn_and_wfn(&p, &fns);
                 line.push(format!(
                     "classes {pop_classes}, pairs {pop_pairs}: FN of repeats {fn_all:.4} wFN {wfn:.4} wFP {wfp:.5} ({:.1} s)",
                     t0.elapsed().as_secs_f64()
@@ -1981,14 +1979,7 @@ mod tests {
                 };
                 let t0 = std::time::Instant::now();
                 let (_, fns, _) = run(&p, &stream, cap, &red).unwrap();
-                let dist = p.importance();
-                let fn_all: f64 = dist.iter().zip(&fns).map(|((_, w), f)| w * f).sum();
-                let wfn = dist
-                    .iter()
-                    .zip(&fns)
-                    .map(|((i, w), f)| w * f64::from(i) * f)
-                    .sum::<f64>()
-                    / dist.mean();
+                let (fn_all, wfn) = fn_and_wfn(&p, &fns);
                 println!(
                     "{policy} m={m} N={n} time bins {own_time_bins} counts {own_classes} \
                      query times {samples}: FN of repeats {fn_all:.4} wFN {wfn:.4} ({:.1} s)",
