@@ -202,7 +202,7 @@ fn issue_8_stream_with_repeats_counter_policies_ibf3_ibf5() {
 const STREAM_FP_BAND: f64 = 0.05;
 /// Stated wFN error, Probabilistic-delete-p (IBF3, IBF5): IBF3 inside the interval and
 /// IBF5 0.01% above it since issue 19's session 19 (16 query times, every 1024th age
-/// read; 3.3% and 2.4% above before, under a 5% band).
+/// read; 2.2% and 2.5% above before, under a 5% band).
 const STREAM_FN_BAND_PROB: f64 = 0.01;
 /// Stated wFN error, MinImp (IBF2, IBF4): the model 2.1% (IBF2) and 3.2% (IBF4) above
 /// the interval since session 19 (3.5% and 4.6% after session 14, under a 6% band; 8-10%

@@ -536,7 +536,7 @@ pub type ThesisStreamCase = (Policy, u64, u32, u32, u64, u64);
 /// `repeat_cells_diagnostic` below and session 14 of module `counter_stream` in the
 /// models crate), by 5.5% for IBF3 here (seed 61: 0.336 / 0.318 [0.308, 0.325] at 99%;
 /// in `validate --level full`, seed 71: 0.336 / 0.319 [0.275, 0.362] at the suite's
-/// per-check confidence; 0.342 before session 19), 3.6% at n = 65536 and 4.5% for IBF5.
+/// per-check confidence; 0.342 before session 19), 3.6% at n = 65536 and 4.6% for IBF5.
 /// Not for MinImp: IBF4 is 19% above (0.288 / 0.241; 0.528 before session 14), IBF2 27%.
 /// At 1/32 of this size with k = 8 the IBF3 model is up to 10.9% above the measured mean
 /// (inside its interval; `bfopt reproduce sbf-table4` prints it), so the bound's band
