@@ -166,7 +166,9 @@ pub use importance::ImportanceDist;
 pub use on_stream::{prior_workload, EXACT_STEPS, PRIOR_CLASSES};
 pub use params::{IbfParams, ImpMapping, StableMethod};
 pub use policy::{Delete, Insert, Policy};
-pub use repeats::{stream_metrics, RepeatMetrics, StreamMethod, AGE_GRID, TIME_SAMPLES};
+pub use repeats::{
+    stream_metrics, stream_weighted_fp, RepeatMetrics, StreamMethod, AGE_GRID, TIME_SAMPLES,
+};
 pub use sbf::{
     cell_bits, decrements_real, design_decrements, SbfDesign, SbfMetrics, SbfParams, SbfRequirement,
 };

@@ -49,13 +49,13 @@
 //!   importance classes (they are re-set only by those items). In short (model /
 //!   measured): at the agreement setting above wFP is within 2% for IBF2-IBF5 (e.g. IBF3
 //!   0.0904 / 0.0897) and wFN is inside the measured interval or 0.01% above it
-//!   (Probabilistic-delete-p) or 2-3% above it (MinImp); at the thesis's items per cell
-//!   (n = 262144, or 1/32 of it) wFP is within 2-20% (was 30-100 times too high with
-//!   independent sets), while wFN is high by up to 11% for Probabilistic-delete-p
-//!   (inside the measured interval in 10 of 12 settings at 1/32 size, 5.5% above it for
-//!   IBF3 at the full size) and 10-50% for MinImp, from the item's own insertion history
-//!   that its `K` cells share and the model's independent cells cannot hold (sessions 14
-//!   and 19 of `counter_stream`).
+//!   (Probabilistic-delete-p) or 2.7-3.9% above it (MinImp); at the thesis's items per
+//!   cell (n = 262144, or 1/32 of it) wFP is within 2-20% (was 30-100 times too high with
+//!   independent sets), while wFN is within 6% of the measured mean for
+//!   Probabilistic-delete-p at 1/32 size (inside the interval in 11 of 12 settings; 4%
+//!   above the mean, 1.7% above the interval for IBF3 at the full size) and 3-25% high
+//!   for MinImp, from the item's own insertion history that its `K` cells share and the
+//!   model's independent cells cannot hold (sessions 14, 19 and 20 of `counter_stream`).
 //! * **Independent sets** ([`StreamMethod::IndependentSets`]: cells holding more than 150
 //!   items on average, whose repeat rates barely vary): `z_t` and `FN_i(a)` of the
 //!   formulas above, every arrival setting `K` fresh random cells. It ignores that
@@ -130,7 +130,7 @@ pub const TIME_SAMPLES: u64 = 24;
 /// model is used: for policies with a counter (the state space would be `C·Max` times
 /// larger), or when cells end up holding more than 150 items on average (the repeat rates
 /// of cells then vary by less than 8%).
-fn items_per_cell(params: &IbfParams, stream: &RepeatStream) -> Option<usize> {
+pub(crate) fn items_per_cell(params: &IbfParams, stream: &RepeatStream) -> Option<usize> {
     let r = stream.duplicate_rate();
     let d_end = 1.0 + (1.0 - r) * stream.arrivals() as f64;
     let lambda = f64::from(params.k()) * d_end / params.m() as f64;
@@ -389,6 +389,20 @@ pub fn stream_metrics(
         zero_cells_final: zero_final * params.m() as f64,
         method,
     })
+}
+
+/// [`stream_metrics`]' weighted FP alone. For the counter policies (IBF2-IBF5) it skips
+/// the FN pass, which is most of the cost; for the others it is `stream_metrics`' figure.
+///
+/// # Errors
+/// As [`stream_metrics`].
+pub fn stream_weighted_fp(params: &IbfParams, stream: &RepeatStream) -> Result<f64, ModelError> {
+    match items_per_cell(params, stream) {
+        Some(cap) if params.policy().tracks_cumulative() => {
+            super::counter_stream::counter_items_fp(params, stream, cap).map(|(wfp, _)| wfp)
+        }
+        _ => stream_metrics(params, stream).map(|r| r.weighted_fp),
+    }
 }
 
 /// The independent-sets model: every arrival sets `K` fresh random cells; FP from the
