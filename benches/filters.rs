@@ -8,6 +8,10 @@
 //!   ≥ 2× standard at 2^30; standard ≥ fastbloom at both sizes.
 //! - the window structures (APBF, APBBF, BTBF, RBF, SBF), each sized to about 2^24 bits,
 //!   in steady state (window full), beside the 2^24 standard filter.
+//! - at 2^30 bits, bare kernels of the two layouts (`kernel-line-*`, `kernel-7-*`: the
+//!   hash and the `k` bit operations, nothing else; see [`Kernel`]) with the filters'
+//!   hash (`xxh3`) and a cheaper one (`mix`): the ratio the hardware gives the layouts
+//!   item by item, beside the filters' ratio.
 //!
 //! Each filter is first filled to its working state (classic: the half-fill capacity
 //! `m·ln2/k`; windows: several windows of arrivals); queries are measured before
@@ -36,7 +40,8 @@ use bfopt_validation::filters::classic::ClassicFilter;
 use bfopt_validation::filters::rbf::{Bound, RbfConfig, RbfFilter};
 use bfopt_validation::filters::stable::StableFilter;
 use bfopt_validation::filters::timing::BtbfFilter;
-use bfopt_validation::workload::{member, probe};
+use bfopt_validation::hash::{reduce, HashPair, HashScheme};
+use bfopt_validation::workload::{member, mix, probe};
 use criterion::Throughput;
 use criterion::{criterion_group, criterion_main, BenchmarkGroup, BenchmarkId, Criterion};
 use std::hint::black_box;
@@ -113,6 +118,81 @@ impl Bench for StableFilter {
     }
 }
 
+/// A bare item-by-item kernel (issue 18): `k = 7` bits set and tested in a 2^30-bit
+/// array of 64-byte lines, half of them set, with nothing of a filter around it (no
+/// layouts, no parameters read per call, no block size but 512 bits). `LINE`: the 7 bits
+/// in one line, the line `reduce(h1, lines)` and the positions the top 9-bit fields of
+/// `h2` (the blocked-512 filter's); otherwise the standard filter's 7 double-hashing
+/// positions over the whole array. `XXH3`: the filters' hash ([`HashScheme::hash_u64`],
+/// xxh3-128); otherwise two splitmix64 finalisers of the key, `(mix(x), mix(x ⊕ C) | 1)`.
+/// A query stops at the first 0 bit (the standard filter's query does too; the blocked
+/// filter's tests its first bit alone and the rest without a branch).
+///
+/// Item by item, a 2^30-bit filter is bound by how many items' cache misses the core
+/// keeps in flight, so by the instructions per item. The ratio of the `LINE` kernel to
+/// the other, in the same run, is what one line against `k` misses gives on this machine
+/// with this hash, whatever the filter code around it.
+struct Kernel<const LINE: bool, const XXH3: bool> {
+    lines: Vec<[u64; 8]>,
+    scheme: HashScheme,
+}
+
+impl<const LINE: bool, const XXH3: bool> Kernel<LINE, XXH3> {
+    /// `2^log2_m` bits, each set with probability 1/2 (a filter at its half-fill
+    /// capacity, as the classic rows' filters are).
+    fn half_full(log2_m: u32) -> Self {
+        let lines = (0..1u64 << (log2_m - 9))
+            .map(|l| std::array::from_fn(|w| mix(l * 8 + w as u64)))
+            .collect();
+        Self {
+            lines,
+            scheme: HashScheme::new(1),
+        }
+    }
+
+    #[inline(always)]
+    fn hash(&self, key: u64) -> HashPair {
+        if XXH3 {
+            self.scheme.hash_u64(key)
+        } else {
+            HashPair {
+                h1: mix(key),
+                h2: mix(key ^ 0x5851_F42D_4C95_7F2D) | 1,
+            }
+        }
+    }
+
+    /// The `k` positions: `(line, word, bit)`.
+    #[inline(always)]
+    fn positions(&self, key: u64) -> impl Iterator<Item = (usize, usize, u64)> {
+        let h = self.hash(key);
+        let lines = self.lines.len() as u64;
+        let line = reduce(h.h1, lines) as usize;
+        let mut indices = h.indices(K, lines * 512);
+        (0..K).map(move |i| {
+            if LINE {
+                let p = (h.h2 << (9 * i)) >> 55;
+                (line, (p >> 6) as usize, p & 63)
+            } else {
+                let b = indices.next().unwrap_or(0);
+                ((b >> 9) as usize, (b >> 6 & 7) as usize, b & 63)
+            }
+        })
+    }
+}
+
+impl<const LINE: bool, const XXH3: bool> Bench for Kernel<LINE, XXH3> {
+    fn insert(&mut self, key: u64) {
+        for (l, w, bit) in self.positions(key) {
+            self.lines[l][w] |= 1 << bit;
+        }
+    }
+    fn query(&mut self, key: u64) -> bool {
+        self.positions(key)
+            .all(|(l, w, bit)| self.lines[l][w] >> bit & 1 == 1)
+    }
+}
+
 /// Keys and probes for the timed batches.
 struct Pools {
     keys: Vec<u64>,
@@ -127,17 +207,7 @@ fn rows(
     mut f: impl Bench,
     pools: &Pools,
 ) {
-    let mut at = 0usize;
-    g.bench_function(
-        BenchmarkId::new(format!("query_absent/{name}"), size),
-        |b| {
-            b.iter(|| {
-                let batch = &pools.probes[at..at + BATCH];
-                at = (at + BATCH) % (POOL - BATCH);
-                batch.iter().filter(|&&x| f.query(black_box(x))).count()
-            })
-        },
-    );
+    query_row(g, "query_absent", name, size, &mut f, &pools.probes);
     let mut at = 0usize;
     g.bench_function(BenchmarkId::new(format!("insert/{name}"), size), |b| {
         b.iter(|| {
@@ -159,17 +229,27 @@ fn present_row(
     f: &mut impl Bench,
     present: &[u64],
 ) {
+    query_row(g, "query_present", name, size, f, present);
+}
+
+/// Benches the queries of `keys` (a pool of [`POOL`], batch after batch) as
+/// `op/name` at `size`.
+fn query_row(
+    g: &mut BenchmarkGroup<'_, CpuTime>,
+    op: &str,
+    name: &str,
+    size: &str,
+    f: &mut impl Bench,
+    keys: &[u64],
+) {
     let mut at = 0usize;
-    g.bench_function(
-        BenchmarkId::new(format!("query_present/{name}"), size),
-        |b| {
-            b.iter(|| {
-                let batch = &present[at..at + BATCH];
-                at = (at + BATCH) % (POOL - BATCH);
-                batch.iter().filter(|&&x| f.query(black_box(x))).count()
-            })
-        },
-    );
+    g.bench_function(BenchmarkId::new(format!("{op}/{name}"), size), |b| {
+        b.iter(|| {
+            let batch = &keys[at..at + BATCH];
+            at = (at + BATCH) % (POOL - BATCH);
+            batch.iter().filter(|&&x| f.query(black_box(x))).count()
+        })
+    });
 }
 
 /// The batch operations of a classic filter, as `op_batch/name` at `size`.
@@ -258,6 +338,49 @@ fn classic(g: &mut BenchmarkGroup<'_, CpuTime>, pools: &Pools, log2_m: u32) {
     let mut fb = filled(fb, n);
     present_row(g, "fastbloom", &size, &mut fb, &present);
     rows(g, "fastbloom", &size, fb, pools);
+    if log2_m == 30 {
+        kernel_rows(
+            g,
+            "kernel-line-xxh3",
+            &size,
+            Kernel::<true, true>::half_full(30),
+            pools,
+        );
+        kernel_rows(
+            g,
+            "kernel-7-xxh3",
+            &size,
+            Kernel::<false, true>::half_full(30),
+            pools,
+        );
+        kernel_rows(
+            g,
+            "kernel-line-mix",
+            &size,
+            Kernel::<true, false>::half_full(30),
+            pools,
+        );
+        kernel_rows(
+            g,
+            "kernel-7-mix",
+            &size,
+            Kernel::<false, false>::half_full(30),
+            pools,
+        );
+    }
+}
+
+/// The three rows of a [`Kernel`]: present queries of the timed keys, inserted first.
+fn kernel_rows(
+    g: &mut BenchmarkGroup<'_, CpuTime>,
+    name: &str,
+    size: &str,
+    mut f: impl Bench,
+    pools: &Pools,
+) {
+    pools.keys.iter().for_each(|&x| f.insert(x));
+    present_row(g, name, size, &mut f, &pools.keys);
+    rows(g, name, size, f, pools);
 }
 
 /// The window structures at about 2^24 bits, each after 4 windows of arrivals.

@@ -330,8 +330,8 @@
 //!   up to 37% and 48% above the mean, and 2-3% above the agreement interval.
 //!
 //! Session 20 (issue 19 item 1, still open for MinImp; K = 4, Max = 4, P = 7, importance
-//! 1..50, 70% repeats; the ignored tests `tagged_scan`, `history_features` and
-//! `thesis_size_reads` print these):
+//! 1..50, 70% repeats; the ignored tests `reductions_scan` and `history_features`
+//! print these):
 //! * MinImp's FN by importance is nearly a step at the thesis's items per cell. At 1/32
 //!   size, with every importance tracked, IBF2's FN is 0.93 at importance 24, 0.57 at 28
 //!   and 0.07 at 32. The model tracked 5 importances above the values below `Max` and
@@ -1534,32 +1534,6 @@ mod tests {
         }
     }
 
-    /// Issue 19 item 1 (a measurement, not a model): the weighted FN of repeats with an
-    /// item's `K` cells conditioned on its *whole* own-insertion history, sampled
-    /// (`samples` repeats; importance drawn ∝ `w_i·i`, query time uniform, birth ∝ the
-    /// new-item rate, own repeats at rate `r/D(u)`), each cell's law then carried forward
-    /// under the model's stored decrement laws with the other items' arrivals averaged, so
-    /// the cells are independent given the history: `FN = E_h[1 − (1 − z_h)^K]`. With
-    /// `mixed` the own repeats are averaged too (the cells independent given importance,
-    /// birth and query time only). Returns the per-sample `1 − (1 − z_h)^K` (their mean is
-    /// the wFN). `(classes, pairs)`: the population's importance classes (`(0, false)`:
-    /// the model before session 14, as in the session 10 numbers).
-    #[allow(clippy::too_many_arguments)]
-    fn history_wfn(
-        params: &IbfParams,
-        stream: &RepeatStream,
-        cap: usize,
-        samples: usize,
-        seed: u64,
-        mixed: bool,
-        classes: (usize, bool),
-    ) -> Vec<f64> {
-        history_samples(params, stream, cap, samples, seed, mixed, classes)
-            .iter()
-            .map(|h| h.fn_h)
-            .collect()
-    }
-
     /// One sample of [`history_samples`]: the repeat's `1 − (1 − z)^K`, its cell's zero
     /// probability `z` at the query, and its history.
     #[derive(Debug, Clone, Copy)]
@@ -1578,7 +1552,17 @@ mod tests {
         count: usize,
     }
 
-    /// [`history_wfn`]'s samples with their histories (issue 19 item 1, session 20).
+    /// Issue 19 item 1 (a measurement, not a model): the weighted FN of repeats with an
+    /// item's `K` cells conditioned on its *whole* own-insertion history, sampled
+    /// (`samples` repeats; importance drawn ∝ `w_i·i`, query time uniform, birth ∝ the
+    /// new-item rate, own repeats at rate `r/D(u)`), each cell's law then carried forward
+    /// under the model's stored decrement laws with the other items' arrivals averaged, so
+    /// the cells are independent given the history: `FN = E_h[1 − (1 − z_h)^K]`. With
+    /// `mixed` the own repeats are averaged too (the cells independent given importance,
+    /// birth and query time only). Returns the samples with their histories; the mean of
+    /// their `1 − (1 − z_h)^K` is the wFN. `(classes, pairs)`: the population's
+    /// importance classes (`(0, false)`: the model before session 14, as in the session
+    /// 10 numbers). Session 20 added the histories ([`HistorySample`]).
     #[allow(clippy::too_many_arguments)]
     fn history_samples(
         params: &IbfParams,
@@ -1730,15 +1714,15 @@ mod tests {
     /// grouped by them): with `F` what this model conditions on (importance, query time,
     /// last insertion, own count) it should come near the model; a feature that closes
     /// the rest is what the model lacks. Settings from the environment: `POLICIES`
-    /// (`ibf2`), `SAMPLES` (4000), `M`/`N` (8192/3125).
+    /// (`ibf2`), `SAMPLES` (4000), `SEED` (7), `TAGGED` (the model's, for its figures),
+    /// `M`/`N` (8192/3125).
     #[test]
     #[ignore = "diagnostic: prints numbers"]
     fn history_features() {
-        let env = |v: &str, d: &str| std::env::var(v).unwrap_or_else(|_| d.into());
-        let samples: usize = env("SAMPLES", "4000").parse().unwrap();
-        let m: u64 = env("M", "8192").parse().unwrap();
-        let n: u64 = env("N", "3125").parse().unwrap();
-        let policies = env("POLICIES", "ibf2");
+        let samples: usize = env_or("SAMPLES", "4000").parse().unwrap();
+        let m: u64 = env_or("M", "8192").parse().unwrap();
+        let n: u64 = env_or("N", "3125").parse().unwrap();
+        let policies = env_or("POLICIES", "ibf2");
         for policy in [Policy::Ibf2, Policy::Ibf3, Policy::Ibf4, Policy::Ibf5] {
             if !policies.contains(&policy.to_string()) {
                 continue;
@@ -1746,7 +1730,7 @@ mod tests {
             let (p, stream) = session_11_setting(policy, m, n);
             let cap = counter_model_items_cap(&p, &stream);
             let model = crate::stable::stream_metrics(&p, &stream).unwrap();
-            let seed: u64 = env("SEED", "7").parse().unwrap();
+            let seed: u64 = env_or("SEED", "7").parse().unwrap();
             let hs = history_samples(
                 &p,
                 &stream,
@@ -1806,8 +1790,12 @@ mod tests {
                 ("+ noise of 16 levels", with(vec![Box::new(noise(16))])),
             ];
             let whole = hs.iter().map(|h| h.fn_h).sum::<f64>() / hs.len() as f64;
+            println!(
+                "{policy} m={m} N={n}, {samples} samples: model wFN {:.4}, whole history {whole:.4}",
+                model.weighted_fn
+            );
             // A linear quantity: the weighted mean zero probability of a repeat's cell.
-            let tagged: u64 = env("TAGGED", &TAGGED.to_string()).parse().unwrap();
+            let tagged: u64 = env_or("TAGGED", &TAGGED.to_string()).parse().unwrap();
             let (_, fns_t, _) = run(
                 &p,
                 &stream,
@@ -1829,10 +1817,6 @@ mod tests {
                 fn_and_wfn(&p, &fns_t).1,
                 fn_and_wfn(&p, &fns1).1,
                 hs.iter().map(|h| h.z).sum::<f64>() / hs.len() as f64
-            );
-            println!(
-                "{policy} m={m} N={n}, {samples} samples: model wFN {:.4}, whole history {whole:.4}",
-                model.weighted_fn
             );
             // What the samples with a likely zero cell have in common.
             let mut hist = [0usize; 10];
@@ -1904,6 +1888,10 @@ mod tests {
                     grouped += n as f64 * f;
                     whole_c += zs.iter().map(|&z| fn_from_zero(z, k)).sum::<f64>();
                 }
+                if covered == 0 {
+                    println!("  {name:<34} no group of {k} samples (raise SAMPLES)");
+                    continue;
+                }
                 println!(
                     "  {name:<34} {:.4} against {:.4} ({} groups, {:.0}% of the samples)",
                     grouped / covered as f64,
@@ -1915,7 +1903,7 @@ mod tests {
         }
     }
 
-    /// Prints the model's wFN against [`history_wfn`] with and without the own repeats
+    /// Prints the model's wFN against [`history_samples`] with and without the own repeats
     /// averaged (K = 4, Max = 4, P = 7, importance 1..50, 70% repeats).
     fn compare_history(
         policy: Policy,
@@ -1933,8 +1921,13 @@ mod tests {
             else {
                 panic!("not the counter model")
             };
-            let mixed = history_wfn(&p, &stream, items_cap, samples, 7, true, classes);
-            let joint = history_wfn(&p, &stream, items_cap, samples, 7, false, classes);
+            let fns = |mixed: bool| -> Vec<f64> {
+                history_samples(&p, &stream, items_cap, samples, 7, mixed, classes)
+                    .iter()
+                    .map(|h| h.fn_h)
+                    .collect()
+            };
+            let (mixed, joint) = (fns(true), fns(false));
             let diff: Vec<f64> = joint.iter().zip(&mixed).map(|(j, x)| j - x).collect();
             let ((a, sa), (b, sb), (d, sd)) = (mean_se(&mixed), mean_se(&joint), mean_se(&diff));
             println!(
@@ -2035,6 +2028,19 @@ mod tests {
             .sum::<f64>()
             / dist.mean();
         (fn_all, wfn)
+    }
+
+    /// One run of the diagnostics: `(wFP, FN by importance, FN of repeats, wFN, seconds)`.
+    fn timed_run(
+        p: &IbfParams,
+        stream: &RepeatStream,
+        cap: usize,
+        red: &Reductions,
+    ) -> (f64, Vec<f64>, f64, f64, f64) {
+        let t0 = std::time::Instant::now();
+        let (wfp, fns, _) = run(p, stream, cap, red).unwrap();
+        let (fn_all, wfn) = fn_and_wfn(p, &fns);
+        (wfp, fns, fn_all, wfn, t0.elapsed().as_secs_f64())
     }
 
     fn wfn_tagged(p: &IbfParams, stream: &RepeatStream, cap: usize, tagged: u64) -> f64 {
@@ -2270,12 +2276,9 @@ mod tests {
                     pop_pairs,
                     ..Reductions::DEFAULT
                 };
-                let t0 = std::time::Instant::now();
-                let (wfp, fns, _) = run(&p, &stream, cap, &red).unwrap();
-                let (fn_all, wfn) = fn_and_wfn(&p, &fns);
+                let (wfp, _, fn_all, wfn, secs) = timed_run(&p, &stream, cap, &red);
                 line.push(format!(
-                    "classes {pop_classes}, pairs {pop_pairs}: FN of repeats {fn_all:.4} wFN {wfn:.4} wFP {wfp:.5} ({:.1} s)",
-                    t0.elapsed().as_secs_f64()
+                    "classes {pop_classes}, pairs {pop_pairs}: FN of repeats {fn_all:.4} wFN {wfn:.4} wFP {wfp:.5} ({secs:.1} s)"
                 ));
             }
             println!("{policy} m={m} N={n}:\n  {}", line.join("\n  "));
@@ -2289,14 +2292,10 @@ mod tests {
     #[test]
     #[ignore = "diagnostic: prints numbers"]
     fn fn_with_own_time_bins() {
-        let list = |var: &str, default: &str| -> Vec<u64> {
-            let v = std::env::var(var).unwrap_or_else(|_| default.into());
-            v.split(',').map(|b| b.parse().unwrap()).collect()
-        };
-        let bins = list("OWN_TIME_BINS", "1,4,16");
-        let counts = list("OWN_COUNTS", &OWN_CLASSES.to_string());
-        let samples = list("TIME_SAMPLES", &TIME_SAMPLES.to_string())[0];
-        let policies = std::env::var("POLICIES").unwrap_or_else(|_| "ibf2,ibf3,ibf4,ibf5".into());
+        let bins = env_list("OWN_TIME_BINS", "1,4,16");
+        let counts = env_list("OWN_COUNTS", &OWN_CLASSES.to_string());
+        let samples = env_list("TIME_SAMPLES", &TIME_SAMPLES.to_string())[0];
+        let policies = env_or("POLICIES", "ibf2,ibf3,ibf4,ibf5");
         for (policy, m, n) in [
             (Policy::Ibf3, 8192, 3125),
             (Policy::Ibf2, 8192, 3125),
@@ -2318,13 +2317,10 @@ mod tests {
                     samples,
                     ..Reductions::DEFAULT
                 };
-                let t0 = std::time::Instant::now();
-                let (_, fns, _) = run(&p, &stream, cap, &red).unwrap();
-                let (fn_all, wfn) = fn_and_wfn(&p, &fns);
+                let (_, _, fn_all, wfn, secs) = timed_run(&p, &stream, cap, &red);
                 println!(
                     "{policy} m={m} N={n} time bins {own_time_bins} counts {own_classes} \
-                     query times {samples}: FN of repeats {fn_all:.4} wFN {wfn:.4} ({:.1} s)",
-                    t0.elapsed().as_secs_f64()
+                     query times {samples}: FN of repeats {fn_all:.4} wFN {wfn:.4} ({secs:.1} s)"
                 );
             }
         }
@@ -2332,73 +2328,57 @@ mod tests {
 
     /// The model's wFP and wFN at the thesis's size (K = 4, Max = 4, P = 7, 100 000
     /// arrivals, 70% repeats): the module doc's second table. About 3 min.
+    /// A diagnostic's setting from the environment, or `default`.
+    fn env_or(var: &str, default: &str) -> String {
+        std::env::var(var).unwrap_or_else(|_| default.into())
+    }
+
+    /// A comma-separated list of numbers from the environment, or `default`.
+    fn env_list(var: &str, default: &str) -> Vec<u64> {
+        env_or(var, default)
+            .split(',')
+            .map(|x| x.parse().expect("a number"))
+            .collect()
+    }
+
     /// Issue 19 item 1 (session 20): the wFN and its cost against the number of tracked
-    /// importances. Environment: `TAGGED` (list), `POLICIES`, `M`, `N`.
+    /// importances and of read ages. Environment: `TAGGED`, `READS` (lists), `POLICIES`,
+    /// `M`, `N`, `MAX`, `P` (default the 1/32-size setting: 8192, 3125, 4, 7), `CURVE`
+    /// (also print the FN by importance). At the thesis's size: `M=262144 N=100000`.
     #[test]
     #[ignore = "diagnostic: prints numbers"]
-    fn tagged_scan() {
-        let env = |v: &str, d: &str| std::env::var(v).unwrap_or_else(|_| d.into());
-        let tagged: Vec<u64> = env("TAGGED", "5,50")
-            .split(',')
-            .map(|b| b.parse().unwrap())
-            .collect();
-        let m: u64 = env("M", "8192").parse().unwrap();
-        let n: u64 = env("N", "3125").parse().unwrap();
-        let policies = env("POLICIES", "ibf2,ibf3,ibf4,ibf5");
+    fn reductions_scan() {
+        let tagged = env_list("TAGGED", "5,16");
+        let reads = env_list("READS", &READS.to_string());
+        let [m, n, max, pp] = [("M", "8192"), ("N", "3125"), ("MAX", "4"), ("P", "7")]
+            .map(|(v, d)| env_or(v, d).parse::<u64>().expect("a number"));
+        let policies = env_or("POLICIES", "ibf2,ibf3,ibf4,ibf5");
         for policy in [Policy::Ibf2, Policy::Ibf3, Policy::Ibf4, Policy::Ibf5] {
             if !policies.contains(&policy.to_string()) {
                 continue;
             }
-            let max: u32 = env("MAX", "4").parse().unwrap();
-            let pp: u64 = env("P", "7").parse().unwrap();
             let imp = ImportanceDist::linear(1, 50).unwrap();
-            let p = IbfParams::new(policy, m, 4, max, pp, imp).unwrap();
+            let p = IbfParams::new(policy, m, 4, max as u32, pp, imp).unwrap();
             let stream = RepeatStream::new(n, 0.7).unwrap();
             let cap = counter_model_items_cap(&p, &stream);
-            for &tagged in &tagged {
+            for (&tagged, &reads) in tagged
+                .iter()
+                .flat_map(|t| reads.iter().map(move |r| (t, r)))
+            {
                 let red = Reductions {
                     tagged,
+                    reads,
                     ..Reductions::DEFAULT
                 };
-                let t0 = std::time::Instant::now();
-                let (wfp, fns, _) = run(&p, &stream, cap, &red).unwrap();
-                let (f, w) = fn_and_wfn(&p, &fns);
+                let (wfp, fns, f, w, secs) = timed_run(&p, &stream, cap, &red);
                 println!(
-                    "{policy} m={m} N={n} tagged {tagged}: wFP {wfp:.5} FN {f:.4} wFN {w:.4} ({:.1} s)",
-                    t0.elapsed().as_secs_f64()
+                    "{policy} m={m} N={n} tagged {tagged} reads {reads}: wFP {wfp:.5} FN {f:.4} wFN {w:.4} ({secs:.1} s)"
                 );
                 if std::env::var("CURVE").is_ok() {
                     let row: Vec<String> = fns.iter().map(|f| format!("{f:.2}")).collect();
                     println!("  FN by importance: {}", row.join(" "));
                 }
             }
-        }
-    }
-
-    #[test]
-    #[ignore = "diagnostic: prints numbers"]
-    fn thesis_size_reads() {
-        let reads: Vec<u64> = std::env::var("READS")
-            .unwrap_or_else(|_| "1024,4096".into())
-            .split(',')
-            .map(|b| b.parse().unwrap())
-            .collect();
-        let m: u64 = std::env::var("M").map_or(262_144, |v| v.parse().unwrap());
-        let n: u64 = std::env::var("N").map_or(100_000, |v| v.parse().unwrap());
-        let (p, stream) = session_11_setting(Policy::Ibf3, m, n);
-        let cap = counter_model_items_cap(&p, &stream);
-        for &reads in &reads {
-            let red = Reductions {
-                reads,
-                ..Reductions::DEFAULT
-            };
-            let t0 = std::time::Instant::now();
-            let (_, fns, _) = run(&p, &stream, cap, &red).unwrap();
-            let (f, w) = fn_and_wfn(&p, &fns);
-            println!(
-                "reads {reads}: FN {f:.4} wFN {w:.4} ({:.1} s)",
-                t0.elapsed().as_secs_f64()
-            );
         }
     }
 
