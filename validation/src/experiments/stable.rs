@@ -535,7 +535,7 @@ pub type ThesisStreamCase = (Policy, u64, u32, u32, u64, u64);
 /// independent cells: see `repeat_cells_diagnostic` below and sessions 14 and 20 of
 /// module `counter_stream` in the models crate), by 4.0% for IBF3 here (seed 61: 0.331 /
 /// 0.318 [0.308, 0.325] at 99%; in `validate --level full`, seed 71: 0.331 / 0.319
-/// [0.275, 0.362] at the suite's per-check confidence; 0.336 before session 20, 0.342
+/// [0.219, 0.418] at the suite's per-check confidence; 0.336 before session 20, 0.342
 /// before session 19), 2.8% at n = 65536 and 3.7% for IBF5. Not for MinImp: IBF4 is 17%
 /// above (0.282 / 0.241; 0.288 before session 20, 0.528 before session 14), IBF2 15%;
 /// only IBF4's wFP is checked, and its model run skips the FN pass
