@@ -412,8 +412,9 @@ pub fn simulate_ibf(args: &IbfSimulateArgs) -> Result<Report, CliError> {
         CliError::from_model(e, &flags)
     };
     let stream = RepeatStream::new(arrivals, args.duplicates).map_err(stream_err)?;
-    let r = thesis_stream(&cfg).map_err(stream_err)?;
+    // The model first: a stream beyond its work limit fails before the simulation runs.
     let pred = stream_metrics(&cfg.params, &stream).map_err(stream_err)?;
+    let r = thesis_stream(&cfg).map_err(stream_err)?;
     let row = Row::new("stable", &cfg.params, serde_json::json!({}))
         .param("arrivals", arrivals)
         .param("duplicates", cfg.duplicate_rate)

@@ -1,6 +1,6 @@
 //! `bfopt model|optimize|simulate sbf|ibf` and `validate --family stable` (issue 8).
 
-use super::{assert_exit, json, plan_rows};
+use super::{assert_exit, bfopt, exits, json, plan_rows, words};
 use serde::Deserialize;
 
 #[derive(Debug, Deserialize)]
@@ -202,6 +202,17 @@ fn simulate_ibf_thesis_stream_reports_tables_3_4_metrics() {
         &format!("{ibf} --arrivals 100 --duplicates 1.5"),
         2,
         &["--duplicates"],
+    );
+    // Beyond the model's work limit (about 170 000 arrivals here): refused before the
+    // simulation, which at 1000 epochs would take many minutes (the timeout fails it).
+    let line = "simulate ibf --policy ibf2 --cells 262144 --hashes 4 --max 4 --decrements 7 \
+                --arrivals 300000 --epochs 1000";
+    exits(
+        bfopt()
+            .args(words(line))
+            .timeout(std::time::Duration::from_secs(60)),
+        2,
+        &["--arrivals", "169835"],
     );
 }
 
