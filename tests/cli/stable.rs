@@ -212,7 +212,7 @@ fn simulate_ibf_thesis_stream_reports_tables_3_4_metrics() {
             .args(words(line))
             .timeout(std::time::Duration::from_secs(60)),
         2,
-        &["--arrivals", "169835"],
+        &["--arrivals = 300000", "allowed 2 <= arrivals <="],
     );
 }
 
